@@ -1,0 +1,26 @@
+//! The pose pipeline of Ironstep: everything that turns a skeleton and its clips
+//! into skinning matrices, with inverse kinematics in between.
+//!
+//! The crate is pure and deterministic. It depends on `glam` (and, behind the
+//! `gltf` feature, on the `gltf` crate for offline import); it never touches the
+//! GPU, the ECS or the level format. Each step of the pipeline is a plain
+//! function with explicit inputs and outputs, in the spirit of ozz-animation's
+//! jobs:
+//!
+//! ```text
+//! sample (clip) -> blend -> local_to_model -> IK (+ partial re-propagation) -> palette
+//! ```
+//!
+//! Spaces: *local* is a joint relative to its parent, *model* is the skeleton's
+//! own space (the root joint's parent is the identity), *world* belongs to the
+//! game and never appears here.
+
+pub mod clip;
+pub mod pose;
+pub mod skeleton;
+pub mod transform;
+
+pub use clip::{Clip, Interpolation, Track};
+pub use pose::{Pose, local_to_model, local_to_model_from};
+pub use skeleton::{JointDef, MAX_JOINTS, Skeleton, SkeletonError};
+pub use transform::Transform;

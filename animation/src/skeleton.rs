@@ -1,0 +1,317 @@
+//! Skeletons: joint names, the parent hierarchy, the rest pose and the inverse
+//! bind matrices.
+
+use std::collections::HashMap;
+
+use glam::Mat4;
+use thiserror::Error;
+
+use crate::pose::Pose;
+use crate::transform::Transform;
+
+/// The most joints a skeleton may have.
+///
+/// Vertices store joint indices as `u16` and the renderer keeps every palette
+/// of a frame in one storage buffer; 1,024 joints (64 KiB of matrices per
+/// character) is far beyond any humanoid (the knight has about 30, CesiumMan 19)
+/// while keeping per-character scratch on the stack (see
+/// [`crate::local_to_model_from`], which marks dirty joints in a fixed bitset).
+pub const MAX_JOINTS: usize = 1024;
+
+/// Why a skeleton could not be built.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum SkeletonError {
+    /// The skeleton has no joints at all.
+    #[error("skeleton has no joints")]
+    Empty,
+    /// More joints than [`MAX_JOINTS`].
+    #[error("skeleton has {0} joints, more than the limit of {MAX_JOINTS}")]
+    TooManyJoints(usize),
+    /// The names, parents, rest pose and inverse bind lists differ in length.
+    #[error(
+        "skeleton lists differ in length: {names} names, {parents} parents, {rest} rest transforms, {inverse_bind} inverse bind matrices"
+    )]
+    LengthMismatch {
+        /// Number of names.
+        names: usize,
+        /// Number of parents.
+        parents: usize,
+        /// Number of rest transforms.
+        rest: usize,
+        /// Number of inverse bind matrices.
+        inverse_bind: usize,
+    },
+    /// A joint's parent comes after it (or is itself): joints must be sorted parent-before-child.
+    #[error("joint {joint} ('{name}') has parent {parent}, which does not come before it")]
+    ParentNotBeforeChild {
+        /// Index of the offending joint.
+        joint: usize,
+        /// Its name.
+        name: String,
+        /// The parent index it names.
+        parent: usize,
+    },
+    /// A rest transform or inverse bind matrix holds NaN or infinity.
+    #[error("joint {joint} ('{name}') has a non-finite rest transform or inverse bind matrix")]
+    NonFinite {
+        /// Index of the offending joint.
+        joint: usize,
+        /// Its name.
+        name: String,
+    },
+}
+
+/// One joint as given to [`Skeleton::new`].
+#[derive(Clone, Debug)]
+pub struct JointDef {
+    /// The joint's name (need not be unique; lookup returns the first).
+    pub name: String,
+    /// Index of the parent joint, which must be smaller than this joint's index.
+    pub parent: Option<usize>,
+    /// The rest (bind-time) local transform.
+    pub rest: Transform,
+    /// The inverse of the joint's model-space bind matrix.
+    pub inverse_bind: Mat4,
+}
+
+/// A joint hierarchy, sorted so that every parent comes before its children.
+///
+/// Sorting parent-before-child lets [`crate::local_to_model`] build every model
+/// matrix in one forward pass and lets IK re-propagate a chain from one joint
+/// downward.
+#[derive(Clone, Debug)]
+pub struct Skeleton {
+    names: Vec<String>,
+    parents: Vec<u16>,
+    rest: Vec<Transform>,
+    inverse_bind: Vec<Mat4>,
+    by_name: HashMap<String, u16>,
+}
+
+/// The parent value stored for a root joint.
+const NO_PARENT: u16 = u16::MAX;
+
+impl Skeleton {
+    /// Builds a skeleton from joints sorted parent-before-child.
+    ///
+    /// Several roots are allowed (glTF skins may have joints with no common root).
+    pub fn new(joints: Vec<JointDef>) -> Result<Self, SkeletonError> {
+        let mut names = Vec::with_capacity(joints.len());
+        let mut parents = Vec::with_capacity(joints.len());
+        let mut rest = Vec::with_capacity(joints.len());
+        let mut inverse_bind = Vec::with_capacity(joints.len());
+        for j in joints {
+            names.push(j.name);
+            parents.push(j.parent);
+            rest.push(j.rest);
+            inverse_bind.push(j.inverse_bind);
+        }
+        Self::from_parts(names, parents, rest, inverse_bind)
+    }
+
+    /// Builds a skeleton from parallel lists (see [`Skeleton::new`]).
+    pub fn from_parts(
+        names: Vec<String>,
+        parents: Vec<Option<usize>>,
+        rest: Vec<Transform>,
+        inverse_bind: Vec<Mat4>,
+    ) -> Result<Self, SkeletonError> {
+        let n = names.len();
+        if n == 0 {
+            return Err(SkeletonError::Empty);
+        }
+        if n > MAX_JOINTS {
+            return Err(SkeletonError::TooManyJoints(n));
+        }
+        if parents.len() != n || rest.len() != n || inverse_bind.len() != n {
+            return Err(SkeletonError::LengthMismatch {
+                names: n,
+                parents: parents.len(),
+                rest: rest.len(),
+                inverse_bind: inverse_bind.len(),
+            });
+        }
+        let mut packed = Vec::with_capacity(n);
+        for (i, p) in parents.iter().enumerate() {
+            match *p {
+                Some(p) if p >= i => {
+                    return Err(SkeletonError::ParentNotBeforeChild {
+                        joint: i,
+                        name: names[i].clone(),
+                        parent: p,
+                    });
+                }
+                Some(p) => packed.push(p as u16),
+                None => packed.push(NO_PARENT),
+            }
+            if !rest[i].is_finite() || !inverse_bind[i].is_finite() {
+                return Err(SkeletonError::NonFinite {
+                    joint: i,
+                    name: names[i].clone(),
+                });
+            }
+        }
+        let mut by_name = HashMap::with_capacity(n);
+        for (i, name) in names.iter().enumerate().rev() {
+            by_name.insert(name.clone(), i as u16);
+        }
+        Ok(Self {
+            names,
+            parents: packed,
+            rest,
+            inverse_bind,
+            by_name,
+        })
+    }
+
+    /// Number of joints.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Always false: a skeleton has at least one joint.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// The parent of joint `joint`, or `None` for a root.
+    #[inline]
+    pub fn parent(&self, joint: usize) -> Option<usize> {
+        let p = self.parents[joint];
+        (p != NO_PARENT).then_some(p as usize)
+    }
+
+    /// Parent indices as stored: `u16::MAX` marks a root.
+    #[inline]
+    pub fn raw_parents(&self) -> &[u16] {
+        &self.parents
+    }
+
+    /// Joint names in joint order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The name of one joint.
+    pub fn name(&self, joint: usize) -> &str {
+        &self.names[joint]
+    }
+
+    /// The index of the first joint with this name.
+    pub fn joint_index(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).map(|&i| i as usize)
+    }
+
+    /// The rest pose's local transforms.
+    pub fn rest_locals(&self) -> &[Transform] {
+        &self.rest
+    }
+
+    /// A pose holding the rest transforms.
+    pub fn rest_pose(&self) -> Pose {
+        Pose {
+            locals: self.rest.clone(),
+        }
+    }
+
+    /// Inverse bind matrices, one per joint.
+    pub fn inverse_bind(&self) -> &[Mat4] {
+        &self.inverse_bind
+    }
+
+    /// True when `joint` is `ancestor` or lies below it.
+    pub fn is_descendant_of(&self, joint: usize, ancestor: usize) -> bool {
+        let mut j = Some(joint);
+        while let Some(i) = j {
+            if i == ancestor {
+                return true;
+            }
+            if i < ancestor {
+                return false;
+            }
+            j = self.parent(i);
+        }
+        false
+    }
+
+    /// The joints from `ancestor` down to `joint`, both included, in
+    /// parent-to-child order; `None` if `joint` is not below `ancestor`.
+    pub fn chain(&self, ancestor: usize, joint: usize) -> Option<Vec<usize>> {
+        let mut out = vec![joint];
+        let mut j = joint;
+        while j != ancestor {
+            j = self.parent(j)?;
+            out.push(j);
+        }
+        out.reverse();
+        Some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Vec3;
+
+    fn joint(name: &str, parent: Option<usize>) -> JointDef {
+        JointDef {
+            name: name.into(),
+            parent,
+            rest: Transform::from_translation(Vec3::Y),
+            inverse_bind: Mat4::IDENTITY,
+        }
+    }
+
+    #[test]
+    fn rejects_child_before_parent() {
+        let err = Skeleton::new(vec![joint("a", Some(1)), joint("b", None)]).unwrap_err();
+        assert!(matches!(
+            err,
+            SkeletonError::ParentNotBeforeChild { joint: 0, .. }
+        ));
+    }
+
+    #[test]
+    fn rejects_empty_and_non_finite() {
+        assert_eq!(Skeleton::new(vec![]).unwrap_err(), SkeletonError::Empty);
+        let mut j = joint("a", None);
+        j.rest.translation.x = f32::NAN;
+        assert!(matches!(
+            Skeleton::new(vec![j]).unwrap_err(),
+            SkeletonError::NonFinite { .. }
+        ));
+    }
+
+    #[test]
+    fn lookup_by_name_and_chains() {
+        let s = Skeleton::new(vec![
+            joint("root", None),
+            joint("hip", Some(0)),
+            joint("knee", Some(1)),
+            joint("other", Some(0)),
+            joint("ankle", Some(2)),
+        ])
+        .unwrap();
+        assert_eq!(s.joint_index("knee"), Some(2));
+        assert_eq!(s.joint_index("nope"), None);
+        assert_eq!(s.chain(1, 4), Some(vec![1, 2, 4]));
+        assert_eq!(s.chain(3, 4), None);
+        assert!(s.is_descendant_of(4, 1));
+        assert!(!s.is_descendant_of(3, 1));
+    }
+
+    #[test]
+    fn several_roots_are_allowed() {
+        let s = Skeleton::new(vec![
+            joint("a", None),
+            joint("b", None),
+            joint("c", Some(1)),
+        ])
+        .unwrap();
+        assert_eq!(s.parent(0), None);
+        assert_eq!(s.parent(1), None);
+        assert_eq!(s.parent(2), Some(1));
+    }
+}

@@ -1,0 +1,3 @@
+//! The `ironstep` binary.
+
+fn main() {}
