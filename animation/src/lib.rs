@@ -16,6 +16,7 @@
 //! game and never appears here.
 
 pub mod clip;
+pub mod ik;
 pub mod pose;
 pub mod skeleton;
 pub mod transform;

@@ -1,3 +1,43 @@
-//! The `ironstep` binary.
+//! The `ironstep` binary: plays the game, and carries the command-line tools
+//! for artists, designers and engineers (`inspect`, and more to come).
 
-fn main() {}
+mod inspect;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Ironstep: a side-scroller whose 3D knight really stands on the world.
+#[derive(Parser, Debug)]
+#[command(name = "ironstep", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print a glTF model's joints, clips, meshes and warnings (for artists and riggers).
+    Inspect(inspect::InspectArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Inspect(args)) => inspect::run(&args),
+        None => {
+            eprintln!(
+                "ironstep: the playable game is not built yet (see the issues); try `ironstep inspect MODEL.glb`"
+            );
+            Ok(())
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            // One clear line: the error and its causes, no backtrace.
+            eprintln!("ironstep: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
