@@ -1,0 +1,5 @@
+//! The game library behind the `ironstep` binary: the level model, the player
+//! controller, and (as they land) the pose pipeline and the application.
+
+pub mod player;
+pub mod world;

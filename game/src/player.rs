@@ -1,0 +1,536 @@
+//! The side-scroller controller: walk, run, jump, slopes, steps, ladders.
+//!
+//! Runs at the fixed simulation rate ([`SIM_HZ`]). The player is a point at the
+//! feet (x, y) with a body width; the ground is [`Level::ground_height`]. On
+//! the ground the feet are snapped to h(x) every step, so walking up or down a
+//! slope never bounces or slides; walls are height jumps taller than
+//! [`MAX_STEP_UP`].
+
+use glam::Vec2;
+
+use crate::world::{Ladder, Level};
+
+/// Simulation steps per second. 64 Hz is exact in binary floating point and
+/// avoids the 0/2-step alternation a 60 Hz step shows on 60 Hz displays.
+pub const SIM_HZ: f32 = 64.0;
+/// Length of one simulation step, in seconds.
+pub const DT: f32 = 1.0 / SIM_HZ;
+/// Steepest walkable slope: 45°, the common engine default, and the steepest
+/// slope our levels use.
+pub const MAX_WALKABLE_SLOPE: f32 = 1.0 + 1e-4;
+/// Tallest step walked up without jumping (a stair riser is 0.15–0.2 m).
+pub const MAX_STEP_UP: f32 = 0.3;
+/// Farthest the feet follow the ground downwards in one step before the player
+/// counts as walking off a ledge; covers 45° at run speed with margin.
+pub const MAX_SNAP_DOWN: f32 = 0.3;
+/// How far from a ladder's centre line the player may start a climb.
+pub const LADDER_REACH: f32 = 0.45;
+
+/// Tunables a designer sets; gravity and launch speed derive from them.
+#[derive(Clone, Copy, Debug)]
+pub struct MoveParams {
+    /// Walking speed along the surface, m/s (matches the knight's walk clip).
+    pub walk_speed: f32,
+    /// Running speed along the surface, m/s.
+    pub run_speed: f32,
+    /// Jump apex height, metres.
+    pub jump_height: f32,
+    /// Horizontal distance of a running jump from take-off to landing at the same height, metres.
+    pub jump_distance: f32,
+    /// Seconds after leaving a ledge during which a jump still counts.
+    pub coyote_time: f32,
+    /// Seconds a jump press is remembered before landing.
+    pub jump_buffer: f32,
+    /// Climbing speed, m/s.
+    pub climb_speed: f32,
+    /// Horizontal acceleration on the ground, m/s².
+    pub ground_accel: f32,
+    /// Horizontal acceleration in the air, m/s².
+    pub air_accel: f32,
+}
+
+impl Default for MoveParams {
+    fn default() -> Self {
+        Self {
+            walk_speed: 1.35,
+            run_speed: 3.4,
+            jump_height: 1.25,
+            jump_distance: 3.4,
+            coyote_time: 0.1,
+            jump_buffer: 0.12,
+            climb_speed: 0.9,
+            ground_accel: 14.0,
+            air_accel: 7.0,
+        }
+    }
+}
+
+impl MoveParams {
+    /// Gravity (m/s², positive down) that makes a jump at run speed cover
+    /// `jump_distance` while peaking at `jump_height`: g = 8 h v² / d².
+    pub fn gravity(&self) -> f32 {
+        8.0 * self.jump_height * self.run_speed * self.run_speed
+            / (self.jump_distance * self.jump_distance)
+    }
+
+    /// Launch speed (m/s, up) for that jump: v₀ = 4 h v / d.
+    pub fn launch_speed(&self) -> f32 {
+        4.0 * self.jump_height * self.run_speed / self.jump_distance
+    }
+}
+
+/// What the player is doing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Locomotion {
+    /// Standing, walking or running on the ground.
+    Ground,
+    /// Jumping or falling.
+    Air,
+    /// On a ladder (index into [`Level::ladders`]).
+    Ladder(usize),
+}
+
+/// One step's input, already mapped from keys or a gamepad.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Input {
+    /// Horizontal stick, −1 (left) to 1 (right).
+    pub move_x: f32,
+    /// Vertical stick, −1 (down) to 1 (up): ladders.
+    pub move_y: f32,
+    /// Run modifier held.
+    pub run: bool,
+    /// Jump pressed this step (an edge, not a level).
+    pub jump_pressed: bool,
+    /// Jump held (releasing early cuts the jump short).
+    pub jump_held: bool,
+}
+
+/// The player's simulation state.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Player {
+    /// Feet position, metres.
+    pub pos: Vec2,
+    /// Velocity, m/s.
+    pub vel: Vec2,
+    /// Current locomotion state.
+    pub state: Locomotion,
+    /// +1 facing right, −1 facing left.
+    pub facing: f32,
+    /// Seconds since the player last stood on the ground.
+    pub since_grounded: f32,
+    /// Seconds since jump was last pressed (large when not recently).
+    pub since_jump_pressed: f32,
+    /// Seconds in the current state.
+    pub state_time: f32,
+    /// Set for one step when the player lands (the land clip starts).
+    pub just_landed: bool,
+    /// Distance climbed on the current ladder (drives the climb cycle phase).
+    pub climb_distance: f32,
+}
+
+impl Player {
+    /// A player standing at `spawn`.
+    pub fn new(spawn: Vec2) -> Self {
+        Self {
+            pos: spawn,
+            vel: Vec2::ZERO,
+            state: Locomotion::Air,
+            facing: 1.0,
+            since_grounded: f32::INFINITY,
+            since_jump_pressed: f32::INFINITY,
+            state_time: 0.0,
+            just_landed: false,
+            climb_distance: 0.0,
+        }
+    }
+
+    fn set_state(&mut self, s: Locomotion) {
+        if self.state != s {
+            self.state = s;
+            self.state_time = 0.0;
+        }
+    }
+
+    /// Advances the player by one fixed step [`DT`].
+    pub fn step(&mut self, level: &Level, params: &MoveParams, input: &Input) {
+        let input = sanitize(input);
+        self.just_landed = false;
+        self.state_time += DT;
+        self.since_jump_pressed = if input.jump_pressed {
+            0.0
+        } else {
+            self.since_jump_pressed + DT
+        };
+        if input.move_x.abs() > 0.1 {
+            self.facing = input.move_x.signum();
+        }
+        match self.state {
+            Locomotion::Ground => self.step_ground(level, params, &input),
+            Locomotion::Air => self.step_air(level, params, &input),
+            Locomotion::Ladder(i) => self.step_ladder(level, params, &input, i),
+        }
+        if self.pos.y < level.kill_height {
+            *self = Player::new(level.spawn);
+        }
+    }
+
+    fn try_start_climb(&mut self, level: &Level, input: &Input) -> bool {
+        if input.move_y.abs() < 0.5 {
+            return false;
+        }
+        let Some((i, l)) = level.ladder_at(self.pos, LADDER_REACH) else {
+            return false;
+        };
+        let at_bottom = self.pos.y < l.top - 0.5;
+        // Up at the bottom, or down while standing on the floor at its top.
+        if (input.move_y > 0.0 && at_bottom) || (input.move_y < 0.0 && !at_bottom) {
+            self.set_state(Locomotion::Ladder(i));
+            self.vel = Vec2::ZERO;
+            self.climb_distance = 0.0;
+            if !at_bottom {
+                // Start just below the top, facing the ladder.
+                self.pos.y = l.top - 0.05;
+            }
+            return true;
+        }
+        false
+    }
+
+    fn step_ground(&mut self, level: &Level, params: &MoveParams, input: &Input) {
+        self.since_grounded = 0.0;
+        if self.try_start_climb(level, input) {
+            return;
+        }
+        if self.since_jump_pressed <= params.jump_buffer {
+            self.jump(params);
+            return;
+        }
+        let max_speed = if input.run {
+            params.run_speed
+        } else {
+            params.walk_speed
+        };
+        // Speed is measured along the surface so the feet match the clip's
+        // stride on slopes; convert to horizontal speed with the slope's cosine.
+        let slope = level.segment_at(self.pos.x).map_or(0.0, |s| s.slope());
+        let cos = 1.0 / (1.0 + slope * slope).sqrt();
+        let target_vx = input.move_x * max_speed * cos;
+        self.vel.x = approach(self.vel.x, target_vx, params.ground_accel * DT);
+        self.vel.y = 0.0;
+        let new_x = self.pos.x + self.vel.x * DT;
+        match level.ground_height(new_x) {
+            Some(h) if h - self.pos.y > MAX_STEP_UP => {
+                // A wall: stop at it.
+                self.vel.x = 0.0;
+            }
+            Some(h) if self.pos.y - h <= MAX_SNAP_DOWN => {
+                let prev_y = self.pos.y;
+                self.pos = Vec2::new(new_x, h);
+                self.vel.y = (h - prev_y) / DT;
+            }
+            _ => {
+                // Walked off a ledge or into a gap.
+                self.pos.x = new_x;
+                self.vel.y = 0.0;
+                self.set_state(Locomotion::Air);
+            }
+        }
+    }
+
+    fn jump(&mut self, params: &MoveParams) {
+        self.vel.y = params.launch_speed();
+        self.since_jump_pressed = f32::INFINITY;
+        self.since_grounded = f32::INFINITY;
+        self.set_state(Locomotion::Air);
+    }
+
+    fn step_air(&mut self, level: &Level, params: &MoveParams, input: &Input) {
+        self.since_grounded += DT;
+        if self.since_grounded <= params.coyote_time
+            && self.since_jump_pressed <= params.jump_buffer
+        {
+            self.jump(params);
+        }
+        if self.try_start_climb(level, input) && self.vel.y <= 0.0 {
+            return;
+        }
+        let g = params.gravity();
+        // Releasing jump while rising cuts the jump short (variable height).
+        let g = if self.vel.y > 0.0 && !input.jump_held {
+            g * 2.5
+        } else {
+            g
+        };
+        let max_speed = if input.run {
+            params.run_speed
+        } else {
+            params.walk_speed.max(self.vel.x.abs())
+        };
+        self.vel.x = approach(self.vel.x, input.move_x * max_speed, params.air_accel * DT);
+        self.vel.y -= g * DT;
+        let new_x = self.pos.x + self.vel.x * DT;
+        let new_y = self.pos.y + self.vel.y * DT;
+        // Horizontal collision: ground far above the feet is a wall.
+        let x = match level.ground_height(new_x) {
+            Some(h) if h - new_y.max(self.pos.y) > MAX_STEP_UP => {
+                self.vel.x = 0.0;
+                self.pos.x
+            }
+            _ => new_x,
+        };
+        match level.ground_height(x) {
+            Some(h) if self.vel.y <= 0.0 && new_y <= h => {
+                self.pos = Vec2::new(x, h);
+                self.vel.y = 0.0;
+                self.just_landed = true;
+                self.since_grounded = 0.0;
+                self.set_state(Locomotion::Ground);
+            }
+            _ => self.pos = Vec2::new(x, new_y),
+        }
+    }
+
+    fn step_ladder(&mut self, level: &Level, params: &MoveParams, input: &Input, i: usize) {
+        let Some(l) = level.ladders.get(i).copied() else {
+            self.set_state(Locomotion::Air);
+            return;
+        };
+        self.since_grounded = 0.0;
+        if input.jump_pressed {
+            self.vel = Vec2::new(
+                input.move_x * params.walk_speed,
+                params.launch_speed() * 0.6,
+            );
+            self.set_state(Locomotion::Air);
+            return;
+        }
+        // Slide onto the centre line, then climb.
+        self.pos.x = approach(self.pos.x, l.x, 2.0 * DT);
+        let dy = input.move_y.clamp(-1.0, 1.0) * params.climb_speed * DT;
+        self.vel = Vec2::new(0.0, dy / DT);
+        self.pos.y += dy;
+        self.climb_distance += dy;
+        if self.pos.y >= l.top {
+            self.step_off_top(level, &l);
+        } else if let Some(h) = level.ground_height(self.pos.x)
+            && self.pos.y <= h
+            && dy < 0.0
+        {
+            self.pos.y = h;
+            self.set_state(Locomotion::Ground);
+        } else if self.pos.y < l.bottom - 0.05 {
+            self.set_state(Locomotion::Air);
+        }
+    }
+
+    fn step_off_top(&mut self, level: &Level, l: &Ladder) {
+        // Step onto whichever side has floor at the ladder's top.
+        for side in [1.0f32, -1.0] {
+            let x = l.x + side * 0.6;
+            if let Some(h) = level.ground_height(x)
+                && (h - l.top).abs() < MAX_STEP_UP
+            {
+                self.pos = Vec2::new(x, h);
+                self.facing = side;
+                self.vel = Vec2::ZERO;
+                self.set_state(Locomotion::Ground);
+                return;
+            }
+        }
+        self.pos.y = l.top;
+    }
+}
+
+/// Moves `v` toward `target` by at most `max_delta`.
+fn approach(v: f32, target: f32, max_delta: f32) -> f32 {
+    v + (target - v).clamp(-max_delta, max_delta)
+}
+
+/// Replaces NaN or out-of-range stick values so bad input never reaches the state.
+fn sanitize(input: &Input) -> Input {
+    let clean = |v: f32| {
+        if v.is_finite() {
+            v.clamp(-1.0, 1.0)
+        } else {
+            0.0
+        }
+    };
+    Input {
+        move_x: clean(input.move_x),
+        move_y: clean(input.move_y),
+        ..*input
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settle(p: &mut Player, level: &Level) {
+        for _ in 0..64 {
+            p.step(level, &MoveParams::default(), &Input::default());
+        }
+    }
+
+    #[test]
+    fn derived_jump_reaches_designed_height_and_distance() {
+        let params = MoveParams::default();
+        let level = Level {
+            name: "flat".into(),
+            segments: vec![crate::world::GroundSegment {
+                x0: -100.0,
+                x1: 100.0,
+                y0: 0.0,
+                y1: 0.0,
+            }],
+            ladders: vec![],
+            spawn: Vec2::ZERO,
+            exit: Vec2::X,
+            kill_height: -10.0,
+        };
+        let mut p = Player::new(Vec2::ZERO);
+        settle(&mut p, &level);
+        p.vel.x = params.run_speed;
+        let x0 = p.pos.x;
+        let run = Input {
+            move_x: 1.0,
+            run: true,
+            jump_pressed: true,
+            jump_held: true,
+            ..Input::default()
+        };
+        p.step(&level, &params, &run);
+        let mut apex: f32 = 0.0;
+        let held = Input {
+            jump_pressed: false,
+            ..run
+        };
+        while p.state == Locomotion::Air {
+            p.step(&level, &params, &held);
+            apex = apex.max(p.pos.y);
+        }
+        let dist = p.pos.x - x0;
+        assert!((apex - params.jump_height).abs() < 0.06, "apex {apex}");
+        assert!(
+            (dist - params.jump_distance).abs() < 0.15,
+            "distance {dist}"
+        );
+    }
+
+    #[test]
+    fn walks_up_and_down_45_degree_slopes_without_leaving_the_ground() {
+        let level = Level::builtin();
+        let params = MoveParams::default();
+        let mut p = Player::new(level.spawn);
+        settle(&mut p, &level);
+        let right = Input {
+            move_x: 1.0,
+            run: true,
+            ..Input::default()
+        };
+        // Run across the three slope hills (they end before x = 30).
+        while p.pos.x < 30.0 {
+            p.step(&level, &params, &right);
+            assert_eq!(
+                p.state,
+                Locomotion::Ground,
+                "left the ground at x = {}",
+                p.pos.x
+            );
+            let h = level.ground_height(p.pos.x).unwrap();
+            assert!(
+                (p.pos.y - h).abs() < 1e-4,
+                "feet off the ground at x = {}",
+                p.pos.x
+            );
+        }
+    }
+
+    #[test]
+    fn a_wall_blocks_and_a_ladder_climbs_it() {
+        let level = Level::builtin();
+        let params = MoveParams::default();
+        let ladder = level.ladders[0];
+        let mut p = Player::new(Vec2::new(ladder.x - 2.0, 0.0));
+        settle(&mut p, &level);
+        let right = Input {
+            move_x: 1.0,
+            ..Input::default()
+        };
+        for _ in 0..(5.0 * SIM_HZ) as usize {
+            p.step(&level, &params, &right);
+        }
+        assert_eq!(p.state, Locomotion::Ground);
+        assert!(
+            p.pos.x < ladder.x + 0.4,
+            "walked through the wall to {}",
+            p.pos.x
+        );
+        let up = Input {
+            move_y: 1.0,
+            ..Input::default()
+        };
+        p.step(&level, &params, &up);
+        assert_eq!(p.state, Locomotion::Ladder(0));
+        for _ in 0..(10.0 * SIM_HZ) as usize {
+            p.step(&level, &params, &up);
+            if p.state == Locomotion::Ground {
+                break;
+            }
+        }
+        assert_eq!(p.state, Locomotion::Ground, "did not step off at the top");
+        assert!((p.pos.y - ladder.top).abs() < 1e-4);
+    }
+
+    #[test]
+    fn coyote_time_allows_a_late_jump() {
+        let level = Level::builtin();
+        let params = MoveParams::default();
+        // Find the gap and walk off its edge.
+        let edge = level
+            .segments
+            .windows(2)
+            .find(|w| w[1].x0 - w[0].x1 > 1.0)
+            .map(|w| w[0].x1)
+            .unwrap();
+        let mut p = Player::new(Vec2::new(edge - 1.0, 0.0));
+        settle(&mut p, &level);
+        let right = Input {
+            move_x: 1.0,
+            ..Input::default()
+        };
+        while p.state == Locomotion::Ground {
+            p.step(&level, &params, &right);
+        }
+        // Three steps (≈ 47 ms) after leaving the edge: still allowed.
+        for _ in 0..3 {
+            p.step(&level, &params, &right);
+        }
+        p.step(
+            &level,
+            &params,
+            &Input {
+                jump_pressed: true,
+                jump_held: true,
+                ..right
+            },
+        );
+        assert!(p.vel.y > 0.0, "coyote jump refused");
+    }
+
+    #[test]
+    fn nan_input_is_ignored() {
+        let level = Level::builtin();
+        let mut p = Player::new(level.spawn);
+        settle(&mut p, &level);
+        let bad = Input {
+            move_x: f32::NAN,
+            move_y: f32::INFINITY,
+            ..Input::default()
+        };
+        for _ in 0..10 {
+            p.step(&level, &MoveParams::default(), &bad);
+        }
+        assert!(p.pos.is_finite() && p.vel.is_finite());
+    }
+}
