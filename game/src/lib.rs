@@ -2,4 +2,5 @@
 //! controller, and (as they land) the pose pipeline and the application.
 
 pub mod player;
+pub mod script;
 pub mod world;
