@@ -1,6 +1,7 @@
 //! The game library behind the `ironstep` binary: the level model, the player
 //! controller, and (as they land) the pose pipeline and the application.
 
+pub mod anim_state;
 pub mod player;
 pub mod script;
 pub mod world;

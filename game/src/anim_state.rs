@@ -1,0 +1,372 @@
+//! Which clips play, at what time and weight, for the player's state.
+//!
+//! Locomotion clips are in place (the root does not travel), so their phase is
+//! driven by the distance the player actually moved divided by the clip's
+//! stride: the feet then move exactly as fast as the ground passes under them
+//! and never slide. Walk and run share one normalized gait phase so that
+//! blending between them keeps the feet in step. State changes crossfade.
+
+use crate::player::{Locomotion, MoveParams, Player};
+
+/// The most clips blended at once: a fading-out state plus walk and run of the
+/// new state (the pipeline keeps fixed-size scratch for this many poses).
+pub const MAX_LAYERS: usize = 4;
+
+/// Seconds a state change takes to crossfade.
+pub const CROSSFADE: f32 = 0.15;
+
+/// What the pipeline needs to know of one clip.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClipInfo {
+    /// Index of the clip in the character's clip list.
+    pub index: usize,
+    /// Length of one cycle, seconds.
+    pub duration: f32,
+    /// Ground (or ladder) distance one cycle covers, metres; 0 for clips not
+    /// driven by distance.
+    pub cycle_distance: f32,
+}
+
+/// The clips the state machine uses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClipSet {
+    /// Standing still.
+    pub idle: ClipInfo,
+    /// Walk cycle.
+    pub walk: ClipInfo,
+    /// Run cycle.
+    pub run: ClipInfo,
+    /// Take-off and rise.
+    pub jump: ClipInfo,
+    /// Falling (loops).
+    pub fall: ClipInfo,
+    /// Landing recovery.
+    pub land: ClipInfo,
+    /// Climb cycle (one cycle climbs `cycle_distance`).
+    pub climb: ClipInfo,
+}
+
+/// One clip to sample: which, at what time, how much.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Layer {
+    /// The clip.
+    pub clip: ClipInfo,
+    /// Time to sample, seconds (the sampler wraps looping clips).
+    pub time: f32,
+    /// Blend weight (the layers of a frame need not sum to 1; the blender normalizes).
+    pub weight: f32,
+    /// True for looping clips.
+    pub looping: bool,
+}
+
+/// The state machine's memory between frames.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnimState {
+    gait_phase: f32,
+    climb_phase: f32,
+    speed_blend: f32,
+    current: Mode,
+    previous: Option<(Mode, f32)>,
+    fade: f32,
+    mode_time: f32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mode {
+    Locomotion,
+    Jump,
+    Fall,
+    Land,
+    Climb,
+}
+
+impl Default for AnimState {
+    fn default() -> Self {
+        Self {
+            gait_phase: 0.0,
+            climb_phase: 0.0,
+            speed_blend: 0.0,
+            current: Mode::Locomotion,
+            previous: None,
+            fade: 1.0,
+            mode_time: 0.0,
+        }
+    }
+}
+
+impl AnimState {
+    /// Normalized gait phase in [0, 1): 0 is the start of the walk/run cycle.
+    pub fn gait_phase(&self) -> f32 {
+        self.gait_phase
+    }
+
+    /// Normalized climb phase in [0, 1).
+    pub fn climb_phase(&self) -> f32 {
+        self.climb_phase
+    }
+
+    /// Advances by `dt` seconds after the player moved `moved` metres along the
+    /// surface (or the ladder; `params` gives the walk and run speeds), and writes the layers to sample into `out`;
+    /// returns how many it wrote.
+    pub fn update(
+        &mut self,
+        clips: &ClipSet,
+        player: &Player,
+        params: &MoveParams,
+        moved: f32,
+        dt: f32,
+        out: &mut [Layer; MAX_LAYERS],
+    ) -> usize {
+        let mode = match player.state {
+            Locomotion::Ground
+                if self.current == Mode::Land && self.mode_time < clips.land.duration * 0.6 =>
+            {
+                Mode::Land
+            }
+            Locomotion::Ground if player.just_landed && player.vel.x.abs() < 0.5 => Mode::Land,
+            Locomotion::Ground => Mode::Locomotion,
+            Locomotion::Air if player.vel.y > 0.0 => Mode::Jump,
+            Locomotion::Air => Mode::Fall,
+            Locomotion::Ladder(_) => Mode::Climb,
+        };
+        if mode != self.current {
+            self.previous = Some((self.current, self.mode_time));
+            self.current = mode;
+            self.mode_time = 0.0;
+            self.fade = 0.0;
+        } else {
+            self.mode_time += dt;
+        }
+        self.fade = (self.fade + dt / CROSSFADE).min(1.0);
+
+        // Gait: speed picks the walk/run blend; distance drives the phase.
+        let (walk_speed, run_speed) = (params.walk_speed, params.run_speed);
+        let speed = player.vel.length();
+        let target_blend = ((speed - walk_speed) / (run_speed - walk_speed)).clamp(0.0, 1.0);
+        self.speed_blend += (target_blend - self.speed_blend) * (dt / 0.2).min(1.0);
+        let stride = lerp(
+            clips.walk.cycle_distance,
+            clips.run.cycle_distance,
+            self.speed_blend,
+        );
+        if stride > 0.0 && self.current == Mode::Locomotion {
+            self.gait_phase = (self.gait_phase + moved.abs() / stride).fract();
+        }
+        if self.current == Mode::Climb && clips.climb.cycle_distance > 0.0 {
+            self.climb_phase =
+                (self.climb_phase + moved / clips.climb.cycle_distance).rem_euclid(1.0);
+        }
+
+        let mut n = 0;
+        let mut push = |layer: Layer, out: &mut [Layer; MAX_LAYERS]| {
+            if layer.weight > 1e-4 && n < MAX_LAYERS {
+                out[n] = layer;
+                n += 1;
+            }
+        };
+        let fade = smooth(self.fade);
+        if let Some((prev, prev_time)) = self.previous
+            && fade < 1.0
+        {
+            // The outgoing state's main clip, frozen where it was.
+            let l = self.mode_layers(clips, prev, prev_time, speed, walk_speed);
+            push(
+                Layer {
+                    weight: (1.0 - fade),
+                    ..l[0]
+                },
+                out,
+            );
+        }
+        for l in self.mode_layers(clips, self.current, self.mode_time, speed, walk_speed) {
+            push(
+                Layer {
+                    weight: l.weight * fade,
+                    ..l
+                },
+                out,
+            );
+        }
+        n
+    }
+
+    fn mode_layers(
+        &self,
+        c: &ClipSet,
+        mode: Mode,
+        time: f32,
+        speed: f32,
+        walk_speed: f32,
+    ) -> [Layer; 2] {
+        let one = |clip: ClipInfo, time: f32, looping: bool| Layer {
+            clip,
+            time,
+            weight: 1.0,
+            looping,
+        };
+        let none = Layer {
+            weight: 0.0,
+            ..one(c.idle, 0.0, true)
+        };
+        match mode {
+            Mode::Locomotion => {
+                // Idle fades into the gait as speed rises toward walking pace.
+                let moving = (speed / (0.5 * walk_speed)).clamp(0.0, 1.0);
+                if moving <= 1e-3 {
+                    return [one(c.idle, time, true), none];
+                }
+                let b = self.speed_blend;
+                let walk = Layer {
+                    weight: (1.0 - b) * moving,
+                    ..one(c.walk, self.gait_phase * c.walk.duration, true)
+                };
+                let run = Layer {
+                    weight: b * moving,
+                    ..one(c.run, self.gait_phase * c.run.duration, true)
+                };
+                if moving < 1.0 {
+                    // Starting or stopping: idle and the dominant gait clip.
+                    let idle = Layer {
+                        weight: 1.0 - moving,
+                        ..one(c.idle, time, true)
+                    };
+                    let gait = if b < 0.5 { walk } else { run };
+                    return [
+                        idle,
+                        Layer {
+                            weight: moving,
+                            ..gait
+                        },
+                    ];
+                }
+                [walk, run]
+            }
+            Mode::Jump => [one(c.jump, time, false), none],
+            Mode::Fall => [one(c.fall, time, true), none],
+            Mode::Land => [one(c.land, time, false), none],
+            Mode::Climb => [
+                one(c.climb, self.climb_phase * c.climb.duration, true),
+                none,
+            ],
+        }
+    }
+}
+
+fn lerp(a: f32, b: f32, t: f32) -> f32 {
+    a + (b - a) * t
+}
+
+fn smooth(t: f32) -> f32 {
+    t * t * (3.0 - 2.0 * t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Vec2;
+
+    fn clips() -> ClipSet {
+        let c = |index, duration, cycle_distance| ClipInfo {
+            index,
+            duration,
+            cycle_distance,
+        };
+        ClipSet {
+            idle: c(0, 2.0, 0.0),
+            walk: c(1, 1.05, 1.42),
+            run: c(2, 0.7, 2.4),
+            jump: c(3, 0.5, 0.0),
+            fall: c(4, 0.5, 0.0),
+            land: c(5, 0.4, 0.0),
+            climb: c(6, 1.2, 0.6),
+        }
+    }
+
+    #[test]
+    fn gait_phase_follows_distance_not_time() {
+        let mut s = AnimState::default();
+        let mut p = Player::new(Vec2::ZERO);
+        p.state = Locomotion::Ground;
+        p.vel = Vec2::new(1.35, 0.0);
+        let mut out = [Layer {
+            clip: clips().idle,
+            time: 0.0,
+            weight: 0.0,
+            looping: true,
+        }; MAX_LAYERS];
+        // Walking exactly one stride advances the phase by one whole cycle.
+        for _ in 0..100 {
+            s.update(
+                &clips(),
+                &p,
+                &MoveParams::default(),
+                1.42 / 100.0,
+                1.0 / 64.0,
+                &mut out,
+            );
+        }
+        assert!(
+            s.gait_phase() < 1e-3 || s.gait_phase() > 1.0 - 1e-3,
+            "{}",
+            s.gait_phase()
+        );
+        // Standing still does not advance it.
+        let before = s.gait_phase();
+        s.update(&clips(), &p, &MoveParams::default(), 0.0, 1.0, &mut out);
+        assert_eq!(s.gait_phase(), before);
+    }
+
+    #[test]
+    fn state_changes_crossfade_and_weights_stay_normalized() {
+        let mut s = AnimState::default();
+        let mut p = Player::new(Vec2::ZERO);
+        p.state = Locomotion::Ground;
+        let mut out = [Layer {
+            clip: clips().idle,
+            time: 0.0,
+            weight: 0.0,
+            looping: true,
+        }; MAX_LAYERS];
+        s.update(
+            &clips(),
+            &p,
+            &MoveParams::default(),
+            0.0,
+            1.0 / 64.0,
+            &mut out,
+        );
+        p.state = Locomotion::Air;
+        p.vel = Vec2::new(0.0, 3.0);
+        let n = s.update(
+            &clips(),
+            &p,
+            &MoveParams::default(),
+            0.0,
+            1.0 / 64.0,
+            &mut out,
+        );
+        assert_eq!(n, 2, "fading idle out, jump in");
+        let total: f32 = out[..n].iter().map(|l| l.weight).sum();
+        assert!((total - 1.0).abs() < 1e-5);
+        for _ in 0..20 {
+            s.update(
+                &clips(),
+                &p,
+                &MoveParams::default(),
+                0.0,
+                1.0 / 64.0,
+                &mut out,
+            );
+        }
+        let n = s.update(
+            &clips(),
+            &p,
+            &MoveParams::default(),
+            0.0,
+            1.0 / 64.0,
+            &mut out,
+        );
+        assert_eq!(n, 1);
+        assert_eq!(out[0].clip.index, clips().jump.index);
+    }
+}
