@@ -3,5 +3,6 @@
 
 pub mod anim_state;
 pub mod player;
+pub mod rig;
 pub mod script;
 pub mod world;

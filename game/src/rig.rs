@@ -1,0 +1,394 @@
+//! Rig files: how the pose pipeline finds a character's legs, arms and clips
+//! by joint name, so any humanoid glTF can be played.
+//!
+//! A rig file is RON:
+//!
+//! ```ron
+//! (
+//!     pelvis: "pelvis",
+//!     legs: [
+//!         (hip: "thigh_l", knee: "shin_l", ankle: "foot_l", toe: Some("toe_l")),
+//!         (hip: "thigh_r", knee: "shin_r", ankle: "foot_r", toe: Some("toe_r")),
+//!     ],
+//!     arms: [
+//!         (shoulder: "upper_arm_l", elbow: "forearm_l", wrist: "hand_l"),
+//!         (shoulder: "upper_arm_r", elbow: "forearm_r", wrist: "hand_r"),
+//!     ],
+//!     knee_hinge_axis: (0.0, 0.0, 1.0),
+//!     elbow_hinge_axis: (0.0, 0.0, -1.0),
+//!     foot_height: 0.07,
+//!     clips: (idle: "idle", walk: "walk", run: "run", jump: "jump", fall: "fall", land: "land", climb: "climb"),
+//!     walk_cycle_distance: 1.42,
+//!     run_cycle_distance: 2.38,
+//!     climb_cycle_distance: 0.6,
+//! )
+//! ```
+//!
+//! Hinge axes are in the mid joint's local frame; a positive rotation about
+//! the axis bends the joint the natural way. `foot_height` is the ankle's
+//! height above the sole. Clip names may repeat (a model with only a walk clip
+//! can map every state to it).
+
+use std::path::Path;
+
+use animation::Skeleton;
+use glam::Vec3;
+use serde::Deserialize;
+use thiserror::Error;
+
+/// Joint names of one leg.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub struct LegNames {
+    /// Hip joint (the thigh's start).
+    pub hip: String,
+    /// Knee joint.
+    pub knee: String,
+    /// Ankle joint.
+    pub ankle: String,
+    /// Toe joint, if the rig has one.
+    #[serde(default)]
+    pub toe: Option<String>,
+}
+
+/// Joint names of one arm.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub struct ArmNames {
+    /// Shoulder joint (the upper arm's start).
+    pub shoulder: String,
+    /// Elbow joint.
+    pub elbow: String,
+    /// Wrist joint.
+    pub wrist: String,
+}
+
+/// Clip names per animation state.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub struct ClipNames {
+    /// Standing still.
+    pub idle: String,
+    /// Walk cycle.
+    pub walk: String,
+    /// Run cycle.
+    pub run: String,
+    /// Jump take-off and rise.
+    pub jump: String,
+    /// Falling.
+    pub fall: String,
+    /// Landing.
+    pub land: String,
+    /// Ladder climb cycle.
+    pub climb: String,
+}
+
+/// A rig file as written.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub struct RigFile {
+    /// The pelvis joint, lowered so both feet can reach the ground.
+    pub pelvis: String,
+    /// Left then right leg.
+    pub legs: Vec<LegNames>,
+    /// Left then right arm.
+    #[serde(default)]
+    pub arms: Vec<ArmNames>,
+    /// Knee hinge axis in the knee's local frame.
+    pub knee_hinge_axis: (f32, f32, f32),
+    /// Elbow hinge axis in the elbow's local frame.
+    #[serde(default = "default_elbow_axis")]
+    pub elbow_hinge_axis: (f32, f32, f32),
+    /// Height of the ankle above the sole, metres.
+    pub foot_height: f32,
+    /// Clip names per state.
+    pub clips: ClipNames,
+    /// Ground distance one walk cycle covers, metres.
+    pub walk_cycle_distance: f32,
+    /// Ground distance one run cycle covers, metres.
+    pub run_cycle_distance: f32,
+    /// Ladder height one climb cycle covers, metres.
+    #[serde(default)]
+    pub climb_cycle_distance: f32,
+}
+
+fn default_elbow_axis() -> (f32, f32, f32) {
+    (0.0, 0.0, 1.0)
+}
+
+/// A leg resolved to joint indices.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Leg {
+    /// Hip joint index.
+    pub hip: usize,
+    /// Knee joint index.
+    pub knee: usize,
+    /// Ankle joint index.
+    pub ankle: usize,
+    /// Toe joint index.
+    pub toe: Option<usize>,
+}
+
+/// An arm resolved to joint indices.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Arm {
+    /// Shoulder joint index.
+    pub shoulder: usize,
+    /// Elbow joint index.
+    pub elbow: usize,
+    /// Wrist joint index.
+    pub wrist: usize,
+}
+
+/// A rig resolved against a skeleton.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rig {
+    /// Pelvis joint index.
+    pub pelvis: usize,
+    /// Legs (left, right).
+    pub legs: Vec<Leg>,
+    /// Arms (left, right).
+    pub arms: Vec<Arm>,
+    /// Knee hinge axis, knee-local, unit length.
+    pub knee_hinge_axis: Vec3,
+    /// Elbow hinge axis, elbow-local, unit length.
+    pub elbow_hinge_axis: Vec3,
+    /// Ankle height above the sole, metres.
+    pub foot_height: f32,
+    /// The file as written (clip names, cycle distances).
+    pub file: RigFile,
+}
+
+/// Why a rig could not be used.
+#[derive(Debug, Error)]
+pub enum RigError {
+    /// The file could not be read.
+    #[error("{file}: {source}")]
+    Io {
+        /// The rig file.
+        file: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The RON is malformed or misses a field.
+    #[error("{file}: {reason}")]
+    Parse {
+        /// The rig file.
+        file: String,
+        /// What the parser said.
+        reason: String,
+    },
+    /// A named joint is not in the skeleton.
+    #[error("{file}: joint '{joint}' ({role}) is not in the model's skeleton")]
+    MissingJoint {
+        /// The rig file.
+        file: String,
+        /// The joint name.
+        joint: String,
+        /// What the rig uses it for.
+        role: &'static str,
+    },
+    /// The joints of a limb do not form a parent-to-child chain.
+    #[error("{file}: '{child}' does not lie below '{parent}' in the skeleton")]
+    NotAChain {
+        /// The rig file.
+        file: String,
+        /// The upper joint.
+        parent: String,
+        /// The joint that should lie below it.
+        child: String,
+    },
+    /// A number is out of range.
+    #[error("{file}: {reason}")]
+    Invalid {
+        /// The rig file.
+        file: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl RigFile {
+    /// Reads a rig file.
+    pub fn load(path: &Path) -> Result<Self, RigError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| RigError::Io {
+            file: file.clone(),
+            source,
+        })?;
+        Self::parse(&text, &file)
+    }
+
+    /// Parses rig text; `file` labels errors.
+    pub fn parse(text: &str, file: &str) -> Result<Self, RigError> {
+        ron::from_str(text).map_err(|e| RigError::Parse {
+            file: file.to_string(),
+            reason: e.to_string(),
+        })
+    }
+
+    /// Resolves joint names against `skeleton`; `file` labels errors.
+    pub fn resolve(&self, skeleton: &Skeleton, file: &str) -> Result<Rig, RigError> {
+        let find = |name: &str, role: &'static str| {
+            skeleton
+                .joint_index(name)
+                .ok_or_else(|| RigError::MissingJoint {
+                    file: file.to_string(),
+                    joint: name.to_string(),
+                    role,
+                })
+        };
+        let below = |parent: &str, p: usize, child: &str, c: usize| {
+            if skeleton.is_descendant_of(c, p) && c != p {
+                Ok(())
+            } else {
+                Err(RigError::NotAChain {
+                    file: file.to_string(),
+                    parent: parent.to_string(),
+                    child: child.to_string(),
+                })
+            }
+        };
+        let axis = |v: (f32, f32, f32), what: &str| {
+            let v = Vec3::new(v.0, v.1, v.2);
+            if v.is_finite() && v.length() > 1e-3 {
+                Ok(v.normalize())
+            } else {
+                Err(RigError::Invalid {
+                    file: file.to_string(),
+                    reason: format!("{what} must be a finite non-zero vector"),
+                })
+            }
+        };
+        let mut legs = Vec::new();
+        for l in &self.legs {
+            let leg = Leg {
+                hip: find(&l.hip, "hip")?,
+                knee: find(&l.knee, "knee")?,
+                ankle: find(&l.ankle, "ankle")?,
+                toe: l.toe.as_deref().map(|t| find(t, "toe")).transpose()?,
+            };
+            below(&l.hip, leg.hip, &l.knee, leg.knee)?;
+            below(&l.knee, leg.knee, &l.ankle, leg.ankle)?;
+            if let (Some(t), Some(ti)) = (&l.toe, leg.toe) {
+                below(&l.ankle, leg.ankle, t, ti)?;
+            }
+            legs.push(leg);
+        }
+        let mut arms = Vec::new();
+        for a in &self.arms {
+            let arm = Arm {
+                shoulder: find(&a.shoulder, "shoulder")?,
+                elbow: find(&a.elbow, "elbow")?,
+                wrist: find(&a.wrist, "wrist")?,
+            };
+            below(&a.shoulder, arm.shoulder, &a.elbow, arm.elbow)?;
+            below(&a.elbow, arm.elbow, &a.wrist, arm.wrist)?;
+            arms.push(arm);
+        }
+        if !(self.foot_height.is_finite() && (0.0..1.0).contains(&self.foot_height)) {
+            return Err(RigError::Invalid {
+                file: file.to_string(),
+                reason: format!("foot_height {} must be in [0, 1) metres", self.foot_height),
+            });
+        }
+        for (v, what) in [
+            (self.walk_cycle_distance, "walk_cycle_distance"),
+            (self.run_cycle_distance, "run_cycle_distance"),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(RigError::Invalid {
+                    file: file.to_string(),
+                    reason: format!("{what} {v} must be positive"),
+                });
+            }
+        }
+        Ok(Rig {
+            pelvis: find(&self.pelvis, "pelvis")?,
+            legs,
+            arms,
+            knee_hinge_axis: axis(self.knee_hinge_axis, "knee_hinge_axis")?,
+            elbow_hinge_axis: axis(self.elbow_hinge_axis, "elbow_hinge_axis")?,
+            foot_height: self.foot_height,
+            file: self.clone(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use animation::{JointDef, Transform};
+    use glam::Mat4;
+
+    fn skeleton() -> Skeleton {
+        let names = ["pelvis", "thigh_l", "shin_l", "foot_l", "spine"];
+        let parents = [None, Some(0), Some(1), Some(2), Some(0)];
+        Skeleton::new(
+            names
+                .iter()
+                .zip(parents)
+                .map(|(n, p)| JointDef {
+                    name: n.to_string(),
+                    parent: p,
+                    rest: Transform::from_translation(Vec3::NEG_Y * 0.4),
+                    inverse_bind: Mat4::IDENTITY,
+                })
+                .collect(),
+        )
+        .unwrap()
+    }
+
+    const RIG: &str = r#"(
+        pelvis: "pelvis",
+        legs: [(hip: "thigh_l", knee: "shin_l", ankle: "foot_l")],
+        knee_hinge_axis: (0.0, 0.0, 2.0),
+        foot_height: 0.07,
+        clips: (idle: "a", walk: "a", run: "a", jump: "a", fall: "a", land: "a", climb: "a"),
+        walk_cycle_distance: 1.4,
+        run_cycle_distance: 2.4,
+    )"#;
+
+    #[test]
+    fn resolves_names_to_indices() {
+        let rig = RigFile::parse(RIG, "r.ron")
+            .unwrap()
+            .resolve(&skeleton(), "r.ron")
+            .unwrap();
+        assert_eq!(
+            rig.legs[0],
+            Leg {
+                hip: 1,
+                knee: 2,
+                ankle: 3,
+                toe: None
+            }
+        );
+        assert_eq!(rig.knee_hinge_axis, Vec3::Z);
+    }
+
+    #[test]
+    fn missing_joint_names_the_file_and_joint() {
+        let text = RIG.replace("\"shin_l\"", "\"calf_l\"");
+        let err = RigFile::parse(&text, "r.ron")
+            .unwrap()
+            .resolve(&skeleton(), "r.ron")
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "r.ron: joint 'calf_l' (knee) is not in the model's skeleton"
+        );
+    }
+
+    #[test]
+    fn limbs_must_be_chains() {
+        let text = RIG.replace("ankle: \"foot_l\"", "ankle: \"spine\"");
+        let err = RigFile::parse(&text, "r.ron")
+            .unwrap()
+            .resolve(&skeleton(), "r.ron")
+            .unwrap_err();
+        assert!(matches!(err, RigError::NotAChain { .. }), "{err}");
+    }
+
+    #[test]
+    fn malformed_ron_is_an_error() {
+        let err = RigFile::parse("(pelvis: 3", "bad.ron").unwrap_err();
+        assert!(err.to_string().starts_with("bad.ron: "));
+    }
+}
