@@ -18,10 +18,14 @@
 pub mod clip;
 pub mod ik;
 pub mod pose;
+pub mod sampling;
 pub mod skeleton;
 pub mod transform;
 
 pub use clip::{Clip, Interpolation, Track};
 pub use pose::{Pose, local_to_model, local_to_model_from};
+pub use sampling::{
+    ClipError, SamplingCursor, Wrap, sample, sample_at, sample_joint, validate_clip, wrap_time,
+};
 pub use skeleton::{JointDef, MAX_JOINTS, Skeleton, SkeletonError};
 pub use transform::Transform;
