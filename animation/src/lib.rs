@@ -15,6 +15,7 @@
 //! own space (the root joint's parent is the identity), *world* belongs to the
 //! game and never appears here.
 
+pub mod blend;
 pub mod clip;
 pub mod ik;
 pub mod pose;
@@ -22,6 +23,10 @@ pub mod sampling;
 pub mod skeleton;
 pub mod transform;
 
+pub use blend::{
+    BlendError, BlendLayer, RootMotion, blend, crossfade, extract_root_motion,
+    remove_root_horizontal_translation,
+};
 pub use clip::{Clip, Interpolation, Track};
 pub use pose::{Pose, local_to_model, local_to_model_from};
 pub use sampling::{
