@@ -15,13 +15,26 @@
 //! own space (the root joint's parent is the identity), *world* belongs to the
 //! game and never appears here.
 
+pub mod blend;
 pub mod clip;
 pub mod ik;
+pub mod palette;
 pub mod pose;
+pub mod sampling;
 pub mod skeleton;
+pub mod skinning;
 pub mod transform;
 
+pub use blend::{
+    BlendError, BlendLayer, RootMotion, blend, crossfade, extract_root_motion,
+    remove_root_horizontal_translation,
+};
 pub use clip::{Clip, Interpolation, Track};
+pub use palette::{PaletteError, palette, palette_columns};
 pub use pose::{Pose, local_to_model, local_to_model_from};
+pub use sampling::{
+    ClipError, SamplingCursor, Wrap, sample, sample_at, sample_joint, validate_clip, wrap_time,
+};
 pub use skeleton::{JointDef, MAX_JOINTS, Skeleton, SkeletonError};
+pub use skinning::{MAX_INFLUENCES, SkinningError, skin, skinned_bounds};
 pub use transform::Transform;
