@@ -3,6 +3,7 @@
 
 pub mod anim_state;
 pub mod contact;
+pub mod knight;
 pub mod player;
 pub mod rig;
 pub mod script;
