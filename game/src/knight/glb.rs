@@ -325,7 +325,7 @@ pub fn write(skeleton: &Skeleton, mesh: &Mesh, clips: &[Clip]) -> Result<Vec<u8>
             animation::Interpolation::Linear => json::animation::Interpolation::Linear,
             animation::Interpolation::CubicSpline => json::animation::Interpolation::CubicSpline,
         };
-        let mut channel = |w: &mut Writer, input, output, interpolation, node: u16, path| {
+        let mut channel = |input, output, interpolation, node: u16, path| {
             let s = json::Index::new(samplers.len() as u32);
             samplers.push(json::animation::Sampler {
                 input,
@@ -334,7 +334,6 @@ pub fn write(skeleton: &Skeleton, mesh: &Mesh, clips: &[Clip]) -> Result<Vec<u8>
                 extensions: Default::default(),
                 extras: Default::default(),
             });
-            let _ = w;
             channels.push(json::animation::Channel {
                 sampler: s,
                 target: json::animation::Target {
@@ -351,7 +350,6 @@ pub fn write(skeleton: &Skeleton, mesh: &Mesh, clips: &[Clip]) -> Result<Vec<u8>
             let input = input_for(&mut w, &t.times);
             let out = w.floats(&vec3s(&t.values, GEOMETRY_GRID), Type::Vec3, 3, None, false);
             channel(
-                &mut w,
                 input,
                 out,
                 interp(t.interpolation),
@@ -368,7 +366,6 @@ pub fn write(skeleton: &Skeleton, mesh: &Mesh, clips: &[Clip]) -> Result<Vec<u8>
                 .collect();
             let out = w.floats(&values, Type::Vec4, 4, None, false);
             channel(
-                &mut w,
                 input,
                 out,
                 interp(t.interpolation),
@@ -380,7 +377,6 @@ pub fn write(skeleton: &Skeleton, mesh: &Mesh, clips: &[Clip]) -> Result<Vec<u8>
             let input = input_for(&mut w, &t.times);
             let out = w.floats(&vec3s(&t.values, GEOMETRY_GRID), Type::Vec3, 3, None, false);
             channel(
-                &mut w,
                 input,
                 out,
                 interp(t.interpolation),

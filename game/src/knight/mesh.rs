@@ -10,8 +10,7 @@
 use glam::{Vec2, Vec3};
 
 use super::skeleton::{
-    ANKLE_HEIGHT, BALL_FORWARD, HIP_HALF_WIDTH, HIP_HEIGHT, KNEE_HEIGHT, SHOULDER_HALF_WIDTH,
-    SHOULDER_HEIGHT, UPPER_ARM, bind_positions, joint,
+    ANKLE_HEIGHT, BALL_FORWARD, HIP_HEIGHT, KNEE_HEIGHT, UPPER_ARM, bind_positions, joint,
 };
 
 /// A skinned, vertex-coloured triangle mesh in bind space.
@@ -768,7 +767,6 @@ pub fn build() -> Mesh {
             &Skin::Rigid(toe),
             Shading::Flat,
         );
-        let _ = HIP_HALF_WIDTH;
     }
 
     // Sword in the right fist: blade pointing forward, slightly raised.
@@ -847,7 +845,7 @@ pub fn build() -> Mesh {
     // normal u × v = −Z.
     let (su, sv) = (Vec3::NEG_Y, Vec3::X);
     let shield = Skin::Rigid(joint::SHIELD_L);
-    let face = sc + Vec3::NEG_Z * 0.0 + sv * 0.08;
+    let face = sc + sv * 0.08;
     b.add(
         slab(face, su, sv, &heater, 0.03, p.cloth),
         &shield,
@@ -886,7 +884,6 @@ pub fn build() -> Mesh {
         &shield,
         Shading::Flat,
     );
-    let _ = SHOULDER_HEIGHT + SHOULDER_HALF_WIDTH;
     b.mesh
 }
 
