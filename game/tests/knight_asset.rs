@@ -80,6 +80,7 @@ fn walk_feet_are_planted_for_about_sixty_percent_of_the_cycle() {
     let v = Vec3::X * clips::WALK_CYCLE_DISTANCE / walk.duration;
     for foot in ["foot_l", "foot_r"] {
         let d = duty(&k.skeleton, walk, foot, v);
+        println!("walk {foot} planted {d:.3}");
         assert!(
             (0.5..=0.65).contains(&d),
             "{foot} planted for {d} of the walk cycle"
@@ -94,6 +95,7 @@ fn run_feet_plant_for_less_than_half_the_cycle_so_it_has_flight() {
     let v = Vec3::X * clips::RUN_CYCLE_DISTANCE / run.duration;
     for foot in ["foot_l", "foot_r"] {
         let d = duty(&k.skeleton, run, foot, v);
+        println!("run {foot} planted {d:.3}");
         assert!(
             (0.2..0.45).contains(&d),
             "{foot} planted for {d} of the run cycle"
@@ -108,6 +110,7 @@ fn climb_hands_and_feet_grip_half_the_cycle_each() {
     let v = Vec3::Y * 2.0 * clips::DEFAULT_RUNG_SPACING / climb.duration;
     for limb in ["hand_l", "hand_r", "foot_l", "foot_r"] {
         let d = duty(&k.skeleton, climb, limb, v);
+        println!("climb {limb} gripping {d:.3}");
         assert!(
             (0.4..=0.6).contains(&d),
             "{limb} grips for {d} of the climb cycle"

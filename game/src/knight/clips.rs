@@ -356,14 +356,14 @@ fn air(tuck: f32, spread: f32) -> PoseSpec {
         head: Quat::from_rotation_z(0.05),
         legs: [
             leg(
-                0.05 + 0.2 * tuck,
-                0.12 + 0.35 * tuck,
+                0.05 + 0.25 * tuck,
+                0.12 + 0.40 * tuck,
                 -0.1,
                 -0.4 + 0.3 * tuck,
             ),
             leg(
-                -0.08 - 0.05 * tuck,
-                0.10 + 0.2 * tuck,
+                -0.08 + 0.10 * tuck,
+                0.10 + 0.28 * tuck,
                 0.1,
                 -0.5 + 0.2 * tuck,
             ),
