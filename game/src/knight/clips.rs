@@ -677,6 +677,32 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn two_bone_reaches_reachable_targets_through_a_pure_hinge(
+            x in -0.8f32..0.8, y in -0.8f32..0.8, z in -0.3f32..0.3,
+            px in -1.0f32..1.0, pz in -0.5f32..0.5,
+            bend in prop_oneof![Just(1.0f32), Just(-1.0f32)],
+        ) {
+            let (l1, l2) = (THIGH, SHIN);
+            let target = Vec3::new(x, y, z);
+            let d = target.length();
+            prop_assume!(d > 0.05 && d < (l1 + l2) * MAX_STRETCH - 1e-3);
+            let pole = Vec3::new(px, 0.2, pz);
+            prop_assume!(pole.cross(target).length() > 0.05);
+            let (upper, lower) = two_bone(Vec3::ZERO, target, l1, l2, pole, bend);
+            let end = upper * (Vec3::NEG_Y * l1) + lower * (Vec3::NEG_Y * l2);
+            prop_assert!(end.distance(target) < 1e-3, "reached {end} for {target}");
+            // The lower bone turns about the upper bone's local Z only, by a
+            // flexion of the sign the hinge prescribes.
+            let rel = upper.inverse() * lower;
+            let (axis, angle) = rel.to_axis_angle();
+            prop_assert!(angle < 1e-3 || axis.cross(Vec3::Z).length() < 1e-2, "axis {axis}");
+            let swung = rel * Vec3::NEG_Y;
+            prop_assert!(swung.x * bend >= -1e-4, "bent the wrong way: {swung}");
+        }
+    }
+
+    proptest! {
         #![proptest_config(ProptestConfig::with_cases(24))]
         #[test]
         fn climb_hands_and_feet_meet_rungs_of_one_ladder(
