@@ -930,6 +930,38 @@ mod tests {
     }
 
     #[test]
+    fn triangles_wind_counter_clockwise_seen_from_outside() {
+        // Closed shells wound outward enclose a positive signed volume; a
+        // part wound inside out would subtract twice its own volume (the
+        // torso alone encloses about 0.07 m³; overlapping parts count twice).
+        let m = build();
+        let volume: f32 = m
+            .indices
+            .chunks(3)
+            .map(|t| {
+                let [a, b, c] = [t[0], t[1], t[2]].map(|i| m.positions[i as usize]);
+                a.dot(b.cross(c)) / 6.0
+            })
+            .sum();
+        assert!((0.08..0.3).contains(&volume), "enclosed volume {volume} m³");
+        // Smooth and flat normals agree with the winding triangle by triangle.
+        let agree = m
+            .indices
+            .chunks(3)
+            .filter(|t| {
+                let [a, b, c] = [t[0], t[1], t[2]].map(|i| i as usize);
+                let n = (m.positions[b] - m.positions[a]).cross(m.positions[c] - m.positions[a]);
+                n.dot(m.normals[a] + m.normals[b] + m.normals[c]) > 0.0
+            })
+            .count();
+        assert!(
+            agree * 100 >= m.triangle_count() * 99,
+            "{agree} of {}",
+            m.triangle_count()
+        );
+    }
+
+    #[test]
     fn mesh_is_finite_and_stands_on_the_ground() {
         let m = build();
         assert!(m.positions.iter().all(|p| p.is_finite()));
