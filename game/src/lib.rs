@@ -4,6 +4,7 @@
 pub mod anim_state;
 pub mod clock;
 pub mod contact;
+pub mod knight;
 pub mod player;
 pub mod rig;
 pub mod script;
