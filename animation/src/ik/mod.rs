@@ -8,7 +8,12 @@
 //! Invalid input (NaN or infinite targets, joints out of range) returns an
 //! [`IkError`] and leaves the pose untouched.
 
+pub mod limits;
 pub mod math;
+pub mod two_bone;
+
+pub use limits::{ConeLimit, HingeLimit};
+pub use two_bone::{KneeStrategy, Pole, TwoBoneIk, TwoBoneResult};
 
 use thiserror::Error;
 
