@@ -8,10 +8,18 @@
 //! Invalid input (NaN or infinite targets, joints out of range) returns an
 //! [`IkError`] and leaves the pose untouched.
 
+pub mod aim;
+pub mod ccd;
+pub mod chain;
+pub mod fabrik;
 pub mod limits;
 pub mod math;
 pub mod two_bone;
 
+pub use aim::{AimIk, AimResult};
+pub use ccd::{CcdIk, IterativeResult, JointLimit};
+pub use chain::{Chain, MAX_CHAIN_JOINTS};
+pub use fabrik::FabrikIk;
 pub use limits::{ConeLimit, HingeLimit};
 pub use two_bone::{KneeStrategy, Pole, TwoBoneIk, TwoBoneResult};
 
@@ -51,3 +59,6 @@ pub enum IkError {
         reason: &'static str,
     },
 }
+
+#[cfg(test)]
+mod iterative_tests;
