@@ -139,8 +139,11 @@ pub struct TwoBonePoints {
 }
 
 /// The softened reach: distances up to `ratio × reach` pass unchanged, beyond
-/// it they approach `reach` exponentially (continuous with slope 1 at the
-/// joint, so the knee does not pop). A ratio of 1 or more disables softening.
+/// it they approach `reach` along `start + span·x/(x + span)` (x the distance
+/// past the start): continuous with slope 1 where softening begins, so the
+/// knee does not pop, and never quite straight. A rational curve rather than
+/// an exponential so that the batched solver computes it in SIMD lanes with
+/// the same result. A ratio of 1 or more disables softening.
 #[inline]
 pub fn soften_distance(distance: f32, reach: f32, ratio: f32) -> f32 {
     if ratio >= 1.0 {
@@ -151,7 +154,8 @@ pub fn soften_distance(distance: f32, reach: f32, ratio: f32) -> f32 {
     if distance <= start || span <= DEGENERATE_LEN {
         distance
     } else {
-        start + span * (1.0 - (-(distance - start) / span).exp())
+        let x = distance - start;
+        start + span * x / (x + span)
     }
 }
 
@@ -223,6 +227,49 @@ pub fn solve_points(
         mid: centre + u * (l1 * sin_theta),
         end: a + n * eff,
         reachable: true,
+    }
+}
+
+/// A two-bone solution in model (or chain) space: the new positions and the
+/// rotations that turn the start bone and then the mid bone onto them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TwoBoneSolution {
+    /// The new knee and end positions.
+    pub points: TwoBonePoints,
+    /// Rotation of the start bone about the start joint (applied first).
+    pub start_delta: Quat,
+    /// Rotation of the mid bone about the mid joint, after the start's turn.
+    pub mid_delta: Quat,
+}
+
+/// The minimal rotation between two directions, or the identity when either
+/// has (nearly) zero length.
+#[inline]
+pub fn rotation_between_or_identity(from: Vec3, to: Vec3) -> Quat {
+    let (lf, lt) = (from.length_squared(), to.length_squared());
+    if lf < DEGENERATE_LEN_SQ || lt < DEGENERATE_LEN_SQ {
+        return Quat::IDENTITY;
+    }
+    rotation_between(from / lf.sqrt(), to / lt.sqrt())
+}
+
+/// [`solve_points`] plus the two bone rotations (seed 000's order: start
+/// bone, then mid bone). The batched solver computes exactly this per lane.
+pub fn solve_model_space(
+    a: Vec3,
+    b: Vec3,
+    c: Vec3,
+    t: Vec3,
+    knee_hint: Vec3,
+    soften: f32,
+) -> TwoBoneSolution {
+    let points = solve_points(a, b, c, t, knee_hint, soften);
+    let start_delta = rotation_between_or_identity(b - a, points.mid - a);
+    let mid_delta = rotation_between_or_identity(start_delta * (c - b), points.end - points.mid);
+    TwoBoneSolution {
+        points,
+        start_delta,
+        mid_delta,
     }
 }
 
