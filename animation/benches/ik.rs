@@ -32,7 +32,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self) -> f32 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((self.0 >> 40) as f32) / (1u64 << 24) as f32
     }
     fn range(&mut self, lo: f32, hi: f32) -> f32 {
@@ -47,8 +50,12 @@ impl Lcg {
         )
     }
     fn dir(&mut self) -> Vec3 {
-        Vec3::new(self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0))
-            .normalize_or(Vec3::Y)
+        Vec3::new(
+            self.range(-1.0, 1.0),
+            self.range(-1.0, 1.0),
+            self.range(-1.0, 1.0),
+        )
+        .normalize_or(Vec3::Y)
     }
 }
 
@@ -101,7 +108,11 @@ fn leg_cases(skeleton: &Skeleton) -> Vec<LegCase> {
 fn two_bone(c: &mut Criterion) {
     let skeleton = leg_skeleton();
     let mut cases = leg_cases(&skeleton);
-    let hinge = HingeLimit { axis: Vec3::X, min: -2.6, max: 0.0 };
+    let hinge = HingeLimit {
+        axis: Vec3::X,
+        min: -2.6,
+        max: 0.0,
+    };
     type Build = fn(&LegCase, HingeLimit) -> TwoBoneIk;
     let variants: [(&str, Build); 6] = [
         ("minimal", |c, _| TwoBoneIk::new(1, 2, 3, c.target)),
@@ -110,13 +121,25 @@ fn two_bone(c: &mut Criterion) {
             ..TwoBoneIk::new(1, 2, 3, c.target)
         }),
         ("pole", |c, _| TwoBoneIk {
-            knee: KneeStrategy::Pole { pole: Pole::Direction(c.pole), twist: 0.1 },
+            knee: KneeStrategy::Pole {
+                pole: Pole::Direction(c.pole),
+                twist: 0.1,
+            },
             ..TwoBoneIk::new(1, 2, 3, c.target)
         }),
-        ("minimal_soften", |c, _| TwoBoneIk { soften: 0.95, ..TwoBoneIk::new(1, 2, 3, c.target) }),
-        ("minimal_hinge", |c, h| TwoBoneIk { hinge: Some(h), ..TwoBoneIk::new(1, 2, 3, c.target) }),
+        ("minimal_soften", |c, _| TwoBoneIk {
+            soften: 0.95,
+            ..TwoBoneIk::new(1, 2, 3, c.target)
+        }),
+        ("minimal_hinge", |c, h| TwoBoneIk {
+            hinge: Some(h),
+            ..TwoBoneIk::new(1, 2, 3, c.target)
+        }),
         ("full", |c, h| TwoBoneIk {
-            knee: KneeStrategy::Pole { pole: Pole::Direction(c.pole), twist: 0.1 },
+            knee: KneeStrategy::Pole {
+                pole: Pole::Direction(c.pole),
+                twist: 0.1,
+            },
             soften: 0.95,
             hinge: Some(h),
             end_rotation: Some((Quat::from_rotation_x(0.2), 1.0)),

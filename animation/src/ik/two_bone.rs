@@ -428,12 +428,13 @@ impl TwoBoneIk {
                 reason: "its model matrix is singular (zero scale)",
             });
         }
-        let inv = parent.inverse();
-        let to_chain = |m: &Mat4| inv * *m;
-        let chain_mid = to_chain(&models[self.mid]);
-        let a = to_chain(&models[self.start]).w_axis.truncate();
-        let b = chain_mid.w_axis.truncate();
-        let c = to_chain(&models[self.end]).w_axis.truncate();
+        // Affine inverse: cheaper than a full 4x4 one and exact for TRS chains.
+        let inv = glam::Affine3A::from_mat4(parent).inverse();
+        let inv_lin = glam::Mat3::from(inv.matrix3);
+        let chain_point = |j: usize| inv.transform_point3(models[j].w_axis.truncate());
+        let a = chain_point(self.start);
+        let b = chain_point(self.mid);
+        let c = chain_point(self.end);
         let model_chain_len = (models[self.mid].w_axis - models[self.start].w_axis)
             .truncate()
             .length()
@@ -504,8 +505,7 @@ impl TwoBoneIk {
                 };
                 // Mid: directions in the mid's parent frame (exact under any scale).
                 let mid_parent = skeleton.parent(self.mid).expect("mid has a parent");
-                let lp = to_chain(&models[mid_parent]);
-                let lp_inv = glam::Mat3::from_mat4(lp).inverse();
+                let lp_inv = (inv_lin * glam::Mat3::from_mat4(models[mid_parent])).inverse();
                 let old_dir = lp_inv * (c - b);
                 let new_dir = lp_inv * (ds.inverse() * (pts.end - pts.mid));
                 let dm = match (old_dir.try_normalize(), new_dir.try_normalize()) {
@@ -516,8 +516,9 @@ impl TwoBoneIk {
             }
             Some(h) => {
                 let axis_local = h.axis.normalize();
-                let hm = glam::Mat3::from_mat4(chain_mid) * axis_local;
-                let mirrored = glam::Mat3::from_mat4(chain_mid).determinant() < 0.0;
+                let mid_lin = inv_lin * glam::Mat3::from_mat4(models[self.mid]);
+                let hm = mid_lin * axis_local;
+                let mirrored = mid_lin.determinant() < 0.0;
                 let hm = hm.normalize_or(Vec3::X);
                 let u = b - a;
                 let s = c - b;
