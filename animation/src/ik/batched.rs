@@ -10,7 +10,7 @@
 
 use glam::{Quat, Vec3};
 
-use super::math::DEGENERATE_LEN_SQ;
+use super::math::{ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ};
 use super::two_bone::{DEGENERATE_LEN, TwoBoneSolution};
 
 /// Chains per batch: eight f32 lanes fill one AVX register (two SSE ones).
@@ -220,13 +220,14 @@ fn rotation_between(from: &Vec3s, to: &Vec3s) -> Quats {
     let zero = Vec3s::default();
     let (f, okf) = normalize_or(from, DEGENERATE_LEN_SQ, &zero);
     let (t, okt) = normalize_or(to, DEGENERATE_LEN_SQ, &zero);
-    let d = dot(&f, &t);
     let c = cross(&f, &t);
-    let w = lanes!(|i| 1.0 + d[i]);
-    let len =
-        lanes!(|i| (c.x[i] * c.x[i] + c.y[i] * c.y[i] + c.z[i] * c.z[i] + w[i] * w[i]).sqrt());
-    let inv = lanes!(|i| if len[i] > 0.0 { 1.0 / len[i] } else { 0.0 });
-    let anti = cmp(|i| d[i] < -1.0 + 1e-6);
+    let cf = dot(&c, &f);
+    let c = sub(&c, &scale(&f, cf));
+    let h = add(&f, &t);
+    let w = lanes!(|i| 0.5 * (h.x[i] * h.x[i] + h.y[i] * h.y[i] + h.z[i] * h.z[i]));
+    let n2 = lanes!(|i| c.x[i] * c.x[i] + c.y[i] * c.y[i] + c.z[i] * c.z[i] + w[i] * w[i]);
+    let anti = cmp(|i| n2[i] < ANTIPARALLEL_NORM_SQ);
+    let inv = lanes!(|i| if anti[i] { 0.0 } else { 1.0 / n2[i].sqrt() });
     let ok = cmp(|i| okf[i] && okt[i]);
     let p = any_perp(&f);
     let pick = |half: F, general: F, ident: f32| {
