@@ -173,6 +173,17 @@ fn scale(a: &Vec3s, s: F) -> Vec3s {
     }
 }
 
+/// Divides by a per-lane scalar (division, not a reciprocal product, to
+/// round exactly as the scalar solver does).
+#[inline(always)]
+fn div(a: &Vec3s, s: F) -> Vec3s {
+    Vec3s {
+        x: lanes!(|i| a.x[i] / s[i]),
+        y: lanes!(|i| a.y[i] / s[i]),
+        z: lanes!(|i| a.z[i] / s[i]),
+    }
+}
+
 #[inline(always)]
 fn dot(a: &Vec3s, b: &Vec3s) -> F {
     lanes!(|i| a.x[i] * b.x[i] + a.y[i] * b.y[i] + a.z[i] * b.z[i])
@@ -197,8 +208,8 @@ fn splat(v: f32) -> F {
 fn normalize_or(v: &Vec3s, min_sq: f32, fallback: &Vec3s) -> (Vec3s, [bool; LANES]) {
     let l2 = dot(v, v);
     let ok = cmp(|i| l2[i] > min_sq);
-    let inv = lanes!(|i| if ok[i] { 1.0 / l2[i].sqrt() } else { 0.0 });
-    (sel3(ok, &scale(v, inv), fallback), ok)
+    let len = lanes!(|i| if ok[i] { l2[i].sqrt() } else { 1.0 });
+    (sel3(ok, &div(v, len), fallback), ok)
 }
 
 /// Glam's `any_orthonormal_vector` per lane (the scalar solver uses glam's).
@@ -247,21 +258,24 @@ fn rotation_between(from: &Vec3s, to: &Vec3s) -> Quats {
     }
 }
 
-/// Rotates vectors by quaternions per lane.
+/// Rotates vectors by quaternions per lane (glam's formula, for equal rounding).
 #[inline(always)]
 fn rotate(q: &Quats, v: &Vec3s) -> Vec3s {
-    let u = Vec3s {
+    let b = Vec3s {
         x: q.x,
         y: q.y,
         z: q.z,
     };
-    let t = cross(&u, v);
-    let t = add(&t, &t);
-    let ut = cross(&u, &t);
+    let b2 = dot(&b, &b);
+    let vb = dot(v, &b);
+    let bxv = cross(&b, v);
+    let k0 = lanes!(|i| q.w[i] * q.w[i] - b2[i]);
+    let k1 = lanes!(|i| vb[i] * 2.0);
+    let k2 = lanes!(|i| q.w[i] * 2.0);
     Vec3s {
-        x: lanes!(|i| v.x[i] + q.w[i] * t.x[i] + ut.x[i]),
-        y: lanes!(|i| v.y[i] + q.w[i] * t.y[i] + ut.y[i]),
-        z: lanes!(|i| v.z[i] + q.w[i] * t.z[i] + ut.z[i]),
+        x: lanes!(|i| v.x[i] * k0[i] + b.x[i] * k1[i] + bxv.x[i] * k2[i]),
+        y: lanes!(|i| v.y[i] * k0[i] + b.y[i] * k1[i] + bxv.y[i] * k2[i]),
+        z: lanes!(|i| v.z[i] * k0[i] + b.z[i] * k1[i] + bxv.z[i] * k2[i]),
     }
 }
 
@@ -283,11 +297,11 @@ pub fn solve_batch(input: &TwoBoneBatch, out: &mut TwoBoneBatchOut) {
         x: splat(1.0),
         ..Default::default()
     };
-    let ab_dir = scale(&ab, lanes!(|i| 1.0 / l1[i]));
+    let ab_dir = div(&ab, l1);
     let ab_or_x = sel3(cmp(|i| l1[i] > DEGENERATE_LEN), &ab_dir, &fallback_x);
     let ac_dir = scale(&ac, lanes!(|i| 1.0 / ac_l2[i].sqrt()));
     let fb = sel3(cmp(|i| ac_l2[i] > DEGENERATE_LEN_SQ), &ac_dir, &ab_or_x);
-    let to_dir = scale(&to, lanes!(|i| 1.0 / dist[i]));
+    let to_dir = div(&to, dist);
     let n = sel3(cmp(|i| dist[i] > DEGENERATE_LEN), &to_dir, &fb);
     // Softened distance.
     let reach = lanes!(|i| l1[i] + l2[i]);
@@ -327,7 +341,7 @@ pub fn solve_batch(input: &TwoBoneBatch, out: &mut TwoBoneBatchOut) {
         let p = sub(v, &scale(&n, d));
         let l2 = dot(&p, &p);
         let ok = cmp(|i| l2[i] > DEGENERATE_LEN_SQ);
-        (scale(&p, lanes!(|i| 1.0 / l2[i].sqrt())), ok)
+        (div(&p, lanes!(|i| l2[i].sqrt())), ok)
     };
     let (hp, hok) = perp_of(&input.hint);
     let (cp, cok) = perp_of(&ab);
