@@ -8,7 +8,24 @@
 //! Invalid input (NaN or infinite targets, joints out of range) returns an
 //! [`IkError`] and leaves the pose untouched.
 
+pub mod aim;
+pub mod batched;
+pub mod ccd;
+pub mod chain;
+pub mod fabrik;
+pub mod limits;
 pub mod math;
+pub mod two_bone;
+
+pub use aim::{AimIk, AimResult};
+pub use batched::{LANES, TwoBoneBatch, TwoBoneBatchOut, solve_batch};
+pub use ccd::{CcdIk, IterativeResult, JointLimit};
+pub use chain::{Chain, MAX_CHAIN_JOINTS};
+pub use fabrik::FabrikIk;
+pub use limits::{ConeLimit, HingeLimit};
+pub use two_bone::{
+    KneeStrategy, Pole, TwoBoneIk, TwoBoneResult, TwoBoneSolution, solve_model_space, solve_points,
+};
 
 use thiserror::Error;
 
@@ -46,3 +63,6 @@ pub enum IkError {
         reason: &'static str,
     },
 }
+
+#[cfg(test)]
+mod iterative_tests;

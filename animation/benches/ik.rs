@@ -1,0 +1,284 @@
+//! Cost of the IK solvers over 4,096 fixed, seeded random leg cases.
+//!
+//! - `two_bone/*`: the pose-level job (validation, chain space, bone
+//!   rotations, re-propagation from the hip down), per knee strategy and
+//!   with soften, hinge limit and end orientation switched on. One iteration
+//!   solves all 4,096 legs, so divide the time by 4,096 for one solve.
+//! - `two_bone_math/scalar` and `two_bone_math/batched`: the model-space
+//!   core alone, one lane at a time and eight lanes at a time (4,096 solves
+//!   per iteration either way).
+//! - `ccd/N` and `fabrik/N`: chains of 4, 8 and 16 joints, eight iterations
+//!   per solve (tolerance 0 so every solve runs all eight); one benchmark
+//!   iteration is one solve, including restoring the chain's pose.
+//!
+//! Run: `cargo bench -p animation --bench ik`.
+
+use std::hint::black_box;
+
+use animation::ik::batched::{TwoBoneBatch, TwoBoneBatchOut};
+use animation::ik::{
+    CcdIk, FabrikIk, HingeLimit, KneeStrategy, LANES, Pole, TwoBoneIk, solve_batch,
+    solve_model_space,
+};
+use animation::{JointDef, Pose, Skeleton, Transform, local_to_model};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use glam::{Mat4, Quat, Vec3};
+
+/// Leg cases per benchmark iteration.
+const CASES: usize = 4096;
+
+/// A small deterministic generator (64-bit LCG) so every run sees the same legs.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> f32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 40) as f32) / (1u64 << 24) as f32
+    }
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.next()
+    }
+    fn rotation(&mut self, max: f32) -> Quat {
+        Quat::from_euler(
+            glam::EulerRot::YXZ,
+            self.range(-max, max),
+            self.range(-max, max),
+            self.range(-max, max),
+        )
+    }
+    fn dir(&mut self) -> Vec3 {
+        Vec3::new(
+            self.range(-1.0, 1.0),
+            self.range(-1.0, 1.0),
+            self.range(-1.0, 1.0),
+        )
+        .normalize_or(Vec3::Y)
+    }
+}
+
+fn leg_skeleton() -> Skeleton {
+    let j = |name: &str, parent, t: Vec3| JointDef {
+        name: name.into(),
+        parent,
+        rest: Transform::from_translation(t),
+        inverse_bind: Mat4::IDENTITY,
+    };
+    Skeleton::new(vec![
+        j("pelvis", None, Vec3::Y),
+        j("hip", Some(0), Vec3::new(0.1, 0.0, 0.0)),
+        j("knee", Some(1), Vec3::new(0.0, -0.45, 0.0)),
+        j("ankle", Some(2), Vec3::new(0.0, -0.45, 0.0)),
+        j("toe", Some(3), Vec3::new(0.0, -0.05, 0.12)),
+    ])
+    .unwrap()
+}
+
+struct LegCase {
+    pose: Pose,
+    models: Vec<Mat4>,
+    target: Vec3,
+    pole: Vec3,
+}
+
+fn leg_cases(skeleton: &Skeleton) -> Vec<LegCase> {
+    let mut rng = Lcg(0x1b0_57e9);
+    (0..CASES)
+        .map(|_| {
+            let mut pose = skeleton.rest_pose();
+            pose.locals[1].rotation = rng.rotation(0.6);
+            pose.locals[2].rotation = Quat::from_rotation_x(rng.range(0.0, 1.5));
+            pose.locals[3].rotation = rng.rotation(0.3);
+            let mut models = vec![Mat4::IDENTITY; skeleton.len()];
+            local_to_model(skeleton, &pose.locals, &mut models);
+            let hip = models[1].w_axis.truncate();
+            let target = hip + rng.dir() * rng.range(0.1, 1.0);
+            LegCase {
+                pose,
+                models,
+                target,
+                pole: Vec3::new(0.0, 0.0, 1.0) + rng.dir() * 0.3,
+            }
+        })
+        .collect()
+}
+
+fn two_bone(c: &mut Criterion) {
+    let skeleton = leg_skeleton();
+    let mut cases = leg_cases(&skeleton);
+    let hinge = HingeLimit {
+        axis: Vec3::X,
+        min: -2.6,
+        max: 0.0,
+    };
+    type Build = fn(&LegCase, HingeLimit) -> TwoBoneIk;
+    let variants: [(&str, Build); 6] = [
+        ("minimal", |c, _| TwoBoneIk::new(1, 2, 3, c.target)),
+        ("pose_preserving", |c, _| TwoBoneIk {
+            knee: KneeStrategy::PosePreserving,
+            ..TwoBoneIk::new(1, 2, 3, c.target)
+        }),
+        ("pole", |c, _| TwoBoneIk {
+            knee: KneeStrategy::Pole {
+                pole: Pole::Direction(c.pole),
+                twist: 0.1,
+            },
+            ..TwoBoneIk::new(1, 2, 3, c.target)
+        }),
+        ("minimal_soften", |c, _| TwoBoneIk {
+            soften: 0.95,
+            ..TwoBoneIk::new(1, 2, 3, c.target)
+        }),
+        ("minimal_hinge", |c, h| TwoBoneIk {
+            hinge: Some(h),
+            ..TwoBoneIk::new(1, 2, 3, c.target)
+        }),
+        ("full", |c, h| TwoBoneIk {
+            knee: KneeStrategy::Pole {
+                pole: Pole::Direction(c.pole),
+                twist: 0.1,
+            },
+            soften: 0.95,
+            hinge: Some(h),
+            end_rotation: Some((Quat::from_rotation_x(0.2), 1.0)),
+            weight: 0.9,
+            ..TwoBoneIk::new(1, 2, 3, c.target)
+        }),
+    ];
+    let mut group = c.benchmark_group("two_bone");
+    group.throughput(Throughput::Elements(CASES as u64));
+    for (name, build) in variants {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                for case in cases.iter_mut() {
+                    let job = build(case, hinge);
+                    let r = job.solve(&skeleton, &mut case.pose, &mut case.models);
+                    black_box(r.ok());
+                }
+            })
+        });
+    }
+    group.finish();
+}
+
+fn two_bone_math(c: &mut Criterion) {
+    let skeleton = leg_skeleton();
+    let cases = leg_cases(&skeleton);
+    let points: Vec<[Vec3; 5]> = cases
+        .iter()
+        .map(|c| {
+            let p = |j: usize| c.models[j].w_axis.truncate();
+            [p(1), p(2), p(3), c.target, p(2) - p(1)]
+        })
+        .collect();
+    let mut batches = Vec::new();
+    for chunk in points.chunks(LANES) {
+        let mut b = TwoBoneBatch::default();
+        for (i, p) in chunk.iter().enumerate() {
+            b.start.set(i, p[0]);
+            b.mid.set(i, p[1]);
+            b.end.set(i, p[2]);
+            b.target.set(i, p[3]);
+            b.hint.set(i, p[4]);
+            b.soften[i] = 0.95;
+        }
+        batches.push(b);
+    }
+    let mut group = c.benchmark_group("two_bone_math");
+    group.throughput(Throughput::Elements(CASES as u64));
+    group.bench_function("scalar", |b| {
+        b.iter(|| {
+            for p in &points {
+                black_box(solve_model_space(p[0], p[1], p[2], p[3], p[4], 0.95));
+            }
+        })
+    });
+    let mut out = TwoBoneBatchOut::default();
+    group.bench_function("batched", |b| {
+        b.iter(|| {
+            for batch in &batches {
+                solve_batch(black_box(batch), &mut out);
+                black_box(&out);
+            }
+        })
+    });
+    group.finish();
+}
+
+fn chain(n: usize) -> (Skeleton, Pose, Vec<Mat4>, Vec3) {
+    let mut rng = Lcg(42 + n as u64);
+    let defs = (0..n)
+        .map(|k| JointDef {
+            name: format!("j{k}"),
+            parent: k.checked_sub(1),
+            rest: Transform::new(
+                if k == 0 { Vec3::ZERO } else { Vec3::Y * 0.25 },
+                rng.rotation(0.4),
+                Vec3::ONE,
+            ),
+            inverse_bind: Mat4::IDENTITY,
+        })
+        .collect();
+    let s = Skeleton::new(defs).unwrap();
+    let pose = s.rest_pose();
+    let mut models = vec![Mat4::IDENTITY; n];
+    local_to_model(&s, &pose.locals, &mut models);
+    let target = models[0].w_axis.truncate() + Vec3::new(0.3, 0.2, 0.1) * (n as f32 * 0.25);
+    (s, pose, models, target)
+}
+
+/// Iterations per iterative solve in the benchmarks.
+const ITERATIONS: u32 = 8;
+
+fn iterative(c: &mut Criterion) {
+    let mut group = c.benchmark_group("iterative");
+    for n in [4usize, 8, 16] {
+        let (s, pose, models, target) = chain(n);
+        let (mut p, mut m) = (pose.clone(), models.clone());
+        let ccd = CcdIk {
+            start: 0,
+            end: n - 1,
+            target,
+            limits: &[],
+            max_step: 0.5,
+            tolerance: 0.0,
+            max_iterations: ITERATIONS,
+        };
+        group.bench_function(format!("ccd/{n}"), |b| {
+            b.iter(|| {
+                p.locals.copy_from_slice(&pose.locals);
+                m.copy_from_slice(&models);
+                black_box(ccd.solve(&s, &mut p, &mut m).ok())
+            })
+        });
+        let fabrik = FabrikIk {
+            start: 0,
+            end: n - 1,
+            target,
+            pole: None,
+            cones: &[],
+            tolerance: 0.0,
+            max_iterations: ITERATIONS,
+        };
+        group.bench_function(format!("fabrik/{n}"), |b| {
+            b.iter(|| {
+                p.locals.copy_from_slice(&pose.locals);
+                m.copy_from_slice(&models);
+                black_box(fabrik.solve(&s, &mut p, &mut m).ok())
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(std::time::Duration::from_millis(500))
+        .measurement_time(std::time::Duration::from_secs(2))
+        .sample_size(20);
+    targets = two_bone, two_bone_math, iterative
+}
+criterion_main!(benches);

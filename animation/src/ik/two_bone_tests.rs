@@ -1,0 +1,613 @@
+//! Tests of the two-bone solver: the properties over random legs.
+
+use super::*;
+use crate::pose::local_to_model;
+use crate::skeleton::JointDef;
+use crate::transform::Transform;
+use proptest::prelude::*;
+
+/// Joint indices of the test rig: root, hip, thigh twist, knee, ankle.
+const ROOT: usize = 0;
+const HIP: usize = 1;
+const KNEE: usize = 3;
+const ANKLE: usize = 4;
+
+/// How the rig's root is transformed (the cases ozz tests).
+#[derive(Clone, Copy, Debug)]
+enum RootKind {
+    Identity,
+    Translated,
+    Rotated,
+    UniformScale,
+    NonUniformScale,
+    Mirrored,
+}
+
+fn root_transform(kind: RootKind) -> Transform {
+    let rot = Quat::from_euler(glam::EulerRot::XYZ, 0.4, -1.1, 2.3);
+    match kind {
+        RootKind::Identity => Transform::IDENTITY,
+        RootKind::Translated => Transform::from_translation(Vec3::new(3.0, -2.0, 1.5)),
+        RootKind::Rotated => Transform::new(Vec3::ZERO, rot, Vec3::ONE),
+        RootKind::UniformScale => Transform::new(Vec3::new(1.0, 2.0, 0.0), rot, Vec3::splat(2.5)),
+        RootKind::NonUniformScale => Transform::new(Vec3::X, rot, Vec3::new(0.5, 1.5, 2.0)),
+        RootKind::Mirrored => Transform::new(Vec3::Y, rot, Vec3::new(-1.0, 1.0, 1.0)),
+    }
+}
+
+fn root_kind() -> impl Strategy<Value = RootKind> {
+    prop_oneof![
+        Just(RootKind::Identity),
+        Just(RootKind::Translated),
+        Just(RootKind::Rotated),
+        Just(RootKind::UniformScale),
+        Just(RootKind::NonUniformScale),
+        Just(RootKind::Mirrored),
+    ]
+}
+
+fn unit() -> impl Strategy<Value = Vec3> {
+    (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0)
+        .prop_filter("non-zero", |(x, y, z)| x * x + y * y + z * z > 1e-2)
+        .prop_map(|(x, y, z)| Vec3::new(x, y, z).normalize())
+}
+
+fn rotation() -> impl Strategy<Value = Quat> {
+    (-3.1f32..3.1, -1.5f32..1.5, -3.1f32..3.1)
+        .prop_map(|(a, b, c)| Quat::from_euler(glam::EulerRot::YXZ, a, b, c))
+}
+
+/// A random leg: local rotations of hip, twist, knee, ankle and bone offsets.
+#[derive(Clone, Debug)]
+struct Leg {
+    rotations: [Quat; 4],
+    thigh: Vec3,
+    twist_at: f32,
+    shin: Vec3,
+    foot: Vec3,
+}
+
+fn leg() -> impl Strategy<Value = Leg> {
+    (
+        [rotation(), rotation(), rotation(), rotation()],
+        unit(),
+        0.2f32..1.0,
+        0.0f32..1.0,
+        unit(),
+        0.2f32..1.0,
+        unit(),
+    )
+        .prop_map(|(rotations, td, tl, twist_at, sd, sl, fd)| Leg {
+            rotations,
+            thigh: td * tl,
+            twist_at,
+            shin: sd * sl,
+            foot: fd * 0.1,
+        })
+}
+
+struct Rig {
+    skeleton: Skeleton,
+    pose: Pose,
+    models: Vec<Mat4>,
+}
+
+fn rig(leg: &Leg, kind: RootKind) -> Rig {
+    let j = |name: &str, parent, t: Transform| JointDef {
+        name: name.into(),
+        parent,
+        rest: t,
+        inverse_bind: Mat4::IDENTITY,
+    };
+    let r = &leg.rotations;
+    let skeleton = Skeleton::new(vec![
+        j("root", None, root_transform(kind)),
+        j(
+            "hip",
+            Some(ROOT),
+            Transform::new(Vec3::new(0.1, 1.0, 0.0), r[0], Vec3::ONE),
+        ),
+        j(
+            "thigh_twist",
+            Some(HIP),
+            Transform::new(leg.thigh * leg.twist_at, r[1], Vec3::ONE),
+        ),
+        j(
+            "knee",
+            Some(2),
+            Transform::new(
+                r[1].inverse() * (leg.thigh * (1.0 - leg.twist_at)),
+                r[2],
+                Vec3::ONE,
+            ),
+        ),
+        j(
+            "ankle",
+            Some(KNEE),
+            Transform::new(leg.shin, r[3], Vec3::ONE),
+        ),
+        j("toe", Some(ANKLE), Transform::from_translation(leg.foot)),
+    ])
+    .unwrap();
+    let pose = skeleton.rest_pose();
+    let mut models = vec![Mat4::IDENTITY; skeleton.len()];
+    local_to_model(&skeleton, &pose.locals, &mut models);
+    Rig {
+        skeleton,
+        pose,
+        models,
+    }
+}
+
+fn pos(m: &Mat4) -> Vec3 {
+    m.w_axis.truncate()
+}
+
+impl Rig {
+    /// Joint position in chain space (the root's local space).
+    fn chain_pos(&self, joint: usize) -> Vec3 {
+        self.models[ROOT]
+            .inverse()
+            .transform_point3(pos(&self.models[joint]))
+    }
+    fn to_model(&self, p: Vec3) -> Vec3 {
+        self.models[ROOT].transform_point3(p)
+    }
+    fn lengths(&self) -> (f32, f32) {
+        let (a, b, c) = (
+            self.chain_pos(HIP),
+            self.chain_pos(KNEE),
+            self.chain_pos(ANKLE),
+        );
+        ((b - a).length(), (c - b).length())
+    }
+    fn solve(&mut self, job: &TwoBoneIk) -> TwoBoneResult {
+        let r = job
+            .solve(&self.skeleton, &mut self.pose, &mut self.models)
+            .unwrap();
+        let mut full = vec![Mat4::IDENTITY; self.skeleton.len()];
+        local_to_model(&self.skeleton, &self.pose.locals, &mut full);
+        for (i, (a, b)) in full.iter().zip(&self.models).enumerate() {
+            assert!(
+                a.abs_diff_eq(*b, 1e-3),
+                "model matrix {i} not re-propagated"
+            );
+        }
+        r
+    }
+}
+
+/// A chain-space target at `ratio` of the way between the shortest and the
+/// longest reach, in direction `dir` from the hip.
+fn target_at(rig: &Rig, dir: Vec3, ratio: f32) -> Vec3 {
+    let (l1, l2) = rig.lengths();
+    let lo = (l1 - l2).abs();
+    rig.chain_pos(HIP) + dir * (lo + (l1 + l2 - lo) * ratio)
+}
+
+fn job(target: Vec3) -> TwoBoneIk {
+    TwoBoneIk::new(HIP, KNEE, ANKLE, target)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { max_global_rejects: 200_000, ..ProptestConfig::with_cases(10_000) })]
+
+    #[test]
+    fn bone_lengths_are_preserved(leg in leg(), kind in root_kind(), dir in unit(), ratio in -0.5f32..1.5) {
+        let mut rig = rig(&leg, kind);
+        let (l1, l2) = rig.lengths();
+        let t = rig.to_model(target_at(&rig, dir, ratio));
+        rig.solve(&job(t));
+        let (n1, n2) = rig.lengths();
+        prop_assert!((n1 - l1).abs() <= 1e-5 * l1.max(1.0) * 2.0, "thigh {l1} -> {n1}");
+        prop_assert!((n2 - l2).abs() <= 1e-5 * l2.max(1.0) * 2.0, "shin {l2} -> {n2}");
+    }
+
+    #[test]
+    fn reachable_targets_are_reached_under_any_root(
+        leg in leg(), kind in root_kind(), dir in unit(), ratio in 0.02f32..0.98,
+    ) {
+        let mut rig = rig(&leg, kind);
+        let (l1, l2) = rig.lengths();
+        let tc = target_at(&rig, dir, ratio);
+        let r = rig.solve(&job(rig.to_model(tc)));
+        let err = (rig.chain_pos(ANKLE) - tc).length();
+        prop_assert!(err <= 1e-4 * (l1 + l2), "chain-space error {err} for chain {}", l1 + l2);
+        if matches!(kind, RootKind::Identity | RootKind::Translated | RootKind::Rotated) {
+            prop_assert!(r.reached, "residual {}", r.residual);
+        }
+    }
+
+    #[test]
+    fn unreachable_targets_get_a_straight_chain_toward_them(
+        leg in leg(), kind in root_kind(), dir in unit(), extra in 1.02f32..3.0,
+    ) {
+        let mut rig = rig(&leg, kind);
+        let (l1, l2) = rig.lengths();
+        let a = rig.chain_pos(HIP);
+        let tc = a + dir * (l1 + l2) * extra;
+        let r = rig.solve(&job(rig.to_model(tc)));
+        prop_assert!(!r.reached);
+        let (b, c) = (rig.chain_pos(KNEE), rig.chain_pos(ANKLE));
+        prop_assert!((b - a).normalize().dot(dir) > 1.0 - 1e-4);
+        prop_assert!((c - a).normalize().dot(dir) > 1.0 - 1e-4);
+        prop_assert!(((c - a).length() - (l1 + l2)).abs() < 1e-4 * (l1 + l2));
+    }
+
+    #[test]
+    fn too_close_targets_fold_the_longer_segment_toward_them(
+        leg in leg(), dir in unit(), ratio in 0.05f32..0.9,
+    ) {
+        let mut rig = rig(&leg, RootKind::Identity);
+        let (l1, l2) = rig.lengths();
+        prop_assume!((l1 - l2).abs() > 0.05);
+        let a = rig.chain_pos(HIP);
+        let tc = a + dir * (l1 - l2).abs() * ratio;
+        rig.solve(&job(tc));
+        let (b, c) = (rig.chain_pos(KNEE), rig.chain_pos(ANKLE));
+        let thigh = (b - a).normalize();
+        let shin = (c - b).normalize();
+        if l1 > l2 {
+            prop_assert!(thigh.dot(dir) > 1.0 - 1e-3 && shin.dot(dir) < -1.0 + 1e-3);
+        } else {
+            prop_assert!(thigh.dot(dir) < -1.0 + 1e-3 && shin.dot(dir) > 1.0 - 1e-3);
+        }
+    }
+
+    #[test]
+    fn minimal_knee_is_the_circle_point_nearest_the_current_knee(
+        leg in leg(), dir in unit(), ratio in 0.05f32..0.95,
+    ) {
+        let mut rig = rig(&leg, RootKind::Rotated);
+        let (l1, l2) = rig.lengths();
+        let (a, b0) = (rig.chain_pos(HIP), rig.chain_pos(KNEE));
+        let tc = target_at(&rig, dir, ratio);
+        rig.solve(&job(rig.to_model(tc)));
+        let b = rig.chain_pos(KNEE);
+        // Sample the circle of solutions.
+        let d = (tc - a).length();
+        let n = (tc - a) / d;
+        let cos = ((l1 * l1 + d * d - l2 * l2) / (2.0 * l1 * d)).clamp(-1.0, 1.0);
+        let centre = a + n * l1 * cos;
+        let radius = l1 * (1.0 - cos * cos).sqrt();
+        let e1 = n.any_orthonormal_vector();
+        let e2 = n.cross(e1);
+        let nearest = (0..256)
+            .map(|i| {
+                let ang = i as f32 * std::f32::consts::TAU / 256.0;
+                let p = centre + (e1 * ang.cos() + e2 * ang.sin()) * radius;
+                (p - b0).length()
+            })
+            .fold(f32::INFINITY, f32::min);
+        prop_assert!(((b - centre).length() - radius).abs() < 1e-3 * (l1 + l2), "knee off the circle");
+        prop_assert!((b - b0).length() <= nearest + 1e-4 * (l1 + l2), "{} > {nearest}", (b - b0).length());
+    }
+
+    #[test]
+    fn pose_preserving_thigh_never_deviates_more_than_minimal_knee(
+        leg in leg(), dir in unit(), ratio in -0.2f32..1.2,
+    ) {
+        let mut minimal = rig(&leg, RootKind::Identity);
+        let animated = (minimal.chain_pos(KNEE) - minimal.chain_pos(HIP)).normalize();
+        let tc = target_at(&minimal, dir, ratio);
+        let mut preserving = rig(&leg, RootKind::Identity);
+        minimal.solve(&job(tc));
+        preserving.solve(&TwoBoneIk { knee: KneeStrategy::PosePreserving, ..job(tc) });
+        let thigh = |r: &Rig| (r.chain_pos(KNEE) - r.chain_pos(HIP)).normalize();
+        let dev_min = thigh(&minimal).dot(animated).clamp(-1.0, 1.0).acos();
+        let dev_pres = thigh(&preserving).dot(animated).clamp(-1.0, 1.0).acos();
+        prop_assert!(dev_pres <= dev_min + 1e-3, "{dev_pres} > {dev_min}");
+    }
+
+    #[test]
+    fn knee_never_bends_outside_its_hinge_limits(
+        leg in leg(), kind in prop_oneof![Just(RootKind::Identity), Just(RootKind::Rotated), Just(RootKind::UniformScale), Just(RootKind::Mirrored)],
+        axis in unit(), dir in unit(), ratio in -0.3f32..1.3, lo in -0.5f32..0.5, span in 0.0f32..2.6,
+    ) {
+        let mut rig = rig(&leg, kind);
+        let limit = HingeLimit { axis, min: lo, max: (lo + span).min(std::f32::consts::PI) };
+        let old_local = rig.pose.locals[KNEE].rotation;
+        let tc = target_at(&rig, dir, ratio);
+        rig.solve(&TwoBoneIk { hinge: Some(limit), ..job(rig.to_model(tc)) });
+        // The knee turned only about its hinge axis (in its own frame).
+        let delta = old_local.inverse() * rig.pose.locals[KNEE].rotation;
+        prop_assert!((delta * axis - axis).length() < 1e-3, "knee left its hinge axis");
+        // The bend angle lies within the limits.
+        let (a, b, c) = (rig.chain_pos(HIP), rig.chain_pos(KNEE), rig.chain_pos(ANKLE));
+        let root_inv = rig.models[ROOT].inverse();
+        let h = glam::Mat3::from_mat4(root_inv * rig.models[KNEE]) * axis;
+        let h = h.normalize();
+        let u = b - a;
+        let uperp = u - h * u.dot(h);
+        let s = c - b;
+        let sperp = s - h * s.dot(h);
+        prop_assume!(uperp.length() > 1e-3 && sperp.length() > 1e-3);
+        let theta = signed_angle_about(u, s, h);
+        prop_assert!(theta >= limit.min - 2e-3 && theta <= limit.max + 2e-3,
+            "bend {theta} outside [{}, {}]", limit.min, limit.max);
+    }
+
+    #[test]
+    fn hinged_reachable_targets_within_the_range_are_reached(
+        leg in leg(), dir in unit(), ratio in 0.05f32..0.95,
+    ) {
+        // A full range [-pi, pi] constrains only the axis: every reach between the
+        // hinge's shortest and longest is available.
+        let mut rig = rig(&leg, RootKind::Rotated);
+        let axis = Vec3::X;
+        let (a, b, c) = (rig.chain_pos(HIP), rig.chain_pos(KNEE), rig.chain_pos(ANKLE));
+        let h = (glam::Mat3::from_mat4(rig.models[ROOT].inverse() * rig.models[KNEE]) * axis).normalize();
+        let (u, s) = (b - a, c - b);
+        let s_par = h * s.dot(h);
+        let k0 = (u + s_par).length_squared() + (s - s_par).length_squared();
+        let k1 = 2.0 * (u - h * u.dot(h)).length() * (s - s_par).length();
+        let (lo, hi) = ((k0 - k1).max(0.0).sqrt(), (k0 + k1).sqrt());
+        let tc = a + dir * (lo + (hi - lo) * ratio);
+        let limit = HingeLimit { axis, min: -std::f32::consts::PI, max: std::f32::consts::PI };
+        rig.solve(&TwoBoneIk { hinge: Some(limit), ..job(rig.to_model(tc)) });
+        let err = (rig.chain_pos(ANKLE) - tc).length();
+        prop_assert!(err <= 1e-4 * (u.length() + s.length()) + 1e-5, "error {err}");
+    }
+
+    #[test]
+    fn error_shrinks_monotonically_with_weight(
+        leg in leg(), dir in unit(), ratio in 0.1f32..0.9, w1 in 0.0f32..1.0, w2 in 0.0f32..1.0,
+    ) {
+        let base = rig(&leg, RootKind::Identity);
+        let (l1, l2) = base.lengths();
+        let tc = target_at(&base, dir, ratio);
+        let (a, c0) = (base.chain_pos(HIP), base.chain_pos(ANKLE));
+        // Keep to cases where every weighted target stays reachable.
+        let lo = (l1 - l2).abs() * 1.001;
+        prop_assume!((0..=32).all(|i| {
+            let d = (c0 + (tc - c0) * (i as f32 / 32.0) - a).length();
+            d >= lo && d <= (l1 + l2) * 0.999
+        }));
+        let (wa, wb) = (w1.min(w2), w1.max(w2));
+        let err = |w: f32| {
+            let mut r = rig(&leg, RootKind::Identity);
+            r.solve(&TwoBoneIk { weight: w, ..job(tc) });
+            (r.chain_pos(ANKLE) - tc).length()
+        };
+        let (ea, eb) = (err(wa), err(wb));
+        prop_assert!(eb <= ea + 1e-4 * (l1 + l2), "error {eb} at weight {wb} above {ea} at {wa}");
+    }
+
+    #[test]
+    fn weight_zero_leaves_the_pose_as_it_was(
+        leg in leg(), kind in root_kind(), dir in unit(), ratio in -0.5f32..1.5, pole in unit(),
+    ) {
+        let mut rig = rig(&leg, kind);
+        let before = rig.pose.clone();
+        let tc = target_at(&rig, dir, ratio);
+        rig.solve(&TwoBoneIk {
+            weight: 0.0,
+            knee: KneeStrategy::Pole { pole: Pole::Direction(pole), twist: 0.5 },
+            ..job(rig.to_model(tc))
+        });
+        prop_assert_eq!(rig.pose, before);
+    }
+
+    #[test]
+    fn solver_never_produces_nan_even_for_degenerate_chains(
+        thigh in prop_oneof![Just(Vec3::ZERO), unit()],
+        shin in prop_oneof![Just(Vec3::ZERO), Just(Vec3::Y), unit()],
+        rots in [rotation(), rotation(), rotation(), rotation()],
+        kind in root_kind(),
+        target in prop_oneof![Just(None), (unit(), 0.0f32..3.0).prop_map(Some)],
+        knee in prop_oneof![
+            Just(KneeStrategy::MinimalMotion),
+            Just(KneeStrategy::PosePreserving),
+            (unit(), -3.0f32..3.0).prop_map(|(p, t)| KneeStrategy::Pole { pole: Pole::Direction(p), twist: t }),
+            Just(KneeStrategy::Pole { pole: Pole::Point(Vec3::ZERO), twist: 0.0 }),
+        ],
+        soften in prop_oneof![Just(1.0f32), 0.01f32..1.0],
+        hinged in any::<bool>(),
+        end_rot in prop_oneof![Just(None), (rotation(), 0.0f32..1.0).prop_map(Some)],
+        weight in prop_oneof![Just(1.0f32), 0.0f32..1.0],
+    ) {
+        let leg = Leg { rotations: rots, thigh, twist_at: 0.5, shin, foot: Vec3::ZERO };
+        let mut rig = rig(&leg, kind);
+        // Target at the hip itself, or anywhere.
+        let tc = match target {
+            None => rig.chain_pos(HIP),
+            Some((d, r)) => rig.chain_pos(HIP) + d * r,
+        };
+        let job = TwoBoneIk {
+            knee,
+            soften,
+            hinge: hinged.then_some(HingeLimit { axis: Vec3::X, min: 0.0, max: 2.6 }),
+            end_rotation: end_rot,
+            weight,
+            ..job(rig.to_model(tc))
+        };
+        let r = rig.solve(&job);
+        prop_assert!(r.residual.is_finite());
+        for (i, l) in rig.pose.locals.iter().enumerate() {
+            prop_assert!(l.is_finite(), "joint {i} went non-finite");
+        }
+        for m in &rig.models {
+            prop_assert!(m.is_finite());
+        }
+    }
+}
+
+#[test]
+fn non_finite_inputs_are_refused_and_leave_the_pose_untouched() {
+    let leg = Leg {
+        rotations: [Quat::IDENTITY; 4],
+        thigh: Vec3::NEG_Y * 0.5,
+        twist_at: 0.5,
+        shin: Vec3::NEG_Y * 0.5,
+        foot: Vec3::Z * 0.1,
+    };
+    let mut rig = rig(&leg, RootKind::Identity);
+    let (before, models) = (rig.pose.clone(), rig.models.clone());
+    let bad = [
+        TwoBoneIk {
+            target: Vec3::new(f32::NAN, 0.0, 0.0),
+            ..job(Vec3::ZERO)
+        },
+        TwoBoneIk {
+            target: Vec3::splat(f32::INFINITY),
+            ..job(Vec3::ZERO)
+        },
+        TwoBoneIk {
+            weight: f32::NAN,
+            ..job(Vec3::ZERO)
+        },
+        TwoBoneIk {
+            weight: 1.5,
+            ..job(Vec3::ZERO)
+        },
+        TwoBoneIk {
+            soften: 0.0,
+            ..job(Vec3::ZERO)
+        },
+        TwoBoneIk {
+            knee: KneeStrategy::Pole {
+                pole: Pole::Point(Vec3::NAN),
+                twist: 0.0,
+            },
+            ..job(Vec3::ZERO)
+        },
+        TwoBoneIk {
+            end_rotation: Some((Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0), 1.0)),
+            ..job(Vec3::ZERO)
+        },
+        TwoBoneIk {
+            hinge: Some(HingeLimit {
+                axis: Vec3::ZERO,
+                min: 0.0,
+                max: 1.0,
+            }),
+            ..job(Vec3::ZERO)
+        },
+        TwoBoneIk::new(HIP, ANKLE, KNEE, Vec3::ZERO),
+        TwoBoneIk::new(HIP, KNEE, 99, Vec3::ZERO),
+    ];
+    for j in bad {
+        assert!(
+            j.solve(&rig.skeleton, &mut rig.pose, &mut rig.models)
+                .is_err(),
+            "{j:?} accepted"
+        );
+        assert_eq!(rig.pose, before);
+        assert_eq!(rig.models, models);
+    }
+    rig.models[KNEE].w_axis.x = f32::NAN;
+    assert!(matches!(
+        job(Vec3::ZERO).solve(&rig.skeleton, &mut rig.pose, &mut rig.models),
+        Err(IkError::NonFinite { .. })
+    ));
+}
+
+fn straight_leg() -> Rig {
+    let leg = Leg {
+        rotations: [Quat::IDENTITY; 4],
+        thigh: Vec3::NEG_Y * 0.5,
+        twist_at: 0.5,
+        shin: Vec3::NEG_Y * 0.5 + Vec3::Z * 0.05,
+        foot: Vec3::Z * 0.1,
+    };
+    rig(&leg, RootKind::Identity)
+}
+
+#[test]
+fn pole_direction_bends_the_knee_toward_it() {
+    for pole in [Vec3::X, Vec3::NEG_X, Vec3::Z, Vec3::NEG_Z] {
+        let mut rig = straight_leg();
+        let t = rig.chain_pos(HIP) + Vec3::NEG_Y * 0.7;
+        rig.solve(&TwoBoneIk {
+            knee: KneeStrategy::Pole {
+                pole: Pole::Direction(pole),
+                twist: 0.0,
+            },
+            ..job(t)
+        });
+        let (a, b) = (rig.chain_pos(HIP), rig.chain_pos(KNEE));
+        let knee = (b - a) - Vec3::NEG_Y * (b - a).dot(Vec3::NEG_Y);
+        assert!(
+            knee.normalize().dot(pole) > 0.999,
+            "pole {pole}: knee {knee}"
+        );
+    }
+}
+
+#[test]
+fn knee_moves_continuously_as_the_pole_lines_up_with_the_target() {
+    // Sweep the pole through the hip->target axis (across the leg's bend
+    // direction, -Z here): the knee must not jump.
+    let mut last: Option<Vec3> = None;
+    for i in 0..=400 {
+        let ang = -0.3 + 0.6 * i as f32 / 400.0;
+        let pole = Quat::from_rotation_z(ang) * Vec3::NEG_Y;
+        let mut rig = straight_leg();
+        let t = rig.chain_pos(HIP) + Vec3::NEG_Y * 0.8;
+        rig.solve(&TwoBoneIk {
+            knee: KneeStrategy::Pole {
+                pole: Pole::Direction(pole),
+                twist: 0.0,
+            },
+            ..job(t)
+        });
+        let b = rig.chain_pos(KNEE);
+        if let Some(prev) = last {
+            assert!(
+                (b - prev).length() < 0.02,
+                "knee jumped at pole angle {ang}: {prev} -> {b}"
+            );
+        }
+        last = Some(b);
+    }
+}
+
+#[test]
+fn soften_eases_the_knee_toward_full_extension_without_a_pop() {
+    let mut last: Option<Vec3> = None;
+    for i in 0..=400 {
+        let d = 0.7 + 0.5 * i as f32 / 400.0;
+        let mut rig = straight_leg();
+        let t = rig.chain_pos(HIP) + Vec3::new(0.0, -d, 0.1);
+        let r = rig.solve(&TwoBoneIk {
+            soften: 0.9,
+            ..job(t)
+        });
+        let b = rig.chain_pos(KNEE);
+        if let Some(prev) = last {
+            assert!((b - prev).length() < 0.01, "knee popped at distance {d}");
+        }
+        if d > 0.95 {
+            assert!(
+                !r.reached,
+                "softened chain should not snap onto a far target"
+            );
+        }
+        last = Some(b);
+    }
+}
+
+#[test]
+fn end_rotation_turns_the_foot_to_the_ground_normal() {
+    let mut rig = straight_leg();
+    let t = rig.chain_pos(HIP) + Vec3::new(0.1, -0.8, 0.1);
+    let goal = Quat::from_rotation_z(0.3);
+    let r = rig.solve(&TwoBoneIk {
+        end_rotation: Some((goal, 1.0)),
+        ..job(t)
+    });
+    assert!(r.reached);
+    let (_, q, _) = rig.models[ANKLE].to_scale_rotation_translation();
+    assert!(
+        q.dot(goal).abs() > 1.0 - 1e-5,
+        "foot rotation {q} not {goal}"
+    );
+    // Half the weight turns it half way.
+    let mut half = straight_leg();
+    half.solve(&TwoBoneIk {
+        end_rotation: Some((goal, 0.5)),
+        ..job(t)
+    });
+    let (_, q, _) = half.models[ANKLE].to_scale_rotation_translation();
+    assert!(q.angle_between(goal) > 0.05 && q.angle_between(goal) < 0.3);
+}
