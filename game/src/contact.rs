@@ -35,6 +35,20 @@ impl ContactCurve {
         }
     }
 
+    /// A curve that is never in contact (jumping, falling).
+    pub fn never() -> Self {
+        Self {
+            weights: [0.0; CONTACT_SAMPLES],
+        }
+    }
+
+    /// A curve from its samples (weights clamped into [0, 1], NaN as 0).
+    pub fn from_samples(weights: [f32; CONTACT_SAMPLES]) -> Self {
+        Self {
+            weights: weights.map(|w| if w.is_nan() { 0.0 } else { w.clamp(0.0, 1.0) }),
+        }
+    }
+
     /// The contact weight at normalized phase `phase` (wrapped into [0, 1)),
     /// interpolated linearly between samples.
     pub fn at(&self, phase: f32) -> f32 {

@@ -2,10 +2,15 @@
 //! controller, and (as they land) the pose pipeline and the application.
 
 pub mod anim_state;
+pub mod character;
 pub mod clock;
 pub mod contact;
+pub mod headless;
 pub mod knight;
+pub mod metrics;
 pub mod player;
+pub mod pose_pipeline;
 pub mod rig;
 pub mod script;
+pub mod sim;
 pub mod world;

@@ -19,12 +19,15 @@ struct Cli {
 enum Command {
     /// Print a glTF model's joints, clips, meshes and warnings (for artists and riggers).
     Inspect(inspect::InspectArgs),
+    /// Run the simulation headless from an input script and report motion metrics.
+    Run(game::headless::RunArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Inspect(args)) => inspect::run(&args),
+        Some(Command::Run(args)) => game::headless::run(&args),
         None => {
             eprintln!(
                 "ironstep: the playable game is not built yet (see the issues); try `ironstep inspect MODEL.glb`"

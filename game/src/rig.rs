@@ -106,6 +106,23 @@ pub struct RigFile {
     /// Ladder height one climb cycle covers, metres.
     #[serde(default)]
     pub climb_cycle_distance: f32,
+    /// The model's forward axis in its own space (the way it walks).
+    #[serde(default = "default_forward")]
+    pub forward: (f32, f32, f32),
+    /// Distance from the root to the ladder's rung plane, along `forward`,
+    /// while climbing (the climb clip's rungs lie this far in front), metres.
+    #[serde(default)]
+    pub climb_rung_distance: f32,
+    /// Offset of a gripping wrist from the rung's centre line, model space.
+    #[serde(default)]
+    pub wrist_from_rung: (f32, f32, f32),
+    /// Offset of an ankle from the rung its foot stands on, model space.
+    #[serde(default)]
+    pub ankle_from_rung: (f32, f32, f32),
+}
+
+fn default_forward() -> (f32, f32, f32) {
+    (1.0, 0.0, 0.0)
 }
 
 fn default_elbow_axis() -> (f32, f32, f32) {
@@ -151,6 +168,12 @@ pub struct Rig {
     pub elbow_hinge_axis: Vec3,
     /// Ankle height above the sole, metres.
     pub foot_height: f32,
+    /// Forward axis in model space, unit length.
+    pub forward: Vec3,
+    /// Offset of a gripping wrist from its rung, model space.
+    pub wrist_from_rung: Vec3,
+    /// Offset of a standing ankle from its rung, model space.
+    pub ankle_from_rung: Vec3,
     /// The file as written (clip names, cycle distances).
     pub file: RigFile,
 }
@@ -256,6 +279,27 @@ impl RigFile {
                 })
             }
         };
+        let offset = |v: (f32, f32, f32), what: &str| {
+            let v = Vec3::new(v.0, v.1, v.2);
+            if v.is_finite() && v.length() < 1.0 {
+                Ok(v)
+            } else {
+                Err(RigError::Invalid {
+                    file: file.to_string(),
+                    reason: format!("{what} must be finite and under 1 m"),
+                })
+            }
+        };
+        if !(self.climb_rung_distance.is_finite() && (0.0..2.0).contains(&self.climb_rung_distance))
+        {
+            return Err(RigError::Invalid {
+                file: file.to_string(),
+                reason: format!(
+                    "climb_rung_distance {} must be in [0, 2) metres",
+                    self.climb_rung_distance
+                ),
+            });
+        }
         let mut legs = Vec::new();
         for l in &self.legs {
             let leg = Leg {
@@ -306,6 +350,9 @@ impl RigFile {
             knee_hinge_axis: axis(self.knee_hinge_axis, "knee_hinge_axis")?,
             elbow_hinge_axis: axis(self.elbow_hinge_axis, "elbow_hinge_axis")?,
             foot_height: self.foot_height,
+            forward: axis(self.forward, "forward")?,
+            wrist_from_rung: offset(self.wrist_from_rung, "wrist_from_rung")?,
+            ankle_from_rung: offset(self.ankle_from_rung, "ankle_from_rung")?,
             file: self.clone(),
         })
     }

@@ -123,6 +123,10 @@ impl Knight {
     walk_cycle_distance: {walk:.3},
     run_cycle_distance: {run:.3},
     climb_cycle_distance: {climb:.3},
+    forward: (1.0, 0.0, 0.0),
+    climb_rung_distance: {rung_x:.3},
+    wrist_from_rung: ({wx:.3}, {wy:.3}, {wz:.3}),
+    ankle_from_rung: ({ax:.3}, {ay:.3}, {az:.3}),
 )
 "#,
             spacing = self.rung_spacing,
@@ -131,6 +135,12 @@ impl Knight {
             walk = clips::WALK_CYCLE_DISTANCE,
             run = clips::RUN_CYCLE_DISTANCE,
             climb = 2.0 * self.rung_spacing,
+            wx = clips::WRIST_FROM_RUNG.x,
+            wy = clips::WRIST_FROM_RUNG.y,
+            wz = clips::WRIST_FROM_RUNG.z,
+            ax = clips::ANKLE_FROM_RUNG.x,
+            ay = clips::ANKLE_FROM_RUNG.y,
+            az = clips::ANKLE_FROM_RUNG.z,
         )
     }
 }

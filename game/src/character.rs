@@ -1,0 +1,404 @@
+//! A playable character: a skeleton, its clips and its rig, plus what the pose
+//! pipeline derives from them once, at load time (contact curves per limb and
+//! clip, the grip windows of the climb cycle, each foot's sole point).
+//!
+//! Everything here is computed from the model itself, so any humanoid glTF
+//! with a rig file works the same way as our knight.
+
+use animation::{Clip, Skeleton, Wrap, local_to_model, sample_at, validate_clip};
+use glam::{Mat4, Vec3};
+use thiserror::Error;
+
+use crate::anim_state::{ClipInfo, ClipSet};
+use crate::contact::{self, CONTACT_SAMPLES, ContactCurve};
+use crate::knight;
+use crate::rig::{Rig, RigError, RigFile};
+
+/// Why a character could not be assembled.
+#[derive(Debug, Error)]
+pub enum CharacterError {
+    /// The rig file is wrong for this model.
+    #[error(transparent)]
+    Rig(#[from] RigError),
+    /// A clip the rig names is not in the model.
+    #[error("{file}: clip '{clip}' (for {state}) is not in the model; it has {available}")]
+    MissingClip {
+        /// The rig file.
+        file: String,
+        /// The clip name.
+        clip: String,
+        /// The state that needs it.
+        state: &'static str,
+        /// The clips the model has.
+        available: String,
+    },
+    /// A clip is malformed.
+    #[error("{model}: clip '{clip}': {reason}")]
+    BadClip {
+        /// The model file.
+        model: String,
+        /// The clip name.
+        clip: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The rig needs two legs (left, right).
+    #[error("{file}: the rig must name exactly two legs, it names {count}")]
+    LegCount {
+        /// The rig file.
+        file: String,
+        /// How many it names.
+        count: usize,
+    },
+    /// The built-in knight could not be generated.
+    #[error(transparent)]
+    Knight(#[from] knight::KnightError),
+}
+
+/// The part of a climb cycle during which a limb holds a rung.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Grip {
+    /// Normalized phase at which the grip starts.
+    pub start: f32,
+    /// Normalized phase at which it ends (may exceed 1 when the grip wraps).
+    pub end: f32,
+    /// Model-space position of the limb's end joint in the middle of the grip.
+    pub center_model: Vec3,
+}
+
+impl Grip {
+    /// Phase of the grip's middle.
+    pub fn center(&self) -> f32 {
+        0.5 * (self.start + self.end)
+    }
+}
+
+/// A limb the pose pipeline drives: its joints and its contact data.
+#[derive(Clone, Debug)]
+pub struct Limb {
+    /// Start joint (hip or shoulder).
+    pub start: usize,
+    /// Mid joint (knee or elbow).
+    pub mid: usize,
+    /// End joint (ankle or wrist).
+    pub end: usize,
+    /// Contact curve per clip (indexed like [`Character::clips`]).
+    pub contact: Vec<ContactCurve>,
+    /// Grip window in the climb cycle, if the limb holds rungs.
+    pub grip: Option<Grip>,
+    /// +1 or −1: the side of the start→end line the mid joint moves to when
+    /// it flexes (positive angle about its hinge axis), as
+    /// `bend_sign · (hinge_model × (end − start))`.
+    pub bend_sign: f32,
+}
+
+/// A character ready for the pose pipeline.
+#[derive(Clone, Debug)]
+pub struct Character {
+    /// Where the model came from (for messages).
+    pub name: String,
+    /// The skeleton.
+    pub skeleton: Skeleton,
+    /// Every clip of the model.
+    pub clips: Vec<Clip>,
+    /// The rig resolved against the skeleton.
+    pub rig: Rig,
+    /// The clips the state machine plays.
+    pub clip_set: ClipSet,
+    /// Left and right legs.
+    pub legs: [Limb; 2],
+    /// Left and right arms, when the rig names them.
+    pub arms: Vec<Limb>,
+    /// Each foot's sole point (under the ankle at rest) in the ankle's frame.
+    pub sole_local: [Vec3; 2],
+    /// Thigh + shin length of each leg at rest, metres.
+    pub leg_length: [f32; 2],
+    /// Height of each ankle above the model's floor at rest, metres.
+    pub rest_ankle_height: [f32; 2],
+}
+
+/// The knight's rig file, as committed.
+pub const KNIGHT_RIG: &str = include_str!("../../assets/knight.rig.ron");
+
+impl Character {
+    /// Our knight, built by the generator (the same data as
+    /// `assets/knight.glb`, which a test keeps byte-identical to it).
+    pub fn knight() -> Result<Self, CharacterError> {
+        let k = knight::Knight::generate(knight::clips::DEFAULT_RUNG_SPACING)?;
+        let rig = RigFile::parse(KNIGHT_RIG, knight::RIG_PATH)?;
+        Self::new(
+            knight::GLB_PATH,
+            k.skeleton,
+            k.clips,
+            &rig,
+            knight::RIG_PATH,
+        )
+    }
+
+    /// Assembles a character; `model` and `rig_file` label errors.
+    pub fn new(
+        model: &str,
+        skeleton: Skeleton,
+        clips: Vec<Clip>,
+        rig_file: &RigFile,
+        rig_path: &str,
+    ) -> Result<Self, CharacterError> {
+        let rig = rig_file.resolve(&skeleton, rig_path)?;
+        if rig.legs.len() != 2 {
+            return Err(CharacterError::LegCount {
+                file: rig_path.to_string(),
+                count: rig.legs.len(),
+            });
+        }
+        for clip in &clips {
+            validate_clip(clip, skeleton.len()).map_err(|e| CharacterError::BadClip {
+                model: model.to_string(),
+                clip: clip.name.clone(),
+                reason: e.to_string(),
+            })?;
+        }
+        let names = &rig_file.clips;
+        let find = |name: &str, state: &'static str, distance: f32| {
+            clips
+                .iter()
+                .position(|c| c.name == name)
+                .map(|index| ClipInfo {
+                    index,
+                    duration: clips[index].duration.max(1e-3),
+                    cycle_distance: distance,
+                })
+                .ok_or_else(|| CharacterError::MissingClip {
+                    file: rig_path.to_string(),
+                    clip: name.to_string(),
+                    state,
+                    available: clips
+                        .iter()
+                        .map(|c| format!("'{}'", c.name))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                })
+        };
+        let clip_set = ClipSet {
+            idle: find(&names.idle, "idle", 0.0)?,
+            walk: find(&names.walk, "walk", rig_file.walk_cycle_distance)?,
+            run: find(&names.run, "run", rig_file.run_cycle_distance)?,
+            jump: find(&names.jump, "jump", 0.0)?,
+            fall: find(&names.fall, "fall", 0.0)?,
+            land: find(&names.land, "land", 0.0)?,
+            climb: find(&names.climb, "climb", rig_file.climb_cycle_distance)?,
+        };
+
+        let forward = rig.forward;
+        let curves_for = |end: usize, is_leg: bool| -> Vec<ContactCurve> {
+            (0..clips.len())
+                .map(|i| {
+                    let clip = &clips[i];
+                    let cycle = |info: &ClipInfo, dir: Vec3| {
+                        contact::analyse(
+                            &skeleton,
+                            clip,
+                            end,
+                            dir * (info.cycle_distance / info.duration),
+                        )
+                    };
+                    if i == clip_set.walk.index && is_leg {
+                        cycle(&clip_set.walk, forward)
+                    } else if i == clip_set.run.index && is_leg {
+                        cycle(&clip_set.run, forward)
+                    } else if i == clip_set.climb.index && clip_set.climb.cycle_distance > 0.0 {
+                        cycle(&clip_set.climb, Vec3::Y)
+                    } else if is_leg && (i == clip_set.idle.index || i == clip_set.land.index) {
+                        ContactCurve::always()
+                    } else {
+                        ContactCurve::never()
+                    }
+                })
+                .collect()
+        };
+        let climb_clip = &clips[clip_set.climb.index];
+        let grip_for = |end: usize, curve: &ContactCurve| {
+            if clip_set.climb.cycle_distance <= 0.0 {
+                return None;
+            }
+            let (start, end_phase) = longest_contact_window(curve)?;
+            let center = 0.5 * (start + end_phase);
+            let mut locals = skeleton.rest_locals().to_vec();
+            let mut models = vec![Mat4::IDENTITY; skeleton.len()];
+            sample_at(
+                climb_clip,
+                center.rem_euclid(1.0) * clip_set.climb.duration,
+                Wrap::Loop,
+                &mut locals,
+            );
+            local_to_model(&skeleton, &locals, &mut models);
+            Some(Grip {
+                start,
+                end: end_phase,
+                center_model: models[end].w_axis.truncate(),
+            })
+        };
+        let make_limb = |start: usize, mid: usize, end: usize, is_leg: bool| {
+            let contact = curves_for(end, is_leg);
+            let grip = grip_for(end, &contact[clip_set.climb.index]);
+            let axis = if is_leg {
+                rig.knee_hinge_axis
+            } else {
+                rig.elbow_hinge_axis
+            };
+            Limb {
+                start,
+                mid,
+                end,
+                contact,
+                grip,
+                bend_sign: bend_sign(&skeleton, start, mid, end, axis),
+            }
+        };
+        let legs = [
+            make_limb(rig.legs[0].hip, rig.legs[0].knee, rig.legs[0].ankle, true),
+            make_limb(rig.legs[1].hip, rig.legs[1].knee, rig.legs[1].ankle, true),
+        ];
+        let arms = rig
+            .arms
+            .iter()
+            .map(|a| make_limb(a.shoulder, a.elbow, a.wrist, false))
+            .collect();
+
+        // Rest pose: sole points and leg lengths.
+        let mut rest_models = vec![Mat4::IDENTITY; skeleton.len()];
+        local_to_model(&skeleton, skeleton.rest_locals(), &mut rest_models);
+        let pos = |j: usize| rest_models[j].w_axis.truncate();
+        let sole_local = [0, 1].map(|i| {
+            let ankle = &rest_models[legs[i].end];
+            let sole_model = pos(legs[i].end) - Vec3::Y * rig.foot_height;
+            ankle.inverse().transform_point3(sole_model)
+        });
+        let rest_ankle_height = [0, 1].map(|i| pos(legs[i].end).y);
+        let leg_length = [0, 1].map(|i| {
+            (pos(legs[i].mid) - pos(legs[i].start)).length()
+                + (pos(legs[i].end) - pos(legs[i].mid)).length()
+        });
+        Ok(Self {
+            name: model.to_string(),
+            skeleton,
+            clips,
+            rig,
+            clip_set,
+            legs,
+            arms,
+            sole_local,
+            leg_length,
+            rest_ankle_height,
+        })
+    }
+}
+
+/// Which way a limb's mid joint moves when it flexes about `axis` (its own
+/// frame), relative to `hinge_model × (end − start)`: found by flexing the
+/// rest pose a little and looking.
+fn bend_sign(skeleton: &Skeleton, start: usize, mid: usize, end: usize, axis: Vec3) -> f32 {
+    let mut locals = skeleton.rest_locals().to_vec();
+    locals[mid].rotation *= glam::Quat::from_axis_angle(axis, 0.5);
+    let mut models = vec![Mat4::IDENTITY; skeleton.len()];
+    local_to_model(skeleton, &locals, &mut models);
+    let p = |j: usize| models[j].w_axis.truncate();
+    let line = p(end) - p(start);
+    let off = p(mid) - p(start);
+    let off = off - line * (off.dot(line) / line.length_squared().max(1e-12));
+    let (_, r, _) = models[mid].to_scale_rotation_translation();
+    let dir = (r * axis).cross(line);
+    if dir.dot(off) >= 0.0 { 1.0 } else { -1.0 }
+}
+
+/// The longest cyclic run of a curve's samples at or above one half, as
+/// `(start, end)` phases with `start` in [0, 1) and `end > start`; `None`
+/// when the limb never touches anything.
+fn longest_contact_window(curve: &ContactCurve) -> Option<(f32, f32)> {
+    let n = CONTACT_SAMPLES;
+    let on: Vec<bool> = (0..n)
+        .map(|i| curve.at(i as f32 / n as f32) >= 0.5)
+        .collect();
+    if on.iter().all(|b| *b) || !on.iter().any(|b| *b) {
+        return None;
+    }
+    // Start scanning just after an "off" sample so no run is split.
+    let first_off = on.iter().position(|b| !*b)?;
+    let mut best = (0usize, 0usize);
+    let mut run_start = None;
+    for k in 1..=n {
+        let i = (first_off + k) % n;
+        match (on[i], run_start) {
+            (true, None) => run_start = Some(k),
+            (false, Some(s)) => {
+                if k - s > best.1 - best.0 {
+                    best = (s, k);
+                }
+                run_start = None;
+            }
+            _ => {}
+        }
+    }
+    if best.1 == best.0 {
+        return None;
+    }
+    let start = ((first_off + best.0) % n) as f32 / n as f32;
+    let len = (best.1 - best.0) as f32 / n as f32;
+    Some((start, start + len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn knight_assembles_with_contact_curves_and_grips() {
+        let c = Character::knight().unwrap();
+        let walk = c.clip_set.walk.index;
+        for leg in &c.legs {
+            let duty = leg.contact[walk].duty();
+            assert!((0.45..0.75).contains(&duty), "walk duty {duty}");
+            let g = leg.grip.expect("feet stand on rungs");
+            assert!(g.end > g.start && g.end - g.start < 0.8);
+        }
+        assert_eq!(c.arms.len(), 2);
+        for arm in &c.arms {
+            let g = arm.grip.expect("hands grip rungs");
+            assert!((0.3..0.7).contains(&(g.end - g.start)), "{g:?}");
+        }
+        // Left and right alternate: their grip centres are half a cycle apart.
+        let d =
+            (c.arms[0].grip.unwrap().center() - c.arms[1].grip.unwrap().center()).rem_euclid(1.0);
+        assert!((d - 0.5).abs() < 0.1, "{d}");
+        for s in c.sole_local {
+            assert!(s.is_finite());
+        }
+        assert!((c.leg_length[0] - 0.88).abs() < 0.05, "{}", c.leg_length[0]);
+    }
+
+    #[test]
+    fn a_rig_naming_a_missing_clip_is_an_error_naming_it() {
+        let k = knight::Knight::generate(knight::clips::DEFAULT_RUNG_SPACING).unwrap();
+        let text = KNIGHT_RIG.replace("climb: \"climb\"", "climb: \"ladder\"");
+        let rig = RigFile::parse(&text, "x.rig.ron").unwrap();
+        let err = Character::new("x.glb", k.skeleton, k.clips, &rig, "x.rig.ron").unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("x.rig.ron") && msg.contains("'ladder'"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn contact_window_handles_wrapping_runs() {
+        let mut w = [0.0f32; CONTACT_SAMPLES];
+        for (i, v) in w.iter_mut().enumerate() {
+            if !(10..54).contains(&i) {
+                *v = 1.0;
+            }
+        }
+        let curve = ContactCurve::from_samples(w);
+        let (s, e) = longest_contact_window(&curve).unwrap();
+        assert!((s - 54.0 / 64.0).abs() < 1e-6, "{s}");
+        assert!((e - s - 20.0 / 64.0).abs() < 1e-6, "{e}");
+    }
+}

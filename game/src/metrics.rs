@@ -1,0 +1,296 @@
+//! Motion metrics of a run: does the knight really stand on the world?
+//!
+//! Recorded per frame from the final pose (after IK), independently of how the
+//! pipeline computed its targets: planted feet are measured by the sole point
+//! of the posed foot against the level's ground line, sliding by the posed
+//! ankle's travel while planted, rung contact by the posed wrist or ankle
+//! against the nearest real rung of the ladder.
+
+use glam::{Quat, Vec3};
+use serde::Serialize;
+
+use crate::character::Character;
+use crate::player::{Locomotion, Player};
+use crate::pose_pipeline::PosePipeline;
+use crate::world::Level;
+
+/// A foot counts as planted at this contact weight or more.
+pub const PLANTED_CONTACT: f32 = 0.9;
+/// Seconds after a locomotion state change during which joint speeds are not
+/// judged (landing, grabbing a ladder and stepping off are meant to be quick).
+pub const STATE_CHANGE_GRACE: f32 = 0.3;
+/// Half-width of the ground that must be flat under the player for a frame to
+/// count in the flat-ground IK comparison, metres (a stride and a bit).
+pub const FLAT_HALF_WIDTH: f32 = 0.9;
+/// Seconds of steady walking or running on flat ground before the
+/// flat-ground comparison starts (the pelvis rises back from slopes with a
+/// time constant of 0.15 s, released feet blend back with 0.08 s).
+pub const FLAT_SETTLE: f32 = 1.0;
+
+/// One foot in one frame. A foot is planted when its clip says it is in
+/// contact and the pipeline has locked it to the ground.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct FootFrame {
+    /// Contact weight from the clip (0 swinging, 1 planted).
+    pub contact: f32,
+    /// Whether the foot counts as planted this frame.
+    pub planted: bool,
+    /// Distance of the sole from the ground surface, metres (planted only).
+    pub ground_error_m: Option<f32>,
+}
+
+/// One frame of a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct FrameRecord {
+    /// Frame number (one per simulation step).
+    pub frame: u64,
+    /// Feet position.
+    pub pos: [f32; 2],
+    /// Locomotion state.
+    pub state: &'static str,
+    /// Pelvis drop, metres.
+    pub pelvis_drop: f32,
+    /// Left and right foot.
+    pub feet: [FootFrame; 2],
+    /// Largest rung contact error this frame, when a limb holds a rung.
+    pub rung_error_m: Option<f32>,
+    /// Largest joint angular speed this frame, rad/s.
+    pub max_angular_speed: f32,
+    /// Largest joint displacement by IK this frame, on settled flat ground.
+    pub flat_ik_delta_m: Option<f32>,
+    /// The joint that turned fastest this frame.
+    pub fastest_joint: usize,
+    /// Travel of each planted ankle since it was planted, metres.
+    pub slide_m: [f32; 2],
+}
+
+/// The numbers a run is judged by.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    /// Frames recorded.
+    pub frames: u64,
+    /// Frames whose pose or palette held a NaN or infinity.
+    pub nan_count: u64,
+    /// Largest distance of a planted foot's sole from the ground, metres.
+    pub planted_foot_max_error_m: f32,
+    /// Largest travel of an ankle while its foot stayed planted, metres.
+    pub stance_slide_max_m: f32,
+    /// Largest joint angular speed outside state changes, rad/s.
+    pub max_joint_angular_speed_rad_s: f32,
+    /// Largest distance of a gripping hand or standing foot from its rung, metres.
+    pub rung_contact_max_error_m: f32,
+    /// Largest joint displacement IK made on flat ground, metres (IK on vs off).
+    pub ik_flat_ground_delta_m: f32,
+    /// Frames with at least one planted foot.
+    pub planted_frames: u64,
+    /// Foot-frames whose clip says "in contact" but whose foot was not yet
+    /// locked to the ground (still coming down after a stop or a landing).
+    pub unlocked_contact_frames: u64,
+    /// Limb-frames in a grip with no rung within one rung spacing (a hand
+    /// above the ladder's top, a foot below its first rung).
+    pub rung_missing_frames: u64,
+    /// Frames with a limb on a rung.
+    pub rung_contact_frames: u64,
+    /// Frames counted as flat ground.
+    pub flat_ground_frames: u64,
+    /// IK solves refused for bad input.
+    pub ik_errors: u64,
+    /// Where the player ended.
+    pub final_pos: [f32; 2],
+    /// Whether the script's goal was reached (absent without a goal).
+    pub goal_reached: Option<bool>,
+    /// Largest angle of ground under a planted foot, degrees.
+    pub max_planted_slope_deg: f32,
+}
+
+/// Accumulates frames and the summary.
+#[derive(Clone, Debug, Default)]
+pub struct Recorder {
+    /// Every frame, in order.
+    pub frames: Vec<FrameRecord>,
+    /// The summary so far.
+    pub summary: Summary,
+    prev_rotations: Vec<Quat>,
+    plant_start: [Option<Vec3>; 2],
+    flat_time: f32,
+    prev_speed: f32,
+}
+
+impl Recorder {
+    /// Records the frame the pipeline just produced.
+    pub fn record(
+        &mut self,
+        level: &Level,
+        player: &Player,
+        c: &Character,
+        p: &PosePipeline,
+        dt: f32,
+    ) {
+        let s = &mut self.summary;
+        let frame = s.frames;
+        s.frames += 1;
+        s.final_pos = player.pos.to_array();
+        s.ik_errors += u64::from(p.debug.ik_errors);
+        let finite = p.palette.iter().all(|m| m.is_finite())
+            && p.models.iter().all(|m| m.is_finite())
+            && p.world.is_finite();
+        if !finite {
+            s.nan_count += 1;
+        }
+
+        let settled = player.state_time >= STATE_CHANGE_GRACE;
+        let on_ground =
+            player.state == Locomotion::Ground && settled && p.debug.ground_weight >= 0.999;
+        let mut feet = [FootFrame::default(); 2];
+        let mut slide = [0.0f32; 2];
+        for (i, leg) in c.legs.iter().enumerate() {
+            let contact = p.debug.feet[i].contact;
+            let ankle_m = p.world * p.models[leg.end];
+            let ankle = ankle_m.w_axis.truncate();
+            let sole = ankle_m.transform_point3(c.sole_local[i]);
+            let planted = on_ground && contact >= PLANTED_CONTACT && p.debug.feet[i].locked;
+            if on_ground && contact >= PLANTED_CONTACT && !p.debug.feet[i].locked {
+                s.unlocked_contact_frames += 1;
+            }
+            feet[i] = FootFrame {
+                contact,
+                planted,
+                ground_error_m: None,
+            };
+            if !planted {
+                self.plant_start[i] = None;
+                continue;
+            }
+            if let (Some(seg), Some(h)) = (level.segment_at(sole.x), level.ground_height(sole.x)) {
+                let n = seg.normal();
+                let err = ((sole.y - h) * n.y).abs();
+                feet[i].ground_error_m = Some(err);
+                s.planted_foot_max_error_m = s.planted_foot_max_error_m.max(err);
+                s.max_planted_slope_deg =
+                    s.max_planted_slope_deg.max(seg.angle().abs().to_degrees());
+            }
+            let start = *self.plant_start[i].get_or_insert(ankle);
+            slide[i] = (ankle - start).length();
+            s.stance_slide_max_m = s.stance_slide_max_m.max(slide[i]);
+        }
+        if feet.iter().any(|f| f.planted) {
+            s.planted_frames += 1;
+        }
+
+        // Rung contact: gripping limbs against the nearest real rung.
+        let mut rung_error = None;
+        if let Locomotion::Ladder(li) = player.state
+            && let Some(ladder) = level.ladders.get(li)
+            && settled
+            && p.debug.climb_weight >= 0.999
+        {
+            let limbs = c
+                .arms
+                .iter()
+                .take(2)
+                .zip(&p.debug.hands)
+                .map(|(l, d)| (l, d, c.rig.wrist_from_rung))
+                .chain(
+                    c.legs
+                        .iter()
+                        .zip(&p.debug.rung_feet)
+                        .map(|(l, d)| (l, d, c.rig.ankle_from_rung)),
+                );
+            for (limb, d, offset) in limbs {
+                if d.contact < PLANTED_CONTACT {
+                    continue;
+                }
+                let end = (p.world * p.models[limb.end]).w_axis.truncate();
+                let o = p.world.transform_vector3(offset);
+                let Some(r) = ladder.nearest_rung(end.y - o.y) else {
+                    continue;
+                };
+                // The rung is a bar along X in the plane z = 0: only height and
+                // depth matter.
+                let err = ((end.y - (r + o.y)).powi(2) + (end.z - o.z).powi(2)).sqrt();
+                if err > ladder.rung_spacing {
+                    // Above the top rung or below the first: nothing to hold.
+                    s.rung_missing_frames += 1;
+                    continue;
+                }
+                rung_error = Some(rung_error.map_or(err, |e: f32| e.max(err)));
+            }
+            if let Some(e) = rung_error {
+                s.rung_contact_frames += 1;
+                s.rung_contact_max_error_m = s.rung_contact_max_error_m.max(e);
+            }
+        }
+
+        // Flat ground: IK must leave the animation alone.
+        let mut flat_delta = None;
+        // Steady walking only: starting and stopping move planted feet in the
+        // animation itself (the idle pose blends in), which the locks hold.
+        let steady = (player.vel.x.abs() - self.prev_speed).abs() < 1e-3;
+        self.prev_speed = player.vel.x.abs();
+        let flat = on_ground && steady && is_flat(level, player.pos.x);
+        self.flat_time = if flat { self.flat_time + dt } else { 0.0 };
+        if flat && self.flat_time >= FLAT_SETTLE {
+            s.flat_ground_frames += 1;
+            let delta = p
+                .models
+                .iter()
+                .zip(&p.animated)
+                .map(|(a, b)| (a.w_axis - b.w_axis).truncate().length())
+                .fold(0.0f32, f32::max);
+            s.ik_flat_ground_delta_m = s.ik_flat_ground_delta_m.max(delta);
+            flat_delta = Some(delta);
+        }
+
+        // Joint angular speed (local rotations, so turning the whole body
+        // about its root does not count).
+        let mut max_speed = 0.0f32;
+        let mut fastest_joint = 0;
+        if self.prev_rotations.len() == p.pose.locals.len() && dt > 0.0 {
+            for (j, (prev, now)) in self.prev_rotations.iter().zip(&p.pose.locals).enumerate() {
+                let dot = prev.dot(now.rotation).abs().min(1.0);
+                let speed = 2.0 * dot.acos() / dt;
+                if speed > max_speed {
+                    max_speed = speed;
+                    fastest_joint = j;
+                }
+            }
+        }
+        self.prev_rotations.clear();
+        self.prev_rotations
+            .extend(p.pose.locals.iter().map(|t| t.rotation));
+        if settled && max_speed.is_finite() {
+            s.max_joint_angular_speed_rad_s = s.max_joint_angular_speed_rad_s.max(max_speed);
+        }
+
+        self.frames.push(FrameRecord {
+            frame,
+            pos: player.pos.to_array(),
+            state: match player.state {
+                Locomotion::Ground => "ground",
+                Locomotion::Air => "air",
+                Locomotion::Ladder(_) => "ladder",
+            },
+            pelvis_drop: p.debug.pelvis_drop,
+            feet,
+            rung_error_m: rung_error,
+            max_angular_speed: max_speed,
+            fastest_joint,
+            slide_m: slide,
+            flat_ik_delta_m: flat_delta,
+        });
+    }
+}
+
+/// Whether the ground is one flat level stretch within [`FLAT_HALF_WIDTH`]
+/// of `x`.
+fn is_flat(level: &Level, x: f32) -> bool {
+    let Some(h) = level.ground_height(x) else {
+        return false;
+    };
+    (0..=8).all(|k| {
+        let xi = x - FLAT_HALF_WIDTH + k as f32 * (FLAT_HALF_WIDTH / 4.0);
+        level
+            .ground_height(xi)
+            .is_some_and(|hi| (hi - h).abs() < 1e-5)
+    })
+}

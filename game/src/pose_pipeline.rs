@@ -1,0 +1,789 @@
+//! The per-frame pose pipeline, in one readable place and in this order:
+//!
+//! 1. **Sample and blend** the clips the state machine chose ([`Layer`]s).
+//! 2. **Place the model** in the world: feet position, facing (turns are
+//!    smoothed), ladder depth, and step-ups smoothed so the body does not jump.
+//! 3. **Foot IK**: a ground probe under each ankle from the level's h(x) and
+//!    normal; each foot keeps its animated lift above the ground it is over;
+//!    the pelvis is lowered so both feet can reach; a two-bone solve per leg
+//!    with the knee hinge limited and the foot turned to the surface normal in
+//!    proportion to its contact weight, so a swinging foot keeps its animated
+//!    orientation.
+//! 4. **Ladder IK**: hands and feet onto rungs, phase-locked to the climb
+//!    cycle. The rung a limb holds is chosen once per grip, from where the
+//!    animation puts the limb in the middle of that grip, and the correction
+//!    is interpolated between consecutive grips during the reach, so hands and
+//!    feet never pop and a held rung never changes.
+//! 5. **Palette**: model matrices times inverse bind matrices, ready to upload.
+//!
+//! Everything the pipeline needs is passed in ([`FrameInput`]); everything it
+//! remembers between frames (smoothing) and its scratch buffers live in
+//! [`PosePipeline`], allocated once per character. A frame allocates nothing.
+
+use std::f32::consts::PI;
+
+use animation::ik::limits::HingeLimit;
+use animation::ik::two_bone::{KneeStrategy, Pole, TwoBoneIk};
+use animation::{
+    BlendLayer, Pose, SamplingCursor, Transform, Wrap, blend, local_to_model, local_to_model_from,
+    palette, sample,
+};
+use glam::{Mat4, Quat, Vec2, Vec3};
+
+use crate::anim_state::{Layer, MAX_LAYERS};
+use crate::character::{Character, Grip, Limb};
+use crate::player::{Locomotion, Player};
+use crate::world::{Ladder, Level};
+
+/// The most the pelvis is lowered for the feet, metres. Half the knight's leg:
+/// lower than this the pose reads as kneeling, and no walkable slope (≤ 45°)
+/// needs it with feet a stride apart.
+pub const MAX_PELVIS_DROP: f32 = 0.45;
+/// Fraction of the full leg length a planted leg may extend to before the
+/// pelvis is lowered: a leg kept just short of straight never locks or pops.
+pub const REACH_FRACTION: f32 = 0.97;
+/// Seconds to fade foot IK in after landing and out after leaving the ground.
+const GROUND_FADE: f32 = 0.1;
+/// Seconds to fade ladder IK in and out.
+const CLIMB_FADE: f32 = 0.15;
+/// Time constant of a swinging foot's ground height, seconds: a step edge
+/// passing under the foot is followed within a few frames, not in one.
+const FOOT_TAU_SWING: f32 = 0.05;
+/// Time constant of a planted foot's ground height, seconds.
+const FOOT_TAU_STANCE: f32 = 0.01;
+/// Time constant of the pelvis rising back after a drop, seconds (lowering is
+/// immediate so a planted foot always reaches).
+const DROP_TAU_UP: f32 = 0.15;
+/// Time constant of turning (left/right and onto a ladder), seconds.
+const TURN_TAU: f32 = 0.06;
+/// Time constant of the root settling after a step or a ladder mount, seconds.
+const ROOT_TAU: f32 = 0.08;
+/// A vertical move of the feet position larger than this in one frame is a
+/// step (up or down a stair), smoothed instead of followed at once, metres.
+const STEP_SNAP: f32 = 0.08;
+/// A move larger than this in one frame is a teleport (respawn): the
+/// pipeline forgets its smoothing, metres.
+const TELEPORT: f32 = 2.0;
+/// A foot locks to the ground at this contact weight or more...
+const LOCK_CONTACT: f32 = 0.9;
+/// ...when its animated ankle is at most this high above its planted
+/// height, metres (a foot still coming down from a stride is not yet planted).
+const LOCK_LIFT: f32 = 0.02;
+/// ...and when the ground height it follows has settled to within this of
+/// the ground under it, metres (after a stair edge passed under the foot).
+const LOCK_SETTLED: f32 = 0.002;
+/// A locked foot is released below this contact weight.
+const UNLOCK_CONTACT: f32 = 0.5;
+/// A lock further than this from where the animation wants the foot is
+/// released, metres: the leg would have to stretch or cross.
+const LOCK_MAX_DRIFT: f32 = 0.3;
+/// Standing still, a locked foot further than this from its animated place
+/// steps back to it, metres.
+const RESTEP_DRIFT: f32 = 0.04;
+/// Height of the arc of such a step (and of any released foot far from its
+/// animation), metres.
+const RESTEP_LIFT: f32 = 0.06;
+/// A released foot locks again only once it is this close to its
+/// animation, metres (so a re-stepping foot finishes its step).
+const RELOCK_RELEASE: f32 = 0.0005;
+/// Time constant of a released foot blending back to its animation, seconds.
+const RELEASE_TAU: f32 = 0.08;
+/// Time constant of a foot turning onto (or off) the surface, seconds.
+const ALIGN_TAU: f32 = 0.06;
+/// Knee and elbow hinge range, radians: from nearly straight to fully bent.
+const HINGE_RANGE: (f32, f32) = (0.0, 2.7);
+
+/// What one frame of the pipeline reads.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameInput<'a> {
+    /// The level (ground h(x), normals, ladders).
+    pub level: &'a Level,
+    /// The player's state (feet position, facing, locomotion).
+    pub player: &'a Player,
+    /// The clips to sample and their weights, from the state machine.
+    pub layers: &'a [Layer],
+    /// The climb cycle's phase in [0, 1).
+    pub climb_phase: f32,
+    /// Whether IK runs (a debug toggle; off shows the raw animation).
+    pub ik_enabled: bool,
+    /// Seconds since the previous frame.
+    pub dt: f32,
+}
+
+/// What the pipeline did for one limb this frame (for the debug overlay and
+/// the motion metrics), in world space.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LimbDebug {
+    /// Where IK asked the end joint to go.
+    pub target: Vec3,
+    /// The ground point under the foot, or the rung point held.
+    pub probe: Vec3,
+    /// Weight the IK ran with.
+    pub weight: f32,
+    /// The limb's contact weight from its clip (0 free, 1 planted or gripping).
+    pub contact: f32,
+    /// The height of the rung chosen for the current or next grip.
+    pub rung: Option<f32>,
+    /// Whether the foot is locked to the ground (planted).
+    pub locked: bool,
+}
+
+/// Everything the debug overlay and the metrics read after a frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PoseDebug {
+    /// Feet on the ground (left, right).
+    pub feet: [LimbDebug; 2],
+    /// Hands on rungs (left, right).
+    pub hands: [LimbDebug; 2],
+    /// Feet on rungs (left, right).
+    pub rung_feet: [LimbDebug; 2],
+    /// How far the pelvis was lowered, metres.
+    pub pelvis_drop: f32,
+    /// Weight of foot IK (fades with the ground state).
+    pub ground_weight: f32,
+    /// Weight of ladder IK (fades with the ladder state).
+    pub climb_weight: f32,
+    /// IK solves refused this frame (bad input; the pose kept its animation).
+    pub ik_errors: u32,
+}
+
+/// Memory between frames.
+#[derive(Clone, Copy, Debug, Default)]
+struct Smoothing {
+    initialized: bool,
+    prev_pos: Vec2,
+    yaw: f32,
+    root_offset: Vec3,
+    ground_weight: f32,
+    climb_weight: f32,
+    foot_ground: [f32; 2],
+    foot_slope: [f32; 2],
+    foot_align: [f32; 2],
+    lock: [Option<Vec3>; 2],
+    release: [Vec3; 2],
+    turning: bool,
+    pelvis_drop: f32,
+    ladder: Option<usize>,
+}
+
+/// One character's pose pipeline: scratch buffers and smoothing state.
+#[derive(Clone, Debug)]
+pub struct PosePipeline {
+    layer_locals: Vec<Vec<Transform>>,
+    cursors: Vec<SamplingCursor>,
+    /// The final local pose.
+    pub pose: Pose,
+    /// Model matrices as animated, before IK.
+    pub animated: Vec<Mat4>,
+    /// Model matrices after IK.
+    pub models: Vec<Mat4>,
+    /// Skinning matrices (model × inverse bind), ready to upload.
+    pub palette: Vec<Mat4>,
+    /// Model to world.
+    pub world: Mat4,
+    /// What IK did this frame.
+    pub debug: PoseDebug,
+    smooth: Smoothing,
+}
+
+impl PosePipeline {
+    /// Allocates the scratch buffers for `character`.
+    pub fn new(character: &Character) -> Self {
+        let n = character.skeleton.len();
+        Self {
+            layer_locals: vec![character.skeleton.rest_locals().to_vec(); MAX_LAYERS],
+            cursors: character.clips.iter().map(SamplingCursor::new).collect(),
+            pose: character.skeleton.rest_pose(),
+            animated: vec![Mat4::IDENTITY; n],
+            models: vec![Mat4::IDENTITY; n],
+            palette: vec![Mat4::IDENTITY; n],
+            world: Mat4::IDENTITY,
+            debug: PoseDebug::default(),
+            smooth: Smoothing::default(),
+        }
+    }
+
+    /// Forgets the smoothing (after a respawn or a level change).
+    pub fn reset(&mut self) {
+        self.smooth = Smoothing::default();
+    }
+
+    /// Runs one frame of the pipeline.
+    pub fn run(&mut self, c: &Character, input: &FrameInput) {
+        self.debug = PoseDebug::default();
+        self.sample_and_blend(c, input.layers);
+        local_to_model(&c.skeleton, &self.pose.locals, &mut self.animated);
+        self.models.copy_from_slice(&self.animated);
+        self.place(c, input);
+        if input.ik_enabled {
+            self.foot_ik(c, input);
+            self.ladder_ik(c, input);
+        }
+        self.debug.ground_weight = self.smooth.ground_weight;
+        self.debug.climb_weight = self.smooth.climb_weight;
+        // Lengths always match (both sized from the skeleton), so this
+        // cannot fail; keep the previous palette if it ever did.
+        let _ = palette(&self.models, c.skeleton.inverse_bind(), &mut self.palette);
+    }
+
+    /// Step 1: sample every layer and blend them into `pose`.
+    fn sample_and_blend(&mut self, c: &Character, layers: &[Layer]) {
+        let rest = c.skeleton.rest_locals();
+        let n = layers.len().min(MAX_LAYERS);
+        for (layer, locals) in layers[..n].iter().zip(&mut self.layer_locals) {
+            locals.copy_from_slice(rest);
+            let clip = &c.clips[layer.clip.index];
+            let wrap = if layer.looping {
+                Wrap::Loop
+            } else {
+                Wrap::Clamp
+            };
+            sample(
+                clip,
+                layer.time,
+                wrap,
+                &mut self.cursors[layer.clip.index],
+                locals,
+            );
+        }
+        let blend_layers: [BlendLayer; MAX_LAYERS] = std::array::from_fn(|i| BlendLayer {
+            locals: &self.layer_locals[i],
+            weight: if i < n {
+                layers[i].weight.max(0.0)
+            } else {
+                0.0
+            },
+            joint_weights: None,
+        });
+        if blend(&blend_layers[..n], rest, &mut self.pose.locals).is_err() {
+            self.pose.locals.copy_from_slice(rest);
+        }
+    }
+
+    /// Step 2: the model-to-world transform, with smoothed turns and steps.
+    fn place(&mut self, c: &Character, input: &FrameInput) {
+        let p = input.player;
+        let s = &mut self.smooth;
+        let dt = input.dt.max(0.0);
+        let on_ladder = match p.state {
+            Locomotion::Ladder(i) => input.level.ladders.get(i).map(|l| (i, l)),
+            _ => None,
+        };
+        let target_yaw = if on_ladder.is_some() {
+            0.5 * PI
+        } else if p.facing >= 0.0 {
+            0.0
+        } else {
+            PI
+        };
+        let target_offset = match on_ladder {
+            Some((_, l)) => Vec3::new(l.x - p.pos.x, 0.0, c.rig.file.climb_rung_distance),
+            None => Vec3::ZERO,
+        };
+        if !s.initialized || (p.pos - s.prev_pos).length() > TELEPORT {
+            *s = Smoothing {
+                initialized: true,
+                prev_pos: p.pos,
+                yaw: target_yaw,
+                root_offset: target_offset,
+                ground_weight: if p.state == Locomotion::Ground {
+                    1.0
+                } else {
+                    0.0
+                },
+                climb_weight: if on_ladder.is_some() { 1.0 } else { 0.0 },
+                foot_ground: [p.pos.y; 2],
+                foot_slope: [0.0; 2],
+                foot_align: [0.0; 2],
+                lock: [None; 2],
+                release: [Vec3::ZERO; 2],
+                turning: false,
+                pelvis_drop: 0.0,
+                ladder: on_ladder.map(|(i, _)| i),
+            };
+        }
+        let dy = p.pos.y - s.prev_pos.y;
+        if dy.abs() > STEP_SNAP {
+            s.root_offset.y -= dy;
+        }
+        s.prev_pos = p.pos;
+        let mut d = wrap_pi(target_yaw - s.yaw);
+        if d.abs() > PI - 1e-3 {
+            // A half turn goes through facing the camera, never away from it.
+            d = if s.yaw.cos() >= 0.0 { -PI } else { PI };
+        }
+        s.yaw = wrap_pi(s.yaw + d * approach(dt, TURN_TAU));
+        s.turning = wrap_pi(target_yaw - s.yaw).abs() > 0.05;
+        s.root_offset += (target_offset - s.root_offset) * approach(dt, ROOT_TAU);
+        if (target_offset - s.root_offset).length() < 1e-5 {
+            s.root_offset = target_offset;
+        }
+        let ground = if p.state == Locomotion::Ground {
+            1.0
+        } else {
+            0.0
+        };
+        s.ground_weight = step_toward(s.ground_weight, ground, dt / GROUND_FADE);
+        let climb = if on_ladder.is_some() { 1.0 } else { 0.0 };
+        s.climb_weight = step_toward(s.climb_weight, climb, dt / CLIMB_FADE);
+        if let Some((i, _)) = on_ladder {
+            s.ladder = Some(i);
+        }
+
+        let fwd = Vec3::new(c.rig.forward.x, 0.0, c.rig.forward.z).normalize_or(Vec3::X);
+        let align = Quat::from_rotation_arc(fwd, Vec3::X);
+        let rotation = Quat::from_rotation_y(s.yaw) * align;
+        let origin = Vec3::new(p.pos.x, p.pos.y, 0.0) + s.root_offset;
+        self.world = Mat4::from_rotation_translation(rotation, origin);
+    }
+
+    /// Step 3: feet onto the ground.
+    fn foot_ik(&mut self, c: &Character, input: &FrameInput) {
+        let gw = self.smooth.ground_weight;
+        let level = input.level;
+        let dt = input.dt.max(0.0);
+        let inv = self.world.inverse();
+        let floor = self.world.w_axis.y;
+        let fh = c.rig.foot_height;
+        let mut targets = [Vec3::ZERO; 2];
+        let mut normals = [Vec3::Y; 2];
+        let mut aligns = [0.0; 2];
+        let idle = input
+            .layers
+            .iter()
+            .filter(|l| l.clip.index == c.clip_set.idle.index)
+            .map(|l| l.weight)
+            .sum::<f32>()
+            >= 0.99 * input.layers.iter().map(|l| l.weight).sum::<f32>();
+        // Where each foot's animation wants it (for choosing which foot re-steps).
+        let free_prev: [Vec3; 2] = std::array::from_fn(|i| {
+            let aw = self
+                .world
+                .transform_point3(pos(&self.animated[c.legs[i].end]));
+            aw + Vec3::Y * (self.smooth.foot_ground[i] - floor)
+        });
+        for (i, leg) in c.legs.iter().enumerate() {
+            let contact = layer_contact(leg, input.layers);
+            let aw = self.world.transform_point3(pos(&self.animated[leg.end]));
+            // The ankle height over the ground under it, for a foot lying on
+            // the surface: the sole touches at s, the ankle sits fh along n.
+            let n = level.ground_normal(aw.x);
+            let n_raw = n;
+            let sx = aw.x - n.x * fh;
+            let ground = level
+                .ground_height(sx)
+                .or_else(|| level.ground_height(aw.x));
+            let tau = FOOT_TAU_SWING + (FOOT_TAU_STANCE - FOOT_TAU_SWING) * contact;
+            let k = approach(dt, tau);
+            if let Some(h) = ground {
+                let g = h + n.y * fh - fh;
+                let fg = &mut self.smooth.foot_ground[i];
+                *fg += (g - *fg) * k;
+                if (g - *fg).abs() < 1e-5 {
+                    *fg = g;
+                }
+                // The surface angle follows with the same lag, so a foot
+                // passing over a kink of the ground turns, never snaps.
+                let slope = (-n.x).atan2(n.y);
+                let fs = &mut self.smooth.foot_slope[i];
+                *fs += (slope - *fs) * approach(dt, ALIGN_TAU);
+                if (slope - *fs).abs() < 1e-5 {
+                    *fs = slope;
+                }
+            }
+            let sm = &mut self.smooth;
+            sm.foot_align[i] += (contact - sm.foot_align[i]) * approach(dt, ALIGN_TAU);
+            let slope = sm.foot_slope[i];
+            let n = Vec2::new(-slope.sin(), slope.cos());
+            let free = aw + Vec3::Y * (sm.foot_ground[i] - floor);
+
+            // Lock a planted foot where it landed; release it into its swing.
+            let lift = pos(&self.animated[leg.end]).y - c.rest_ankle_height[i];
+            let drift = sm.lock[i].map_or(0.0, |l| Vec2::new(l.x - free.x, l.z - free.z).length());
+            // A lock the leg cannot reach (sideways from the hip, where
+            // lowering the pelvis does not help) is let go.
+            let hip = self.world.transform_point3(pos(&self.animated[leg.start]));
+            let reachable = sm.lock[i].is_none_or(|l| {
+                Vec2::new(l.x - hip.x, l.z - hip.z).length() <= REACH_FRACTION * c.leg_length[i]
+            });
+            let keep = gw >= 0.999 && !sm.turning && drift <= LOCK_MAX_DRIFT && reachable;
+            // Standing still with a foot left where a stride ended: step it
+            // back under the body, one foot at a time.
+            let restep = idle
+                && drift > RESTEP_DRIFT
+                && sm.lock[1 - i].is_some()
+                && drift >= other_drift(sm, i, &free_prev);
+            sm.lock[i] = match sm.lock[i] {
+                Some(l) if keep && !restep && contact >= UNLOCK_CONTACT => Some(l),
+                Some(l) => {
+                    sm.release[i] = Vec3::new(l.x - free.x, 0.0, l.z - free.z);
+                    None
+                }
+                None if keep
+                    && contact >= LOCK_CONTACT
+                    && sm.release[i].length() <= RELOCK_RELEASE
+                    && lift <= LOCK_LIFT
+                    && ground.is_some_and(|h| {
+                        (h + n_raw.y * fh - fh - sm.foot_ground[i]).abs() <= LOCK_SETTLED
+                    }) =>
+                {
+                    Some(free + sm.release[i])
+                }
+                None => None,
+            };
+            let target_w = match sm.lock[i] {
+                Some(l) => {
+                    sm.release[i] = Vec3::ZERO;
+                    // Planted means on the ground: the animated lift is dropped.
+                    Vec3::new(l.x, sm.foot_ground[i] + c.rest_ankle_height[i], l.z)
+                }
+                None => {
+                    sm.release[i] *= 1.0 - approach(dt, RELEASE_TAU);
+                    // A foot travelling back to its animation lifts in an arc.
+                    let arc =
+                        (RESTEP_LIFT * sm.release[i].length() / RESTEP_DRIFT).min(RESTEP_LIFT);
+                    free + sm.release[i] + Vec3::Y * arc
+                }
+            };
+            targets[i] = inv.transform_point3(target_w);
+            normals[i] = inv.transform_vector3(n.extend(0.0)).normalize_or(Vec3::Y);
+            aligns[i] = sm.foot_align[i];
+            self.debug.feet[i] = LimbDebug {
+                target: target_w,
+                probe: Vec3::new(sx, ground.unwrap_or(target_w.y - fh), aw.z),
+                weight: gw,
+                contact,
+                rung: None,
+                locked: sm.lock[i].is_some(),
+            };
+        }
+        if gw <= 0.0 {
+            self.smooth.pelvis_drop = 0.0;
+            return;
+        }
+
+        // Lower the pelvis so both feet can reach (at once; rise slowly).
+        let mut need = 0.0f32;
+        for (i, leg) in c.legs.iter().enumerate() {
+            let hip = pos(&self.animated[leg.start]);
+            let knee = pos(&self.animated[leg.mid]);
+            let ankle = pos(&self.animated[leg.end]);
+            let full = (knee - hip).length() + (ankle - knee).length();
+            let allowed = (REACH_FRACTION * full).max((ankle - hip).length());
+            need = need.max(required_drop(targets[i] - hip, allowed));
+        }
+        let need = (need * gw).clamp(0.0, MAX_PELVIS_DROP);
+        let s = &mut self.smooth;
+        s.pelvis_drop = if need >= s.pelvis_drop {
+            need
+        } else {
+            s.pelvis_drop + (need - s.pelvis_drop) * approach(dt, DROP_TAU_UP)
+        };
+        self.debug.pelvis_drop = s.pelvis_drop;
+        if s.pelvis_drop > 0.0 {
+            let pelvis = c.rig.pelvis;
+            let parent = c
+                .skeleton
+                .parent(pelvis)
+                .map_or(Mat4::IDENTITY, |p| self.models[p]);
+            let local = parent
+                .inverse()
+                .transform_vector3(Vec3::NEG_Y * s.pelvis_drop);
+            if local.is_finite() {
+                self.pose.locals[pelvis].translation += local;
+                local_to_model_from(&c.skeleton, pelvis, &self.pose.locals, &mut self.models);
+            }
+        }
+
+        for (i, leg) in c.legs.iter().enumerate() {
+            let animated_rot = rotation(&self.animated[leg.end]);
+            let align =
+                Quat::IDENTITY.slerp(Quat::from_rotation_arc(Vec3::Y, normals[i]), aligns[i]);
+            let job = TwoBoneIk {
+                knee: KneeStrategy::Pole {
+                    pole: Pole::Direction(bend_direction(
+                        &self.animated,
+                        leg,
+                        c.rig.knee_hinge_axis,
+                    )),
+                    twist: 0.0,
+                },
+                hinge: Some(HingeLimit {
+                    axis: c.rig.knee_hinge_axis,
+                    min: HINGE_RANGE.0,
+                    max: HINGE_RANGE.1,
+                }),
+                end_rotation: Some(((align * animated_rot).normalize(), 1.0)),
+                weight: gw,
+                ..TwoBoneIk::new(leg.start, leg.mid, leg.end, targets[i])
+            };
+            if job
+                .solve(&c.skeleton, &mut self.pose, &mut self.models)
+                .is_err()
+            {
+                self.debug.ik_errors += 1;
+            }
+        }
+    }
+
+    /// Step 4: hands and feet onto rungs.
+    fn ladder_ik(&mut self, c: &Character, input: &FrameInput) {
+        let cw = self.smooth.climb_weight;
+        let Some(ladder) = self.smooth.ladder.and_then(|i| input.level.ladders.get(i)) else {
+            return;
+        };
+        if cw <= 0.0 || c.clip_set.climb.cycle_distance <= 0.0 {
+            return;
+        }
+        let inv = self.world.inverse();
+        let floor = self.world.w_axis.y;
+        let cycle = c.clip_set.climb.cycle_distance;
+        let phase = input.climb_phase;
+        let climb_index = c.clip_set.climb.index;
+        let limbs = c
+            .arms
+            .iter()
+            .take(2)
+            .map(|l| (l, c.rig.wrist_from_rung, c.rig.elbow_hinge_axis, true))
+            .chain(
+                c.legs
+                    .iter()
+                    .map(|l| (l, c.rig.ankle_from_rung, c.rig.knee_hinge_axis, false)),
+            );
+        let (mut hand, mut foot) = (0, 0);
+        for (limb, offset, axis, is_arm) in limbs {
+            let Some(grip) = limb.grip else { continue };
+            let (delta, rung) = rung_correction(&grip, ladder, floor, phase, cycle, offset.y);
+            let aw = self.world.transform_point3(pos(&self.animated[limb.end]));
+            let target_w = aw + Vec3::Y * delta;
+            let job = TwoBoneIk {
+                knee: KneeStrategy::Pole {
+                    pole: Pole::Direction(bend_direction(&self.animated, limb, axis)),
+                    twist: 0.0,
+                },
+                hinge: Some(HingeLimit {
+                    axis,
+                    min: HINGE_RANGE.0,
+                    max: HINGE_RANGE.1,
+                }),
+                weight: cw,
+                ..TwoBoneIk::new(
+                    limb.start,
+                    limb.mid,
+                    limb.end,
+                    inv.transform_point3(target_w),
+                )
+            };
+            if job
+                .solve(&c.skeleton, &mut self.pose, &mut self.models)
+                .is_err()
+            {
+                self.debug.ik_errors += 1;
+            }
+            let d = LimbDebug {
+                target: target_w,
+                probe: Vec3::new(target_w.x, rung.unwrap_or(target_w.y), 0.0),
+                weight: cw,
+                contact: limb.contact[climb_index].at(phase),
+                rung,
+                locked: false,
+            };
+            if is_arm {
+                self.debug.hands[hand] = d;
+                hand += 1;
+            } else {
+                self.debug.rung_feet[foot] = d;
+                foot += 1;
+            }
+        }
+    }
+}
+
+/// The vertical correction that puts a limb on its rung at climb `phase`, and
+/// the rung's height: constant through a grip, eased from one grip's
+/// correction to the next during the reach between them.
+fn rung_correction(
+    grip: &Grip,
+    ladder: &Ladder,
+    floor: f32,
+    phase: f32,
+    cycle: f32,
+    offset_y: f32,
+) -> (f32, Option<f32>) {
+    let len = (grip.end - grip.start).clamp(0.0, 1.0);
+    // The grip instance that started most recently (k counts cycles).
+    let k = (phase - grip.start).floor();
+    let start = grip.start + k;
+    // The limb's world height at a grip's middle follows from the phase,
+    // since the climb phase is driven by the distance climbed.
+    let at = |center: f32| {
+        let y = floor + (center - phase) * cycle + grip.center_model.y;
+        match ladder.nearest_rung(y - offset_y) {
+            Some(r) if (r + offset_y - y).abs() <= ladder.rung_spacing => {
+                (r + offset_y - y, Some(r))
+            }
+            _ => (0.0, None),
+        }
+    };
+    let center = start + 0.5 * len;
+    if phase <= start + len {
+        at(center)
+    } else {
+        let (a, _) = at(center);
+        let (b, rb) = at(center + 1.0);
+        let u = ((phase - start - len) / (1.0 - len).max(1e-3)).clamp(0.0, 1.0);
+        (a + (b - a) * smoothstep(u), rb)
+    }
+}
+
+/// The model-space direction a limb's mid joint bends toward: across the
+/// limb from its hinge axis, so it stays defined when the limb is straight
+/// (a knee then still points forward, never flips).
+fn bend_direction(models: &[Mat4], limb: &Limb, hinge_local: Vec3) -> Vec3 {
+    let line = pos(&models[limb.end]) - pos(&models[limb.start]);
+    let hinge = rotation(&models[limb.mid]) * hinge_local;
+    (hinge.cross(line) * limb.bend_sign).normalize_or(Vec3::X)
+}
+
+/// How far the other foot's lock is from where its animation wants it.
+fn other_drift(s: &Smoothing, i: usize, free: &[Vec3; 2]) -> f32 {
+    let j = 1 - i;
+    s.lock[j].map_or(0.0, |l| {
+        Vec2::new(l.x - free[j].x, l.z - free[j].z).length()
+    })
+}
+
+/// The contact weight of a limb under the blended layers.
+fn layer_contact(limb: &Limb, layers: &[Layer]) -> f32 {
+    let (mut sum, mut total) = (0.0, 0.0);
+    for l in layers {
+        let phase = l.time / l.clip.duration.max(1e-3);
+        let phase = if l.looping {
+            phase
+        } else {
+            phase.clamp(0.0, 0.999)
+        };
+        sum += l.weight * limb.contact[l.clip.index].at(phase);
+        total += l.weight;
+    }
+    if total > 1e-6 { sum / total } else { 0.0 }
+}
+
+/// How far a hip must drop (straight down) so that a target at offset `v`
+/// from it lies within `reach`; 0 when it already does.
+pub fn required_drop(v: Vec3, reach: f32) -> f32 {
+    if v.length_squared() <= reach * reach || !v.is_finite() {
+        return 0.0;
+    }
+    // |v + d·Y|² = reach² → d² + 2 d v.y + |v|² − reach² = 0.
+    let disc = v.y * v.y - v.length_squared() + reach * reach;
+    if disc < 0.0 {
+        // Too far sideways to reach by dropping: drop level with the target.
+        return (-v.y).max(0.0);
+    }
+    (-v.y - disc.sqrt()).max(0.0)
+}
+
+fn pos(m: &Mat4) -> Vec3 {
+    m.w_axis.truncate()
+}
+
+fn rotation(m: &Mat4) -> Quat {
+    let (_, r, _) = m.to_scale_rotation_translation();
+    if r.is_finite() {
+        r.normalize()
+    } else {
+        Quat::IDENTITY
+    }
+}
+
+/// Fraction of the remaining distance an exponential approach with time
+/// constant `tau` covers in `dt`.
+fn approach(dt: f32, tau: f32) -> f32 {
+    if tau <= 0.0 {
+        1.0
+    } else {
+        1.0 - (-dt / tau).exp()
+    }
+}
+
+fn step_toward(value: f32, target: f32, step: f32) -> f32 {
+    if value < target {
+        (value + step).min(target)
+    } else {
+        (value - step).max(target)
+    }
+}
+
+fn wrap_pi(a: f32) -> f32 {
+    (a + PI).rem_euclid(2.0 * PI) - PI
+}
+
+fn smoothstep(t: f32) -> f32 {
+    let t = t.clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(10_000))]
+        #[test]
+        fn dropped_hip_reaches_the_target(
+            x in -1.0f32..1.0, y in -2.0f32..0.5, z in -0.3f32..0.3, reach in 0.2f32..1.0,
+        ) {
+            let v = Vec3::new(x, y, z);
+            let d = required_drop(v, reach);
+            prop_assert!(d >= 0.0 && d.is_finite());
+            let after = (v + Vec3::Y * d).length();
+            if Vec2::new(x, z).length() <= reach {
+                prop_assert!(after <= reach * (1.0 + 1e-4) + 1e-5, "{after} > {reach}");
+                // Minimal: a little less drop would not do.
+                if d > 1e-3 {
+                    prop_assert!((v + Vec3::Y * (d - 1e-3)).length() > reach - 1e-4);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rung_correction_is_continuous_and_constant_while_gripping() {
+        let ladder = Ladder {
+            x: 0.0,
+            bottom: 0.0,
+            top: 5.0,
+            rung_spacing: 0.25,
+            first_rung_offset: 0.25,
+            half_width: 0.25,
+        };
+        let grip = Grip {
+            start: 0.5,
+            end: 1.0,
+            center_model: Vec3::new(0.3, 1.9, 0.1),
+        };
+        let cycle = 0.6;
+        let mut prev: Option<(f32, f32)> = None;
+        for i in 0..=2000 {
+            let climbed = i as f32 * 0.001;
+            let phase = (climbed / cycle).rem_euclid(1.0);
+            let floor = 0.2 + climbed;
+            let (d, rung) = rung_correction(&grip, &ladder, floor, phase, cycle, 0.04);
+            assert!(d.is_finite() && d.abs() <= 0.25, "{d}");
+            if let Some((pd, pp)) = prev {
+                assert!((d - pd).abs() < 0.01, "jump {pd} -> {d} at {climbed}");
+                let gripping = |p: f32| (0.5..1.0).contains(&p);
+                if gripping(phase) && gripping(pp) && phase > pp {
+                    assert!((d - pd).abs() < 1e-4, "moved while gripping");
+                    // The limb's world height plus the correction sits on the rung.
+                    let y = floor + (0.75 - phase) * cycle + 1.9 + d;
+                    let r = rung.unwrap();
+                    assert!((y - (r + 0.04)).abs() < 1e-3, "{y} vs {r}");
+                }
+            }
+            prev = Some((d, phase));
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! The simulation: a hecs world of characters and the systems that advance
+//! it, in a fixed, documented order.
+//!
+//! Per fixed step ([`crate::player::DT`], 64 Hz):
+//!
+//! 1. [`control`]: input → each player-controlled character's controller
+//!    (walk, run, jump, ladders, slopes).
+//! 2. [`animate`]: each character's animation state machine chooses the clips
+//!    and their phases from what the controller did (distance-driven gait).
+//!
+//! Per rendered frame (or per step when headless):
+//!
+//! 3. [`pose`]: the pose pipeline ([`crate::pose_pipeline`]) turns the chosen
+//!    clips into model matrices and a skinning palette, with foot and ladder IK.
+//!
+//! The level is not in the world: it is one immutable resource the systems
+//! read.
+
+use std::sync::Arc;
+
+use glam::Vec2;
+use hecs::{Entity, World};
+
+use crate::anim_state::{AnimState, Layer, MAX_LAYERS};
+use crate::character::Character;
+use crate::player::{DT, Input, Locomotion, MoveParams, Player};
+use crate::pose_pipeline::{FrameInput, PosePipeline};
+use crate::world::Level;
+
+/// Marks the entity the keyboard, gamepad or script drives.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlayerControlled;
+
+/// A character's model and its pose pipeline.
+pub struct Body {
+    /// The model, rig and derived contact data (shared between instances).
+    pub character: Arc<Character>,
+    /// Scratch buffers, smoothing state and the latest pose and palette.
+    pub pipeline: PosePipeline,
+}
+
+/// The clips the state machine chose in the last step.
+#[derive(Clone, Copy, Debug)]
+pub struct Layers {
+    /// Layer slots; the first `count` are in use.
+    pub layers: [Layer; MAX_LAYERS],
+    /// How many are in use.
+    pub count: usize,
+}
+
+/// The feet position before the last step (for distance-driven phases).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PrevPos(pub Vec2);
+
+/// The game state: the world of entities and the level they move in.
+pub struct Sim {
+    /// Every entity: the player (and, later, other characters).
+    pub world: World,
+    /// The level (immutable while it is played).
+    pub level: Level,
+    /// Movement tunables.
+    pub params: MoveParams,
+    /// The player's entity.
+    pub player: Entity,
+    /// Whether the pose pipeline runs IK.
+    pub ik_enabled: bool,
+    /// Fixed steps taken.
+    pub steps: u64,
+}
+
+impl Sim {
+    /// A world with the player at the level's spawn point.
+    pub fn new(level: Level, character: Arc<Character>) -> Self {
+        let mut world = World::new();
+        let pipeline = PosePipeline::new(&character);
+        let idle = character.clip_set.idle;
+        let player = world.spawn((
+            PlayerControlled,
+            Player::new(level.spawn),
+            PrevPos(level.spawn),
+            AnimState::default(),
+            Layers {
+                layers: [Layer {
+                    clip: idle,
+                    time: 0.0,
+                    weight: 1.0,
+                    looping: true,
+                }; MAX_LAYERS],
+                count: 1,
+            },
+            Body {
+                character,
+                pipeline,
+            },
+        ));
+        Self {
+            world,
+            level,
+            params: MoveParams::default(),
+            player,
+            ik_enabled: true,
+            steps: 0,
+        }
+    }
+
+    /// Advances the simulation one fixed step (systems 1 and 2).
+    pub fn step(&mut self, input: &Input) {
+        control(&mut self.world, &self.level, &self.params, input);
+        animate(&mut self.world, &self.params, DT);
+        self.steps += 1;
+    }
+
+    /// Runs the pose pipeline for every character (system 3).
+    pub fn pose(&mut self, dt: f32) {
+        pose(&mut self.world, &self.level, self.ik_enabled, dt);
+    }
+
+    /// A copy of the player's controller state.
+    pub fn player_state(&self) -> Player {
+        *self
+            .world
+            .get::<&Player>(self.player)
+            .expect("the player entity lives as long as the sim")
+    }
+}
+
+/// System 1: the controller of every player-controlled character.
+pub fn control(world: &mut World, level: &Level, params: &MoveParams, input: &Input) {
+    for (player, prev, _) in world.query_mut::<(&mut Player, &mut PrevPos, &PlayerControlled)>() {
+        prev.0 = player.pos;
+        player.step(level, params, input);
+    }
+}
+
+/// System 2: the animation state machine of every character. Gait phase is
+/// driven by horizontal distance on the ground (so a planted foot stays put on
+/// any slope) and by height on a ladder.
+pub fn animate(world: &mut World, params: &MoveParams, dt: f32) {
+    for (player, prev, state, layers, body) in
+        world.query_mut::<(&Player, &PrevPos, &mut AnimState, &mut Layers, &Body)>()
+    {
+        let d = player.pos - prev.0;
+        let moved = match player.state {
+            Locomotion::Ground => d.x.abs(),
+            Locomotion::Ladder(_) => d.y,
+            Locomotion::Air => 0.0,
+        };
+        let moved = if d.length() > 2.0 { 0.0 } else { moved };
+        layers.count = state.update(
+            &body.character.clip_set,
+            player,
+            params,
+            moved,
+            dt,
+            &mut layers.layers,
+        );
+    }
+}
+
+/// System 3: the pose pipeline of every character.
+pub fn pose(world: &mut World, level: &Level, ik_enabled: bool, dt: f32) {
+    for (player, state, layers, body) in
+        world.query_mut::<(&Player, &AnimState, &Layers, &mut Body)>()
+    {
+        let input = FrameInput {
+            level,
+            player,
+            layers: &layers.layers[..layers.count],
+            climb_phase: state.climb_phase(),
+            ik_enabled,
+            dt,
+        };
+        let Body {
+            character,
+            pipeline,
+        } = body;
+        pipeline.run(character.as_ref(), &input);
+    }
+}
