@@ -75,7 +75,9 @@ pub struct Summary {
     pub planted_foot_max_error_m: f32,
     /// Largest travel of an ankle while its foot stayed planted, metres.
     pub stance_slide_max_m: f32,
-    /// Largest joint angular speed outside state changes, rad/s.
+    /// Largest joint angular speed outside state changes (the first
+    /// [`STATE_CHANGE_GRACE`] seconds of a locomotion state, and frames whose
+    /// clips blend between states), rad/s.
     pub max_joint_angular_speed_rad_s: f32,
     /// Largest distance of a gripping hand or standing foot from its rung, metres.
     pub rung_contact_max_error_m: f32,
@@ -86,7 +88,7 @@ pub struct Summary {
     /// Foot-frames whose clip says "in contact" but whose foot was not yet
     /// locked to the ground (still coming down after a stop or a landing).
     pub unlocked_contact_frames: u64,
-    /// Limb-frames in a grip with no rung within one rung spacing (a hand
+    /// Limb-frames in a grip with no rung within half a rung spacing (a hand
     /// above the ladder's top, a foot below its first rung).
     pub rung_missing_frames: u64,
     /// Frames with a limb on a rung.
@@ -208,7 +210,7 @@ impl Recorder {
                 // The rung is a bar along X in the plane z = 0: only height and
                 // depth matter.
                 let err = ((end.y - (r + o.y)).powi(2) + (end.z - o.z).powi(2)).sqrt();
-                if err > ladder.rung_spacing {
+                if err > 0.5 * ladder.rung_spacing {
                     // Above the top rung or below the first: nothing to hold.
                     s.rung_missing_frames += 1;
                     continue;
@@ -258,7 +260,7 @@ impl Recorder {
         self.prev_rotations.clear();
         self.prev_rotations
             .extend(p.pose.locals.iter().map(|t| t.rotation));
-        if settled && max_speed.is_finite() {
+        if settled && !p.debug.transition && max_speed.is_finite() {
             s.max_joint_angular_speed_rad_s = s.max_joint_angular_speed_rad_s.max(max_speed);
         }
 

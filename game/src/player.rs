@@ -315,6 +315,9 @@ impl Player {
         } else if let Some(h) = level.ground_height(self.pos.x)
             && self.pos.y <= h
             && dy < 0.0
+            // Only the floor at the ladder's foot ends a descent: the floor
+            // at its top is where a downward climb starts.
+            && h <= l.bottom + MAX_STEP_UP
         {
             self.pos.y = h;
             self.set_state(Locomotion::Ground);

@@ -42,6 +42,9 @@ pub const MAX_PELVIS_DROP: f32 = 0.45;
 /// Fraction of the full leg length a planted leg may extend to before the
 /// pelvis is lowered: a leg kept just short of straight never locks or pops.
 pub const REACH_FRACTION: f32 = 0.97;
+/// A swinging foot's target stays at least this fraction of the leg's length
+/// below the hip (a running leg folds about this far at most).
+const SWING_FOLD: f32 = 0.45;
 /// Seconds to fade foot IK in after landing and out after leaving the ground.
 const GROUND_FADE: f32 = 0.1;
 /// Seconds to fade ladder IK in and out.
@@ -86,8 +89,9 @@ const RESTEP_LIFT: f32 = 0.06;
 /// A released foot locks again only once it is this close to its
 /// animation, metres (so a re-stepping foot finishes its step).
 const RELOCK_RELEASE: f32 = 0.0005;
-/// Time constant of a released foot blending back to its animation, seconds.
-const RELEASE_TAU: f32 = 0.08;
+/// Seconds a released foot takes to travel back to its animation (a re-step
+/// of 0.3 m then peaks under 2 m/s, like an unhurried step).
+const RELEASE_TIME: f32 = 0.3;
 /// Time constant of a foot turning onto (or off) the surface, seconds.
 const ALIGN_TAU: f32 = 0.06;
 /// Knee and elbow hinge range, radians: from nearly straight to fully bent.
@@ -145,6 +149,10 @@ pub struct PoseDebug {
     pub climb_weight: f32,
     /// IK solves refused this frame (bad input; the pose kept its animation).
     pub ik_errors: u32,
+    /// Whether the clips are blending between states (starting, stopping,
+    /// jumping, landing, mounting a ladder): more than one clip in the mix,
+    /// and one of them not walk or run.
+    pub transition: bool,
 }
 
 /// Memory between frames.
@@ -161,6 +169,8 @@ struct Smoothing {
     foot_align: [f32; 2],
     lock: [Option<Vec3>; 2],
     release: [Vec3; 2],
+    release_from: [Vec3; 2],
+    release_t: [f32; 2],
     turning: bool,
     pelvis_drop: f32,
     ladder: Option<usize>,
@@ -211,6 +221,7 @@ impl PosePipeline {
     /// Runs one frame of the pipeline.
     pub fn run(&mut self, c: &Character, input: &FrameInput) {
         self.debug = PoseDebug::default();
+        self.debug.transition = is_transition(c, input.layers);
         self.sample_and_blend(c, input.layers);
         local_to_model(&c.skeleton, &self.pose.locals, &mut self.animated);
         self.models.copy_from_slice(&self.animated);
@@ -297,6 +308,8 @@ impl PosePipeline {
                 foot_align: [0.0; 2],
                 lock: [None; 2],
                 release: [Vec3::ZERO; 2],
+                release_from: [Vec3::ZERO; 2],
+                release_t: [1.0; 2],
                 turning: false,
                 pelvis_drop: 0.0,
                 ladder: on_ladder.map(|(i, _)| i),
@@ -417,6 +430,8 @@ impl PosePipeline {
                 Some(l) if keep && !restep && contact >= UNLOCK_CONTACT => Some(l),
                 Some(l) => {
                     sm.release[i] = Vec3::new(l.x - free.x, 0.0, l.z - free.z);
+                    sm.release_from[i] = sm.release[i];
+                    sm.release_t[i] = 0.0;
                     None
                 }
                 None if keep
@@ -438,14 +453,26 @@ impl PosePipeline {
                     Vec3::new(l.x, sm.foot_ground[i] + c.rest_ankle_height[i], l.z)
                 }
                 None => {
-                    sm.release[i] *= 1.0 - approach(dt, RELEASE_TAU);
-                    // A foot travelling back to its animation lifts in an arc.
-                    let arc =
-                        (RESTEP_LIFT * sm.release[i].length() / RESTEP_DRIFT).min(RESTEP_LIFT);
-                    free + sm.release[i] + Vec3::Y * arc
+                    // A released foot travels back to its animation in a
+                    // fixed time, eased, lifting in an arc if it has far to go.
+                    sm.release_t[i] = (sm.release_t[i] + dt / RELEASE_TIME).min(1.0);
+                    let t = sm.release_t[i];
+                    sm.release[i] = sm.release_from[i] * (1.0 - smoothstep(t));
+                    let height =
+                        (RESTEP_LIFT * sm.release_from[i].length() / RESTEP_DRIFT).min(RESTEP_LIFT);
+                    free + sm.release[i] + Vec3::Y * (height * (PI * t).sin())
                 }
             };
             targets[i] = inv.transform_point3(target_w);
+            // A swinging foot follows the ground only as far as a leg can fold:
+            // behind a runner on a steep descent the ground is higher than
+            // the hip's reach, and chasing it would swing the knee through.
+            let hip = pos(&self.animated[leg.start]);
+            let ceiling = hip.y - SWING_FOLD * c.leg_length[i];
+            if targets[i].y > ceiling {
+                let free_weight = 1.0 - sm.foot_align[i];
+                targets[i].y += (ceiling - targets[i].y) * free_weight;
+            }
             normals[i] = inv.transform_vector3(n.extend(0.0)).normalize_or(Vec3::Y);
             aligns[i] = sm.foot_align[i];
             self.debug.feet[i] = LimbDebug {
@@ -619,7 +646,9 @@ fn rung_correction(
     let at = |center: f32| {
         let y = floor + (center - phase) * cycle + grip.center_model.y;
         match ladder.nearest_rung(y - offset_y) {
-            Some(r) if (r + offset_y - y).abs() <= ladder.rung_spacing => {
+            // Within the ladder the nearest rung is at most half a spacing
+            // away; further means the limb is past the ladder's end.
+            Some(r) if (r + offset_y - y).abs() <= 0.5 * ladder.rung_spacing + 1e-4 => {
                 (r + offset_y - y, Some(r))
             }
             _ => (0.0, None),
@@ -651,6 +680,15 @@ fn other_drift(s: &Smoothing, i: usize, free: &[Vec3; 2]) -> f32 {
     s.lock[j].map_or(0.0, |l| {
         Vec2::new(l.x - free[j].x, l.z - free[j].z).length()
     })
+}
+
+/// Whether the layers mix clips of different states (see
+/// [`PoseDebug::transition`]).
+fn is_transition(c: &Character, layers: &[Layer]) -> bool {
+    let total: f32 = layers.iter().map(|l| l.weight).sum();
+    let gait = [c.clip_set.walk.index, c.clip_set.run.index];
+    let mixing = || layers.iter().filter(|l| l.weight > 0.01 * total);
+    mixing().count() >= 2 && mixing().any(|l| !gait.contains(&l.clip.index))
 }
 
 /// The contact weight of a limb under the blended layers.
@@ -739,7 +777,10 @@ mod tests {
             let d = required_drop(v, reach);
             prop_assert!(d >= 0.0 && d.is_finite());
             let after = (v + Vec3::Y * d).length();
-            if Vec2::new(x, z).length() <= reach {
+            // Dropping can help when the target is within reach sideways and
+            // not so far above the hip that only raising it would do.
+            let disc = y * y - v.length_squared() + reach * reach;
+            if Vec2::new(x, z).length() <= reach && -y + disc.max(0.0).sqrt() >= 0.0 {
                 prop_assert!(after <= reach * (1.0 + 1e-4) + 1e-5, "{after} > {reach}");
                 // Minimal: a little less drop would not do.
                 if d > 1e-3 {
