@@ -120,7 +120,7 @@ pub fn slopes_and_ladder_world() -> Result<(WorldMesh, Vec<f32>), RenderError> {
     tiles.push(Tile { min: Vec2::new(x + 2.5, 2.5), max: Vec2::new(x + 4.0, 3.0), color: GROUND });
     let rung_ys: Vec<f32> = (1..=9).map(|i| i as f32 * 0.3).collect();
     let ladders = [Ladder { x: x + 2.2, y0: 0.0, y1: 3.0, rung_ys: rung_ys.clone(), color: WOOD }];
-    let backdrops = [Backdrop { min: Vec2::new(-20.0, -4.0), max: Vec2::new(20.0, 6.0), z: -8.0, color: FAR_HILLS }];
+    let backdrops = [Backdrop { min: Vec2::new(-30.0, -14.0), max: Vec2::new(30.0, 10.0), z: -8.0, color: FAR_HILLS }];
     Ok((WorldMesh::build(&tiles, &wedges, &ladders, &backdrops, 2.0)?, rung_ys))
 }
 
