@@ -18,6 +18,9 @@ pub struct SurfaceTarget {
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,
     configured: bool,
+    /// The last frame was Suboptimal: reconfigure before the next acquire
+    /// (wgpu forbids reconfiguring while a frame is held).
+    stale: bool,
 }
 
 impl SurfaceTarget {
@@ -57,6 +60,7 @@ impl SurfaceTarget {
             surface,
             config,
             configured: false,
+            stale: false,
         };
         target.resize(&gpu, size);
         Ok((gpu, target))
@@ -96,11 +100,15 @@ impl SurfaceTarget {
         if !self.configured {
             return Ok(None);
         }
+        if self.stale {
+            self.surface.configure(&gpu.device, &self.config);
+            self.stale = false;
+        }
         match self.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(t) => Ok(Some(t)),
             wgpu::CurrentSurfaceTexture::Suboptimal(t) => {
-                // Present this one; reconfigure for the next.
-                self.surface.configure(&gpu.device, &self.config);
+                // Present this one; reconfigure before the next.
+                self.stale = true;
                 Ok(Some(t))
             }
             wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => Ok(None),
