@@ -33,7 +33,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cam = Camera::side_view(Vec3::new(0.0, 1.0, 0.0), 30.0);
     let lighting = Lighting::default();
     let mut frame = Frame::new();
-    println!("| instances | triangles | CPU encode ms | GPU shadow ms | GPU main ms | bytes uploaded/frame |");
+    println!(
+        "| instances | triangles | CPU encode ms | GPU shadow ms | GPU main ms | bytes uploaded/frame |"
+    );
     println!("|---:|---:|---:|---:|---:|---:|");
     for count in [1u32, 100, 1000] {
         let mut cpu_ms = 0.0;
@@ -44,7 +46,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             frame.draw_world(world);
             let side = (count as f32).sqrt().ceil() as u32;
             for i in 0..count {
-                let (x, y) = ((i % side) as f32 * 0.5 - side as f32 * 0.25, (i / side) as f32 * 0.5);
+                let (x, y) = (
+                    (i % side) as f32 * 0.5 - side as f32 * 0.25,
+                    (i / side) as f32 * 0.5,
+                );
                 let palette = bend_palette(((f + i) as f32 * 0.1).sin() * 0.7);
                 frame.draw_skinned(tube, Mat4::from_translation(Vec3::new(x, y, 0.0)), &palette);
             }

@@ -61,9 +61,12 @@ impl App {
             .with_inner_size(PhysicalSize::new(INITIAL.0, INITIAL.1));
         let window = Arc::new(el.create_window(attrs).map_err(|e| e.to_string())?);
         let size = window.inner_size();
-        let (gpu, surface) =
-            SurfaceTarget::create(Box::new(el.owned_display_handle()), window.clone(), (size.width, size.height))
-                .map_err(|e| e.to_string())?;
+        let (gpu, surface) = SurfaceTarget::create(
+            Box::new(el.owned_display_handle()),
+            window.clone(),
+            (size.width, size.height),
+        )
+        .map_err(|e| e.to_string())?;
         let mut renderer = Renderer::new(gpu.clone(), surface.format());
         let (vertices, indices) = tube_mesh([1.0; 4]);
         let tube = renderer
@@ -72,13 +75,26 @@ impl App {
                 vertices: &vertices,
                 indices: &indices,
                 joint_count: 2,
-                material: MaterialDesc { base_color: [0.8, 0.8, 0.85, 1.0], texture: None },
+                material: MaterialDesc {
+                    base_color: [0.8, 0.8, 0.85, 1.0],
+                    texture: None,
+                },
             })
             .map_err(|e| e.to_string())?;
         let (world_mesh, _) = slopes_and_ladder_world().map_err(|e| e.to_string())?;
-        let world = renderer.upload_world_mesh(&world_mesh).map_err(|e| e.to_string())?;
+        let world = renderer
+            .upload_world_mesh(&world_mesh)
+            .map_err(|e| e.to_string())?;
         window.request_redraw();
-        self.state = Some(State { window, gpu, surface, renderer, frame: Frame::new(), tube, world });
+        self.state = Some(State {
+            window,
+            gpu,
+            surface,
+            renderer,
+            frame: Frame::new(),
+            tube,
+            world,
+        });
         Ok(())
     }
 
@@ -88,28 +104,53 @@ impl App {
         for i in 0..5 {
             let x = -5.0 + i as f32 * 0.9;
             let palette = bend_palette((t * 2.0 + i as f32).sin() * 0.8);
-            state.frame.draw_skinned(state.tube, Mat4::from_translation(Vec3::new(x, 0.0, 0.0)), &palette);
+            state.frame.draw_skinned(
+                state.tube,
+                Mat4::from_translation(Vec3::new(x, 0.0, 0.0)),
+                &palette,
+            );
         }
-        state.frame.line(Vec3::new(-6.0, 0.0, 0.0), Vec3::new(-3.0, 0.0, 0.0), [1.0, 1.0, 0.0, 1.0]);
-        (Camera::side_view(Vec3::new(0.0, 1.0, 0.0), 11.0), Lighting::default())
+        state.frame.line(
+            Vec3::new(-6.0, 0.0, 0.0),
+            Vec3::new(-3.0, 0.0, 0.0),
+            [1.0, 1.0, 0.0, 1.0],
+        );
+        (
+            Camera::side_view(Vec3::new(0.0, 1.0, 0.0), 11.0),
+            Lighting::default(),
+        )
     }
 
     fn redraw(&mut self, el: &ActiveEventLoop) -> Result<(), String> {
-        let Some(state) = self.state.as_mut() else { return Ok(()) };
+        let Some(state) = self.state.as_mut() else {
+            return Ok(());
+        };
         let t = self.presented as f32 / 60.0;
         let (cam, lighting) = Self::fill_frame(state, t);
-        if let Some(tex) = state.surface.acquire(&state.gpu).map_err(|e| e.to_string())? {
+        if let Some(tex) = state
+            .surface
+            .acquire(&state.gpu)
+            .map_err(|e| e.to_string())?
+        {
             let view = tex.texture.create_view(&Default::default());
             state
                 .renderer
-                .render(&mut state.frame, &cam, &lighting, &view, state.surface.size())
+                .render(
+                    &mut state.frame,
+                    &cam,
+                    &lighting,
+                    &view,
+                    state.surface.size(),
+                )
                 .map_err(|e| e.to_string())?;
             state.window.pre_present_notify();
             state.surface.present(&state.gpu, tex);
             self.presented += 1;
         }
         if self.presented == self.frames_wanted / 2 && !self.resize_seen {
-            let _ = state.window.request_inner_size(PhysicalSize::new(RESIZED.0, RESIZED.1));
+            let _ = state
+                .window
+                .request_inner_size(PhysicalSize::new(RESIZED.0, RESIZED.1));
         }
         if self.presented >= self.frames_wanted && self.resize_seen {
             let size = state.surface.size();
@@ -119,7 +160,9 @@ impl App {
                 .renderer
                 .render(&mut state.frame, &cam, &lighting, target.view(), size)
                 .map_err(|e| e.to_string())?;
-            target.save_png(&mut state.renderer, &self.screenshot).map_err(|e| e.to_string())?;
+            target
+                .save_png(&mut state.renderer, &self.screenshot)
+                .map_err(|e| e.to_string())?;
             println!(
                 "window_smoke: presented {} frames, resized to {}x{}, screenshot {}, adapter {}",
                 self.presented,
@@ -147,7 +190,10 @@ impl ApplicationHandler for App {
 
     fn window_event(&mut self, el: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         if self.started.elapsed() > WATCHDOG {
-            let msg = format!("watchdog: {} frames presented, resize seen: {}", self.presented, self.resize_seen);
+            let msg = format!(
+                "watchdog: {} frames presented, resize seen: {}",
+                self.presented, self.resize_seen
+            );
             self.fail(el, msg);
             return;
         }

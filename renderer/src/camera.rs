@@ -112,7 +112,9 @@ mod tests {
     #[test]
     fn side_view_puts_focus_at_screen_centre() {
         let cam = Camera::side_view(Vec3::new(3.0, 1.0, 0.0), 8.0);
-        let p = cam.view_proj(16.0 / 9.0).project_point3(Vec3::new(3.0, 1.0, 0.0));
+        let p = cam
+            .view_proj(16.0 / 9.0)
+            .project_point3(Vec3::new(3.0, 1.0, 0.0));
         assert!(p.x.abs() < 1e-5 && p.y.abs() < 1e-5, "{p}");
         assert!(p.z > 0.0 && p.z < 1.0);
     }

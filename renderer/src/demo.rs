@@ -2,8 +2,8 @@
 //! two-joint skinned tube ("capsule figure" limb) and a small world with
 //! 15°, 30° and 45° slopes and a ladder. No assets needed.
 
-use crate::mesh::{Backdrop, Ladder, SkinnedVertex, Tile, Wedge, WorldMesh};
 use crate::RenderError;
+use crate::mesh::{Backdrop, Ladder, SkinnedVertex, Tile, Wedge, WorldMesh};
 use glam::{Mat4, Vec2, Vec3};
 
 /// Length of the demo tube in metres (a knight-sized 1.6 m).
@@ -102,35 +102,81 @@ fn rise(run: f32, degrees: f32) -> f32 {
 /// mesh and the ladder's rung heights.
 pub fn slopes_and_ladder_world() -> Result<(WorldMesh, Vec<f32>), RenderError> {
     let bottom = -1.0;
-    let mut tiles = vec![Tile { min: Vec2::new(-6.0, bottom), max: Vec2::new(-3.0, 0.0), color: GRASS }];
+    let mut tiles = vec![Tile {
+        min: Vec2::new(-6.0, bottom),
+        max: Vec2::new(-3.0, 0.0),
+        color: GRASS,
+    }];
     let mut wedges = Vec::new();
     let mut x = -3.0;
     let mut h = 0.0;
     for deg in [15.0, 30.0, 45.0] {
         let run = 1.0;
         let top = h + rise(run, deg);
-        wedges.push(Wedge { x0: x, x1: x + run, y_bottom: bottom, h0: h, h1: top, color: GROUND });
+        wedges.push(Wedge {
+            x0: x,
+            x1: x + run,
+            y_bottom: bottom,
+            h0: h,
+            h1: top,
+            color: GROUND,
+        });
         x += run;
         h = top;
-        tiles.push(Tile { min: Vec2::new(x, bottom), max: Vec2::new(x + 1.0, h), color: GRASS });
+        tiles.push(Tile {
+            min: Vec2::new(x, bottom),
+            max: Vec2::new(x + 1.0, h),
+            color: GRASS,
+        });
         x += 1.0;
     }
     // A ledge to the right, reached by the ladder.
-    tiles.push(Tile { min: Vec2::new(x, bottom), max: Vec2::new(x + 2.5, 0.0), color: GRASS });
-    tiles.push(Tile { min: Vec2::new(x + 2.5, 2.5), max: Vec2::new(x + 4.0, 3.0), color: GROUND });
+    tiles.push(Tile {
+        min: Vec2::new(x, bottom),
+        max: Vec2::new(x + 2.5, 0.0),
+        color: GRASS,
+    });
+    tiles.push(Tile {
+        min: Vec2::new(x + 2.5, 2.5),
+        max: Vec2::new(x + 4.0, 3.0),
+        color: GROUND,
+    });
     let rung_ys: Vec<f32> = (1..=9).map(|i| i as f32 * 0.3).collect();
-    let ladders = [Ladder { x: x + 2.2, y0: 0.0, y1: 3.0, rung_ys: rung_ys.clone(), color: WOOD }];
-    let backdrops = [Backdrop { min: Vec2::new(-30.0, -14.0), max: Vec2::new(30.0, 10.0), z: -8.0, color: FAR_HILLS }];
-    Ok((WorldMesh::build(&tiles, &wedges, &ladders, &backdrops, 2.0)?, rung_ys))
+    let ladders = [Ladder {
+        x: x + 2.2,
+        y0: 0.0,
+        y1: 3.0,
+        rung_ys: rung_ys.clone(),
+        color: WOOD,
+    }];
+    let backdrops = [Backdrop {
+        min: Vec2::new(-30.0, -14.0),
+        max: Vec2::new(30.0, 10.0),
+        z: -8.0,
+        color: FAR_HILLS,
+    }];
+    Ok((
+        WorldMesh::build(&tiles, &wedges, &ladders, &backdrops, 2.0)?,
+        rung_ys,
+    ))
 }
 
 /// A flat ground slab `width` metres wide with its top at y = 0.
 pub fn ground_world(width: f32) -> Result<WorldMesh, RenderError> {
     WorldMesh::build(
-        &[Tile { min: Vec2::new(-width * 0.5, -0.5), max: Vec2::new(width * 0.5, 0.0), color: GRASS }],
+        &[Tile {
+            min: Vec2::new(-width * 0.5, -0.5),
+            max: Vec2::new(width * 0.5, 0.0),
+            color: GRASS,
+        }],
         &[],
         &[],
-        &[Backdrop { min: Vec2::new(-30.0, -5.0), max: Vec2::new(30.0, 10.0), z: -10.0, color: FAR_HILLS }],
+        &[Backdrop {
+            min: Vec2::new(-30.0, -5.0),
+            max: Vec2::new(30.0, 10.0),
+            z: -10.0,
+            color: FAR_HILLS,
+        }],
         4.0,
     )
 }
@@ -142,7 +188,10 @@ mod tests {
     #[test]
     fn tube_weights_sum_to_one_and_indices_are_in_range() {
         let (v, i) = tube_mesh([1.0; 4]);
-        assert!(v.iter().all(|v| (v.weights.iter().sum::<f32>() - 1.0).abs() < 1e-6));
+        assert!(
+            v.iter()
+                .all(|v| (v.weights.iter().sum::<f32>() - 1.0).abs() < 1e-6)
+        );
         assert!(i.iter().all(|&i| (i as usize) < v.len()));
     }
 

@@ -18,7 +18,8 @@ pub struct Gpu {
 impl Gpu {
     /// Opens the default adapter with no window (offscreen rendering).
     pub fn headless() -> Result<Self, RenderError> {
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         Self::from_instance(instance, None)
     }
 

@@ -106,7 +106,12 @@ impl OffscreenTarget {
 }
 
 /// Writes RGBA8 pixels (sRGB) to a PNG file.
-pub fn write_png_rgba(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<(), RenderError> {
+pub fn write_png_rgba(
+    path: &Path,
+    width: u32,
+    height: u32,
+    rgba: &[u8],
+) -> Result<(), RenderError> {
     let err = |reason: String| RenderError::Png {
         path: path.to_owned(),
         reason,
@@ -120,7 +125,9 @@ pub fn write_png_rgba(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Resu
     enc.set_depth(png::BitDepth::Eight);
     enc.set_source_srgb(png::SrgbRenderingIntent::Perceptual);
     let mut writer = enc.write_header().map_err(|e| err(e.to_string()))?;
-    writer.write_image_data(rgba).map_err(|e| err(e.to_string()))?;
+    writer
+        .write_image_data(rgba)
+        .map_err(|e| err(e.to_string()))?;
     writer.finish().map_err(|e| err(e.to_string()))
 }
 
@@ -138,7 +145,9 @@ pub fn read_png_rgba(path: &Path) -> Result<(u32, u32, Vec<u8>), RenderError> {
         .output_buffer_size()
         .ok_or_else(|| err("image too large".into()))?;
     let mut buf = vec![0; size];
-    let info = reader.next_frame(&mut buf).map_err(|e| err(e.to_string()))?;
+    let info = reader
+        .next_frame(&mut buf)
+        .map_err(|e| err(e.to_string()))?;
     buf.truncate(info.buffer_size());
     let rgba = match info.color_type {
         png::ColorType::Rgba => buf,

@@ -108,7 +108,10 @@ impl SkinnedMeshDesc<'_> {
             return Err(bad("no vertices or no indices".into()));
         }
         if self.indices.len() % 3 != 0 {
-            return Err(bad(format!("{} indices is not a multiple of 3", self.indices.len())));
+            return Err(bad(format!(
+                "{} indices is not a multiple of 3",
+                self.indices.len()
+            )));
         }
         if self.joint_count == 0 || self.joint_count > MAX_JOINTS_PER_SKIN {
             return Err(bad(format!(
@@ -122,10 +125,19 @@ impl SkinnedMeshDesc<'_> {
             .enumerate()
             .find(|&(_, &ix)| ix as usize >= self.vertices.len())
         {
-            return Err(bad(format!("index {i} is {ix}, past {} vertices", self.vertices.len())));
+            return Err(bad(format!(
+                "index {i} is {ix}, past {} vertices",
+                self.vertices.len()
+            )));
         }
         for (i, v) in self.vertices.iter().enumerate() {
-            let finite = v.position.iter().chain(&v.normal).chain(&v.uv).chain(&v.weights).all(|x| x.is_finite());
+            let finite = v
+                .position
+                .iter()
+                .chain(&v.normal)
+                .chain(&v.uv)
+                .chain(&v.weights)
+                .all(|x| x.is_finite());
             if !finite {
                 return Err(bad(format!("vertex {i} has a non-finite value")));
             }
@@ -137,7 +149,10 @@ impl SkinnedMeshDesc<'_> {
             }
         }
         if let Some(t) = self.material.texture {
-            if t.width == 0 || t.height == 0 || t.rgba.len() != t.width as usize * t.height as usize * 4 {
+            if t.width == 0
+                || t.height == 0
+                || t.rgba.len() != t.width as usize * t.height as usize * 4
+            {
                 return Err(bad(format!(
                     "texture {}x{} needs {} bytes, got {}",
                     t.width,
@@ -253,7 +268,10 @@ impl WorldMesh {
                 return Err(shape_err(&name, "non-finite value"));
             }
             if w.x1 <= w.x0 {
-                return Err(shape_err(&name, &format!("x1 {} is not right of x0 {}", w.x1, w.x0)));
+                return Err(shape_err(
+                    &name,
+                    &format!("x1 {} is not right of x0 {}", w.x1, w.x0),
+                ));
             }
             if w.h0 < w.y_bottom || w.h1 < w.y_bottom {
                 return Err(shape_err(&name, "surface below y_bottom"));
@@ -262,7 +280,11 @@ impl WorldMesh {
         }
         for (i, l) in ladders.iter().enumerate() {
             let name = format!("ladder {i}");
-            if ![l.x, l.y0, l.y1].iter().chain(&l.rung_ys).all(|v| v.is_finite()) {
+            if ![l.x, l.y0, l.y1]
+                .iter()
+                .chain(&l.rung_ys)
+                .all(|v| v.is_finite())
+            {
                 return Err(shape_err(&name, "non-finite value"));
             }
             if l.y1 <= l.y0 {
@@ -271,7 +293,11 @@ impl WorldMesh {
             let t = LADDER_HALF_THICKNESS;
             for side in [-1.0, 1.0] {
                 let rx = l.x + side * LADDER_HALF_WIDTH;
-                mesh.add_box(Vec3::new(rx - t, l.y0, -t), Vec3::new(rx + t, l.y1, t), l.color);
+                mesh.add_box(
+                    Vec3::new(rx - t, l.y0, -t),
+                    Vec3::new(rx + t, l.y1, t),
+                    l.color,
+                );
             }
             for &y in &l.rung_ys {
                 mesh.add_box(
@@ -316,12 +342,66 @@ impl WorldMesh {
 
     fn add_box(&mut self, a: Vec3, b: Vec3, color: [f32; 4]) {
         let p = |x: f32, y: f32, z: f32| Vec3::new(x, y, z);
-        self.add_quad([p(a.x, a.y, b.z), p(b.x, a.y, b.z), p(b.x, b.y, b.z), p(a.x, b.y, b.z)], Vec3::Z, color);
-        self.add_quad([p(b.x, a.y, a.z), p(a.x, a.y, a.z), p(a.x, b.y, a.z), p(b.x, b.y, a.z)], Vec3::NEG_Z, color);
-        self.add_quad([p(a.x, b.y, b.z), p(b.x, b.y, b.z), p(b.x, b.y, a.z), p(a.x, b.y, a.z)], Vec3::Y, color);
-        self.add_quad([p(a.x, a.y, a.z), p(b.x, a.y, a.z), p(b.x, a.y, b.z), p(a.x, a.y, b.z)], Vec3::NEG_Y, color);
-        self.add_quad([p(b.x, a.y, b.z), p(b.x, a.y, a.z), p(b.x, b.y, a.z), p(b.x, b.y, b.z)], Vec3::X, color);
-        self.add_quad([p(a.x, a.y, a.z), p(a.x, a.y, b.z), p(a.x, b.y, b.z), p(a.x, b.y, a.z)], Vec3::NEG_X, color);
+        self.add_quad(
+            [
+                p(a.x, a.y, b.z),
+                p(b.x, a.y, b.z),
+                p(b.x, b.y, b.z),
+                p(a.x, b.y, b.z),
+            ],
+            Vec3::Z,
+            color,
+        );
+        self.add_quad(
+            [
+                p(b.x, a.y, a.z),
+                p(a.x, a.y, a.z),
+                p(a.x, b.y, a.z),
+                p(b.x, b.y, a.z),
+            ],
+            Vec3::NEG_Z,
+            color,
+        );
+        self.add_quad(
+            [
+                p(a.x, b.y, b.z),
+                p(b.x, b.y, b.z),
+                p(b.x, b.y, a.z),
+                p(a.x, b.y, a.z),
+            ],
+            Vec3::Y,
+            color,
+        );
+        self.add_quad(
+            [
+                p(a.x, a.y, a.z),
+                p(b.x, a.y, a.z),
+                p(b.x, a.y, b.z),
+                p(a.x, a.y, b.z),
+            ],
+            Vec3::NEG_Y,
+            color,
+        );
+        self.add_quad(
+            [
+                p(b.x, a.y, b.z),
+                p(b.x, a.y, a.z),
+                p(b.x, b.y, a.z),
+                p(b.x, b.y, b.z),
+            ],
+            Vec3::X,
+            color,
+        );
+        self.add_quad(
+            [
+                p(a.x, a.y, a.z),
+                p(a.x, a.y, b.z),
+                p(a.x, b.y, b.z),
+                p(a.x, b.y, a.z),
+            ],
+            Vec3::NEG_X,
+            color,
+        );
     }
 
     fn add_wedge(&mut self, w: &Wedge, hz: f32) {
@@ -329,17 +409,46 @@ impl WorldMesh {
         let (x0, x1, yb, h0, h1) = (w.x0, w.x1, w.y_bottom, w.h0, w.h1);
         let p = |x: f32, y: f32, z: f32| Vec3::new(x, y, z);
         // Front and back faces: the trapezoid under the surface line.
-        self.add_quad([p(x0, yb, hz), p(x1, yb, hz), p(x1, h1, hz), p(x0, h0, hz)], Vec3::Z, c);
-        self.add_quad([p(x1, yb, -hz), p(x0, yb, -hz), p(x0, h0, -hz), p(x1, h1, -hz)], Vec3::NEG_Z, c);
+        self.add_quad(
+            [p(x0, yb, hz), p(x1, yb, hz), p(x1, h1, hz), p(x0, h0, hz)],
+            Vec3::Z,
+            c,
+        );
+        self.add_quad(
+            [
+                p(x1, yb, -hz),
+                p(x0, yb, -hz),
+                p(x0, h0, -hz),
+                p(x1, h1, -hz),
+            ],
+            Vec3::NEG_Z,
+            c,
+        );
         // The exact sloped surface, normal perpendicular to the line.
         let top_normal = Vec3::new(-(h1 - h0), x1 - x0, 0.0).normalize();
-        self.add_quad([p(x0, h0, hz), p(x1, h1, hz), p(x1, h1, -hz), p(x0, h0, -hz)], top_normal, c);
-        self.add_quad([p(x0, yb, -hz), p(x1, yb, -hz), p(x1, yb, hz), p(x0, yb, hz)], Vec3::NEG_Y, c);
+        self.add_quad(
+            [p(x0, h0, hz), p(x1, h1, hz), p(x1, h1, -hz), p(x0, h0, -hz)],
+            top_normal,
+            c,
+        );
+        self.add_quad(
+            [p(x0, yb, -hz), p(x1, yb, -hz), p(x1, yb, hz), p(x0, yb, hz)],
+            Vec3::NEG_Y,
+            c,
+        );
         if h1 > yb {
-            self.add_quad([p(x1, yb, hz), p(x1, yb, -hz), p(x1, h1, -hz), p(x1, h1, hz)], Vec3::X, c);
+            self.add_quad(
+                [p(x1, yb, hz), p(x1, yb, -hz), p(x1, h1, -hz), p(x1, h1, hz)],
+                Vec3::X,
+                c,
+            );
         }
         if h0 > yb {
-            self.add_quad([p(x0, yb, -hz), p(x0, yb, hz), p(x0, h0, hz), p(x0, h0, -hz)], Vec3::NEG_X, c);
+            self.add_quad(
+                [p(x0, yb, -hz), p(x0, yb, hz), p(x0, h0, hz), p(x0, h0, -hz)],
+                Vec3::NEG_X,
+                c,
+            );
         }
     }
 }
@@ -356,7 +465,10 @@ fn check_rect(name: &str, min: Vec2, max: Vec2) -> Result<(), RenderError> {
         return Err(shape_err(name, "non-finite corner"));
     }
     if max.x <= min.x || max.y <= min.y {
-        return Err(shape_err(name, &format!("max {max} is not above and right of min {min}")));
+        return Err(shape_err(
+            name,
+            &format!("max {max} is not above and right of min {min}"),
+        ));
     }
     Ok(())
 }
@@ -392,16 +504,42 @@ mod tests {
     #[test]
     fn every_normal_is_unit_and_every_index_in_range() {
         let mesh = WorldMesh::build(
-            &[Tile { min: Vec2::new(0.0, -1.0), max: Vec2::new(4.0, 0.0), color: GREY }],
-            &[Wedge { x0: 4.0, x1: 5.0, y_bottom: -1.0, h0: 0.0, h1: 0.577, color: GREY }],
-            &[Ladder { x: 2.0, y0: 0.0, y1: 3.0, rung_ys: vec![0.3, 0.6, 0.9], color: GREY }],
-            &[Backdrop { min: Vec2::new(-10.0, -5.0), max: Vec2::new(10.0, 5.0), z: -6.0, color: GREY }],
+            &[Tile {
+                min: Vec2::new(0.0, -1.0),
+                max: Vec2::new(4.0, 0.0),
+                color: GREY,
+            }],
+            &[Wedge {
+                x0: 4.0,
+                x1: 5.0,
+                y_bottom: -1.0,
+                h0: 0.0,
+                h1: 0.577,
+                color: GREY,
+            }],
+            &[Ladder {
+                x: 2.0,
+                y0: 0.0,
+                y1: 3.0,
+                rung_ys: vec![0.3, 0.6, 0.9],
+                color: GREY,
+            }],
+            &[Backdrop {
+                min: Vec2::new(-10.0, -5.0),
+                max: Vec2::new(10.0, 5.0),
+                z: -6.0,
+                color: GREY,
+            }],
             2.0,
         )
         .unwrap();
         // 1 tile box + wedge (6 faces) + ladder (2 rails + 3 rungs) + backdrop.
         assert_eq!(mesh.vertices.len(), (6 + 6 + 5 * 6 + 1) * 4);
-        assert!(mesh.indices.iter().all(|&i| (i as usize) < mesh.vertices.len()));
+        assert!(
+            mesh.indices
+                .iter()
+                .all(|&i| (i as usize) < mesh.vertices.len())
+        );
         for v in &mesh.vertices {
             assert!((Vec3::from(v.normal).length() - 1.0).abs() < 1e-5);
         }
@@ -411,8 +549,16 @@ mod tests {
     fn inverted_tile_is_an_error_naming_the_tile() {
         let err = WorldMesh::build(
             &[
-                Tile { min: Vec2::ZERO, max: Vec2::ONE, color: GREY },
-                Tile { min: Vec2::ONE, max: Vec2::ZERO, color: GREY },
+                Tile {
+                    min: Vec2::ZERO,
+                    max: Vec2::ONE,
+                    color: GREY,
+                },
+                Tile {
+                    min: Vec2::ONE,
+                    max: Vec2::ZERO,
+                    color: GREY,
+                },
             ],
             &[],
             &[],
@@ -425,7 +571,11 @@ mod tests {
 
     #[test]
     fn skinned_mesh_with_joint_past_the_skin_is_rejected() {
-        let v = SkinnedVertex { joints: [0, 5, 0, 0], weights: [0.5, 0.5, 0.0, 0.0], ..Default::default() };
+        let v = SkinnedVertex {
+            joints: [0, 5, 0, 0],
+            weights: [0.5, 0.5, 0.0, 0.0],
+            ..Default::default()
+        };
         let desc = SkinnedMeshDesc {
             label: "knight",
             vertices: &[v, v, v],

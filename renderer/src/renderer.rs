@@ -1,7 +1,9 @@
 //! The renderer: pipelines, per-frame buffers, the shadow and main passes,
 //! and GPU skinning readback for tests.
 
-use crate::mesh::{LineVertex, MAX_JOINTS_PER_SKIN, SkinnedMeshDesc, SkinnedVertex, WorldMesh, WorldVertex};
+use crate::mesh::{
+    LineVertex, MAX_JOINTS_PER_SKIN, SkinnedMeshDesc, SkinnedVertex, WorldMesh, WorldVertex,
+};
 use crate::timing::{GpuTimer, PassTimes};
 use crate::{Camera, Gpu, RenderError, shaders};
 use bytemuck::{Pod, Zeroable};
@@ -115,7 +117,11 @@ impl Lighting {
             return Mat4::IDENTITY;
         };
         let dir = self.sun_dir.normalize_or(Vec3::Y);
-        let up = if dir.abs().abs_diff_eq(Vec3::Y, 1e-3) { Vec3::Z } else { Vec3::Y };
+        let up = if dir.abs().abs_diff_eq(Vec3::Y, 1e-3) {
+            Vec3::Z
+        } else {
+            Vec3::Y
+        };
         let r = b.radius.max(0.01);
         let eye = b.center + dir * (r * 2.0);
         glam::camera::rh::proj::directx::orthographic(-r, r, -r, r, 0.0, r * 4.0)
@@ -180,7 +186,13 @@ impl Frame {
     }
 
     /// Like [`Frame::draw_skinned`] with a colour multiplied into the material.
-    pub fn draw_skinned_tinted(&mut self, mesh: SkinnedMeshId, model: Mat4, palette: &[Mat4], tint: [f32; 4]) {
+    pub fn draw_skinned_tinted(
+        &mut self,
+        mesh: SkinnedMeshId,
+        model: Mat4,
+        palette: &[Mat4],
+        tint: [f32; 4],
+    ) {
         let offset = self.palettes.len() as u32;
         self.palettes.extend_from_slice(palette);
         self.instances.push(InstanceRecord {
@@ -199,14 +211,24 @@ impl Frame {
 
     /// A debug line from `a` to `b`.
     pub fn line(&mut self, a: Vec3, b: Vec3, color: [f32; 4]) {
-        self.lines.push(LineVertex { position: a.to_array(), color });
-        self.lines.push(LineVertex { position: b.to_array(), color });
+        self.lines.push(LineVertex {
+            position: a.to_array(),
+            color,
+        });
+        self.lines.push(LineVertex {
+            position: b.to_array(),
+            color,
+        });
     }
 
     /// A debug point, drawn as a small 3-axis cross.
     pub fn point(&mut self, p: Vec3, color: [f32; 4]) {
         for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
-            self.line(p - axis * POINT_HALF_SIZE, p + axis * POINT_HALF_SIZE, color);
+            self.line(
+                p - axis * POINT_HALF_SIZE,
+                p + axis * POINT_HALF_SIZE,
+                color,
+            );
         }
     }
 
@@ -249,7 +271,12 @@ struct GrowBuffer {
 }
 
 impl GrowBuffer {
-    fn new(device: &wgpu::Device, label: &'static str, capacity: u64, usage: wgpu::BufferUsages) -> Self {
+    fn new(
+        device: &wgpu::Device,
+        label: &'static str,
+        capacity: u64,
+        usage: wgpu::BufferUsages,
+    ) -> Self {
         let usage = usage | wgpu::BufferUsages::COPY_DST;
         let buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
@@ -257,7 +284,12 @@ impl GrowBuffer {
             usage,
             mapped_at_creation: false,
         });
-        Self { buffer, capacity, usage, label }
+        Self {
+            buffer,
+            capacity,
+            usage,
+            label,
+        }
     }
 
     /// Grows to at least `bytes` (doubling); returns whether it was recreated.
@@ -308,7 +340,11 @@ pub struct Renderer {
     scratch_draws: Vec<(SkinnedMeshId, u32, u32)>,
 }
 
-fn bgl_entry(binding: u32, visibility: wgpu::ShaderStages, ty: wgpu::BindingType) -> wgpu::BindGroupLayoutEntry {
+fn bgl_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    ty: wgpu::BindingType,
+) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility,
@@ -333,7 +369,10 @@ fn uniform() -> wgpu::BindingType {
     }
 }
 
-fn vertex_layout<'a>(stride: usize, attributes: &'a [wgpu::VertexAttribute]) -> wgpu::VertexBufferLayout<'a> {
+fn vertex_layout<'a>(
+    stride: usize,
+    attributes: &'a [wgpu::VertexAttribute],
+) -> wgpu::VertexBufferLayout<'a> {
     wgpu::VertexBufferLayout {
         array_stride: stride as u64,
         step_mode: wgpu::VertexStepMode::Vertex,
@@ -346,10 +385,14 @@ const SKINNED_ATTRS: [wgpu::VertexAttribute; 6] = wgpu::vertex_attr_array![
 ];
 const WORLD_ATTRS: [wgpu::VertexAttribute; 3] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x4];
-const LINE_ATTRS: [wgpu::VertexAttribute; 2] = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x4];
+const LINE_ATTRS: [wgpu::VertexAttribute; 2] =
+    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x4];
 
 /// Reads a MAP_READ buffer after waiting for the GPU.
-pub(crate) fn map_and_read(device: &wgpu::Device, buffer: &wgpu::Buffer) -> Result<Vec<u8>, RenderError> {
+pub(crate) fn map_and_read(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+) -> Result<Vec<u8>, RenderError> {
     let (tx, rx) = std::sync::mpsc::channel();
     buffer.map_async(wgpu::MapMode::Read, .., move |r| {
         let _ = tx.send(r);
@@ -397,12 +440,19 @@ impl Renderer {
                         multisampled: false,
                     },
                 ),
-                bgl_entry(1, fs, wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison)),
+                bgl_entry(
+                    1,
+                    fs,
+                    wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
+                ),
             ],
         });
         let skin_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("palettes + instances"),
-            entries: &[bgl_entry(0, vs, storage(true)), bgl_entry(1, vs, storage(true))],
+            entries: &[
+                bgl_entry(0, vs, storage(true)),
+                bgl_entry(1, vs, storage(true)),
+            ],
         });
         let material_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("material"),
@@ -417,7 +467,11 @@ impl Renderer {
                         multisampled: false,
                     },
                 ),
-                bgl_entry(2, fs, wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering)),
+                bgl_entry(
+                    2,
+                    fs,
+                    wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                ),
             ],
         });
         let palette_only_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -514,9 +568,17 @@ impl Renderer {
         };
         let skinned_layout = layout(
             "skinned",
-            &[Some(&globals_bgl), Some(&shadow_bgl), Some(&skin_bgl), Some(&material_bgl)],
+            &[
+                Some(&globals_bgl),
+                Some(&shadow_bgl),
+                Some(&skin_bgl),
+                Some(&material_bgl),
+            ],
         );
-        let skinned_shadow_layout = layout("skinned shadow", &[Some(&globals_bgl), None, Some(&skin_bgl)]);
+        let skinned_shadow_layout = layout(
+            "skinned shadow",
+            &[Some(&globals_bgl), None, Some(&skin_bgl)],
+        );
         let world_layout = layout("world", &[Some(&globals_bgl), Some(&shadow_bgl)]);
         let world_shadow_layout = layout("world shadow", &[Some(&globals_bgl)]);
         let compute_layout = layout(
@@ -524,7 +586,10 @@ impl Renderer {
             &[None, None, Some(&palette_only_bgl), Some(&compute_bgl)],
         );
 
-        let skinned_buffers = [Some(vertex_layout(size_of::<SkinnedVertex>(), &SKINNED_ATTRS))];
+        let skinned_buffers = [Some(vertex_layout(
+            size_of::<SkinnedVertex>(),
+            &SKINNED_ATTRS,
+        ))];
         let world_buffers = [Some(vertex_layout(size_of::<WorldVertex>(), &WORLD_ATTRS))];
         let line_buffers = [Some(vertex_layout(size_of::<LineVertex>(), &LINE_ATTRS))];
 
@@ -605,11 +670,25 @@ impl Renderer {
                 cache: None,
             })
         };
-        let skinned_pipeline = lit("skinned", &skinned_layout, &skinned_module, &skinned_buffers);
+        let skinned_pipeline = lit(
+            "skinned",
+            &skinned_layout,
+            &skinned_module,
+            &skinned_buffers,
+        );
         let world_pipeline = lit("world", &world_layout, &world_module, &world_buffers);
-        let skinned_shadow_pipeline =
-            shadow("skinned shadow", &skinned_shadow_layout, &skinned_module, &skinned_buffers);
-        let world_shadow_pipeline = shadow("world shadow", &world_shadow_layout, &world_module, &world_buffers);
+        let skinned_shadow_pipeline = shadow(
+            "skinned shadow",
+            &skinned_shadow_layout,
+            &skinned_module,
+            &skinned_buffers,
+        );
+        let world_shadow_pipeline = shadow(
+            "world shadow",
+            &world_shadow_layout,
+            &world_module,
+            &world_buffers,
+        );
         let line_layout = layout("lines", &[Some(&globals_bgl)]);
         let line_pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some("lines"),
@@ -644,14 +723,15 @@ impl Renderer {
             multiview_mask: None,
             cache: None,
         });
-        let skin_compute_pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("skin_vertices"),
-            layout: Some(&compute_layout),
-            module: &skinned_module,
-            entry_point: Some("skin_vertices"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        let skin_compute_pipeline =
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("skin_vertices"),
+                layout: Some(&compute_layout),
+                module: &skinned_module,
+                entry_point: Some("skin_vertices"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
 
         let storage_usage = wgpu::BufferUsages::STORAGE;
         let palettes = GrowBuffer::new(
@@ -776,7 +856,10 @@ impl Renderer {
     }
 
     /// Uploads a skinned mesh after validating it.
-    pub fn upload_skinned_mesh(&mut self, desc: &SkinnedMeshDesc<'_>) -> Result<SkinnedMeshId, RenderError> {
+    pub fn upload_skinned_mesh(
+        &mut self,
+        desc: &SkinnedMeshDesc<'_>,
+    ) -> Result<SkinnedMeshId, RenderError> {
         use wgpu::util::DeviceExt;
         desc.validate()?;
         let device = &self.gpu.device;
@@ -857,7 +940,11 @@ impl Renderer {
                 reason: "no vertices or no indices".into(),
             });
         }
-        if let Some(&i) = mesh.indices.iter().find(|&&i| i as usize >= mesh.vertices.len()) {
+        if let Some(&i) = mesh
+            .indices
+            .iter()
+            .find(|&&i| i as usize >= mesh.vertices.len())
+        {
             return Err(RenderError::InvalidMesh {
                 mesh: "world".into(),
                 reason: format!("index {i} past {} vertices", mesh.vertices.len()),
@@ -928,10 +1015,9 @@ impl Renderer {
             return Err(RenderError::InvalidFrame("target has zero size".into()));
         }
         for r in &frame.instances {
-            let mesh = self
-                .skinned_meshes
-                .get(r.mesh.0 as usize)
-                .ok_or_else(|| RenderError::InvalidFrame(format!("unknown skinned mesh {:?}", r.mesh)))?;
+            let mesh = self.skinned_meshes.get(r.mesh.0 as usize).ok_or_else(|| {
+                RenderError::InvalidFrame(format!("unknown skinned mesh {:?}", r.mesh))
+            })?;
             if r.palette_len < mesh.joint_count {
                 return Err(RenderError::InvalidFrame(format!(
                     "instance of mesh {:?} has a palette of {} matrices, the skin has {} joints",
@@ -945,8 +1031,14 @@ impl Renderer {
                 )));
             }
         }
-        if let Some(w) = frame.worlds.iter().find(|w| w.0 as usize >= self.world_meshes.len()) {
-            return Err(RenderError::InvalidFrame(format!("unknown world mesh {w:?}")));
+        if let Some(w) = frame
+            .worlds
+            .iter()
+            .find(|w| w.0 as usize >= self.world_meshes.len())
+        {
+            return Err(RenderError::InvalidFrame(format!(
+                "unknown world mesh {w:?}"
+            )));
         }
         let palette_bytes = (frame.palettes.len() * size_of::<Mat4>()) as u64;
         let max_binding = u64::from(self.gpu.device.limits().max_storage_buffer_binding_size);
@@ -983,7 +1075,11 @@ impl Renderer {
         let globals = Globals {
             view_proj: camera.view_proj(aspect).to_cols_array_2d(),
             light_view_proj: lighting.light_view_proj().to_cols_array_2d(),
-            sun_dir: lighting.sun_dir.normalize_or(Vec3::Y).extend(0.0).to_array(),
+            sun_dir: lighting
+                .sun_dir
+                .normalize_or(Vec3::Y)
+                .extend(0.0)
+                .to_array(),
             sun_color: lighting.sun_color.extend(1.0).to_array(),
             sky_color: lighting.sky_color.extend(1.0).to_array(),
             ground_color: lighting.ground_color.extend(1.0).to_array(),
@@ -1001,11 +1097,24 @@ impl Renderer {
         let grew_p = self.palettes.ensure(&device, palette_bytes);
         let grew_i = self.instances.ensure(&device, instance_bytes);
         if grew_p || grew_i {
-            self.skin_bg = Self::make_skin_bg(&device, &self.skin_bgl, &self.palettes.buffer, &self.instances.buffer);
+            self.skin_bg = Self::make_skin_bg(
+                &device,
+                &self.skin_bgl,
+                &self.palettes.buffer,
+                &self.instances.buffer,
+            );
         }
         if palette_bytes > 0 {
-            queue.write_buffer(&self.palettes.buffer, 0, bytemuck::cast_slice(&frame.palettes));
-            queue.write_buffer(&self.instances.buffer, 0, bytemuck::cast_slice(&self.scratch_instances));
+            queue.write_buffer(
+                &self.palettes.buffer,
+                0,
+                bytemuck::cast_slice(&frame.palettes),
+            );
+            queue.write_buffer(
+                &self.instances.buffer,
+                0,
+                bytemuck::cast_slice(&self.scratch_instances),
+            );
             uploaded += palette_bytes + instance_bytes;
         }
         let draw_lines = frame.show_debug && !frame.lines.is_empty();
@@ -1033,7 +1142,11 @@ impl Renderer {
                     }),
                     stencil_ops: None,
                 }),
-                timestamp_writes: if record_time { self.timer.as_ref().map(|t| t.writes(0)) } else { None },
+                timestamp_writes: if record_time {
+                    self.timer.as_ref().map(|t| t.writes(0))
+                } else {
+                    None
+                },
                 occlusion_query_set: None,
                 multiview_mask: None,
             });
@@ -1085,7 +1198,11 @@ impl Renderer {
                     }),
                     stencil_ops: None,
                 }),
-                timestamp_writes: if record_time { self.timer.as_ref().map(|t| t.writes(1)) } else { None },
+                timestamp_writes: if record_time {
+                    self.timer.as_ref().map(|t| t.writes(1))
+                } else {
+                    None
+                },
                 occlusion_query_set: None,
                 multiview_mask: None,
             });
@@ -1149,11 +1266,12 @@ impl Renderer {
         if palette.is_empty() {
             return Err(RenderError::InvalidFrame("empty palette".into()));
         }
-        if let Some((i, j)) = vertices
-            .iter()
-            .enumerate()
-            .find_map(|(i, v)| v.joints.iter().find(|&&j| usize::from(j) >= palette.len()).map(|&j| (i, j)))
-        {
+        if let Some((i, j)) = vertices.iter().enumerate().find_map(|(i, v)| {
+            v.joints
+                .iter()
+                .find(|&&j| usize::from(j) >= palette.len())
+                .map(|&j| (i, j))
+        }) {
             return Err(RenderError::InvalidFrame(format!(
                 "vertex {i} uses joint {j}, the palette has {} matrices",
                 palette.len()

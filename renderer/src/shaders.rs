@@ -59,12 +59,14 @@ mod tests {
             }
             seen += 1;
             let name = path.file_name().unwrap().to_str().unwrap();
-            let (_, module) = FILES
-                .iter()
-                .find(|(f, _)| *f == name)
-                .unwrap_or_else(|| panic!("{name} is in shaders/ but not compiled by the renderer"));
+            let (_, module) = FILES.iter().find(|(f, _)| *f == name).unwrap_or_else(|| {
+                panic!("{name} is in shaders/ but not compiled by the renderer")
+            });
             let on_disk = std::fs::read_to_string(&path).unwrap();
-            assert!(module.contains(&on_disk), "{name}: embedded copy differs from the file");
+            assert!(
+                module.contains(&on_disk),
+                "{name}: embedded copy differs from the file"
+            );
             if let Err(e) = validate(module) {
                 panic!("{name}: {e}");
             }
@@ -75,7 +77,11 @@ mod tests {
     #[test]
     fn skinned_module_has_draw_and_compute_entry_points() {
         let module = naga::front::wgsl::parse_str(SKINNED_MODULE).unwrap();
-        let names: Vec<_> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
+        let names: Vec<_> = module
+            .entry_points
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
         for want in ["vs_main", "vs_shadow", "fs_main", "skin_vertices"] {
             assert!(names.contains(&want), "{want} missing from {names:?}");
         }

@@ -31,7 +31,9 @@ impl SurfaceTarget {
         window: Arc<dyn PresentableWindow>,
         size: (u32, u32),
     ) -> Result<(Gpu, Self), RenderError> {
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(display));
+        let instance = wgpu::Instance::new(
+            wgpu::InstanceDescriptor::new_with_display_handle_from_env(display),
+        );
         let surface = instance
             .create_surface(window.clone())
             .map_err(|e| RenderError::Surface(e.to_string()))?;
@@ -43,7 +45,9 @@ impl SurfaceTarget {
             .copied()
             .find(wgpu::TextureFormat::is_srgb)
             .or_else(|| caps.formats.first().copied())
-            .ok_or_else(|| RenderError::Surface("the adapter cannot present to this window".into()))?;
+            .ok_or_else(|| {
+                RenderError::Surface("the adapter cannot present to this window".into())
+            })?;
         let config = wgpu::SurfaceConfiguration {
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
             format,
@@ -52,7 +56,11 @@ impl SurfaceTarget {
             height: size.1,
             present_mode: wgpu::PresentMode::AutoVsync,
             desired_maximum_frame_latency: MAX_FRAME_LATENCY,
-            alpha_mode: caps.alpha_modes.first().copied().unwrap_or(wgpu::CompositeAlphaMode::Auto),
+            alpha_mode: caps
+                .alpha_modes
+                .first()
+                .copied()
+                .unwrap_or(wgpu::CompositeAlphaMode::Auto),
             view_formats: vec![],
         };
         let mut target = Self {
@@ -111,7 +119,9 @@ impl SurfaceTarget {
                 self.stale = true;
                 Ok(Some(t))
             }
-            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => Ok(None),
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
+                Ok(None)
+            }
             wgpu::CurrentSurfaceTexture::Outdated => {
                 self.surface.configure(&gpu.device, &self.config);
                 Ok(None)
@@ -124,7 +134,9 @@ impl SurfaceTarget {
                 self.surface.configure(&gpu.device, &self.config);
                 Ok(None)
             }
-            other => Err(RenderError::Surface(format!("cannot acquire a frame: {other:?}"))),
+            other => Err(RenderError::Surface(format!(
+                "cannot acquire a frame: {other:?}"
+            ))),
         }
     }
 

@@ -5,8 +5,8 @@
 use glam::{Mat3, Mat4, Quat, Vec3};
 use renderer::demo::{bend_palette, ground_world, slopes_and_ladder_world, tube_mesh};
 use renderer::{
-    Camera, Frame, Lighting, MaterialDesc, OffscreenTarget, Renderer, ShadowBox,
-    SkinnedMeshDesc, SkinnedVertex, read_png_rgba, write_png_rgba,
+    Camera, Frame, Lighting, MaterialDesc, OffscreenTarget, Renderer, ShadowBox, SkinnedMeshDesc,
+    SkinnedVertex, read_png_rgba, write_png_rgba,
 };
 use std::path::{Path, PathBuf};
 
@@ -37,13 +37,20 @@ fn has_content(rgba: &[u8]) -> Result<(), String> {
         .collect();
     let mean = lum.iter().sum::<f32>() / lum.len() as f32;
     let var = lum.iter().map(|l| (l - mean).powi(2)).sum::<f32>() / lum.len() as f32;
-    let mut colors: Vec<u32> = rgba.chunks_exact(4).map(|p| u32::from_le_bytes([p[0], p[1], p[2], 0])).collect();
+    let mut colors: Vec<u32> = rgba
+        .chunks_exact(4)
+        .map(|p| u32::from_le_bytes([p[0], p[1], p[2], 0]))
+        .collect();
     colors.sort_unstable();
     colors.dedup();
     if var.sqrt() > MIN_LUMA_SD && colors.len() > MIN_COLOURS {
         Ok(())
     } else {
-        Err(format!("image looks blank or uniform (luma sd {:.1}, {} colours)", var.sqrt(), colors.len()))
+        Err(format!(
+            "image looks blank or uniform (luma sd {:.1}, {} colours)",
+            var.sqrt(),
+            colors.len()
+        ))
     }
 }
 
@@ -63,10 +70,18 @@ fn check_golden(name: &str, width: u32, height: u32, rgba: &[u8]) {
     }
     let Ok((rw, rh, reference_rgba)) = read_png_rgba(&reference) else {
         write_png_rgba(&actual_path, width, height, rgba).unwrap();
-        panic!("{}: missing golden; wrote {} (review it, then rerun with IRONSTEP_UPDATE_GOLDEN=1)", reference.display(), actual_path.display());
+        panic!(
+            "{}: missing golden; wrote {} (review it, then rerun with IRONSTEP_UPDATE_GOLDEN=1)",
+            reference.display(),
+            actual_path.display()
+        );
     };
     assert_eq!((rw, rh), (width, height), "{name}: golden size differs");
-    let rgb = |v: &[u8]| v.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect::<Vec<u8>>();
+    let rgb = |v: &[u8]| {
+        v.chunks_exact(4)
+            .flat_map(|p| [p[0], p[1], p[2]])
+            .collect::<Vec<u8>>()
+    };
     let ref_img = nv_flip::FlipImageRgb8::with_data(width, height, &rgb(&reference_rgba));
     let test_img = nv_flip::FlipImageRgb8::with_data(width, height, &rgb(rgba));
     let error = nv_flip::flip(ref_img, test_img, nv_flip::DEFAULT_PIXELS_PER_DEGREE);
@@ -74,9 +89,21 @@ fn check_golden(name: &str, width: u32, height: u32, rgba: &[u8]) {
     if mean > FLIP_MEAN_LIMIT {
         write_png_rgba(&actual_path, width, height, rgba).unwrap();
         let diff = error.apply_color_lut(&nv_flip::magma_lut()).to_vec();
-        let diff_rgba: Vec<u8> = diff.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect();
-        write_png_rgba(&dir.join(format!("{name}.diff.png")), width, height, &diff_rgba).unwrap();
-        panic!("{name}: mean FLIP {mean:.4} > {FLIP_MEAN_LIMIT}; see {}", actual_path.display());
+        let diff_rgba: Vec<u8> = diff
+            .chunks_exact(3)
+            .flat_map(|p| [p[0], p[1], p[2], 255])
+            .collect();
+        write_png_rgba(
+            &dir.join(format!("{name}.diff.png")),
+            width,
+            height,
+            &diff_rgba,
+        )
+        .unwrap();
+        panic!(
+            "{name}: mean FLIP {mean:.4} > {FLIP_MEAN_LIMIT}; see {}",
+            actual_path.display()
+        );
     }
 }
 
@@ -84,7 +111,10 @@ fn lit_scene_lighting() -> Lighting {
     Lighting {
         // A low evening sun from the front left: long shadows to the right.
         sun_dir: Vec3::new(-0.75, 0.55, 0.45).normalize(),
-        shadow: Some(ShadowBox { center: Vec3::new(0.0, 0.8, 0.0), radius: 3.5 }),
+        shadow: Some(ShadowBox {
+            center: Vec3::new(0.0, 0.8, 0.0),
+            radius: 3.5,
+        }),
         ..Lighting::default()
     }
 }
@@ -100,15 +130,26 @@ fn render_lit_scene(r: &mut Renderer, lighting: &Lighting, show_debug: bool) -> 
             vertices: &vertices,
             indices: &indices,
             joint_count: 2,
-            material: MaterialDesc { base_color: [0.75, 0.75, 0.8, 1.0], texture: None },
+            material: MaterialDesc {
+                base_color: [0.75, 0.75, 0.8, 1.0],
+                texture: None,
+            },
         })
         .unwrap();
     let ground = r.upload_world_mesh(&ground_world(12.0).unwrap()).unwrap();
     let mut frame = Frame::new();
     frame.show_debug = show_debug;
     frame.draw_world(ground);
-    frame.draw_skinned(tube, Mat4::from_translation(Vec3::new(-0.9, 0.0, 0.0)), &bend_palette(0.6));
-    frame.draw_skinned(tube, Mat4::from_translation(Vec3::new(0.9, 0.3, 0.0)), &bend_palette(0.0));
+    frame.draw_skinned(
+        tube,
+        Mat4::from_translation(Vec3::new(-0.9, 0.0, 0.0)),
+        &bend_palette(0.6),
+    );
+    frame.draw_skinned(
+        tube,
+        Mat4::from_translation(Vec3::new(0.9, 0.3, 0.0)),
+        &bend_palette(0.0),
+    );
     // Skeleton of the bent tube: base, knee, tip; and a ground probe.
     let knee = Vec3::new(-0.9, 0.8, 0.0);
     let tip = knee + Quat::from_rotation_z(0.6) * Vec3::new(0.0, 0.8, 0.0);
@@ -120,7 +161,8 @@ fn render_lit_scene(r: &mut Renderer, lighting: &Lighting, show_debug: bool) -> 
     let mut cam = Camera::side_view(Vec3::new(0.0, 0.6, 0.0), 4.8);
     cam.position.y += 1.6;
     let target = OffscreenTarget::new(r, GOLDEN_SIZE.0, GOLDEN_SIZE.1);
-    r.render(&mut frame, &cam, lighting, target.view(), target.size()).unwrap();
+    r.render(&mut frame, &cam, lighting, target.view(), target.size())
+        .unwrap();
     target.read_rgba(r).unwrap()
 }
 
@@ -135,7 +177,14 @@ fn lit_scene_with_shadow_matches_golden() {
 fn shadow_darkens_the_ground_under_the_figures() {
     let mut r = renderer();
     let with = render_lit_scene(&mut r, &lit_scene_lighting(), false);
-    let without = render_lit_scene(&mut r, &Lighting { shadow: None, ..lit_scene_lighting() }, false);
+    let without = render_lit_scene(
+        &mut r,
+        &Lighting {
+            shadow: None,
+            ..lit_scene_lighting()
+        },
+        false,
+    );
     let darker = with
         .chunks_exact(4)
         .zip(without.chunks_exact(4))
@@ -157,7 +206,11 @@ fn debug_lines_toggle_changes_only_a_few_pixels() {
     let mut r = renderer();
     let on = render_lit_scene(&mut r, &lit_scene_lighting(), true);
     let off = render_lit_scene(&mut r, &lit_scene_lighting(), false);
-    let changed = on.chunks_exact(4).zip(off.chunks_exact(4)).filter(|(a, b)| a != b).count();
+    let changed = on
+        .chunks_exact(4)
+        .zip(off.chunks_exact(4))
+        .filter(|(a, b)| a != b)
+        .count();
     assert!(changed > 100 && changed < 5000, "{changed} pixels changed");
 }
 
@@ -177,11 +230,15 @@ fn slopes_and_ladder_match_golden() {
     let mut cam = Camera::side_view(Vec3::new(1.7, 0.9, 0.0), 10.5);
     cam.position.y += 3.5;
     let lighting = Lighting {
-        shadow: Some(ShadowBox { center: Vec3::new(1.5, 1.0, 0.0), radius: 7.0 }),
+        shadow: Some(ShadowBox {
+            center: Vec3::new(1.5, 1.0, 0.0),
+            radius: 7.0,
+        }),
         ..Lighting::default()
     };
     let target = OffscreenTarget::new(&r, GOLDEN_SIZE.0, GOLDEN_SIZE.1);
-    r.render(&mut frame, &cam, &lighting, target.view(), target.size()).unwrap();
+    r.render(&mut frame, &cam, &lighting, target.view(), target.size())
+        .unwrap();
     let rgba = target.read_rgba(&mut r).unwrap();
     check_golden("slopes_ladder", GOLDEN_SIZE.0, GOLDEN_SIZE.1, &rgba);
 }
@@ -224,14 +281,24 @@ fn gpu_skinning_equals_cpu_skinning() {
     let mut vertices = Vec::new();
     for i in 0..300u32 {
         let f = i as f32 * 0.37;
-        let w = [(f.sin() * 0.5 + 0.5), (f.cos() * 0.5 + 0.5), 0.3, (f * 1.3).sin().abs()];
+        let w = [
+            (f.sin() * 0.5 + 0.5),
+            (f.cos() * 0.5 + 0.5),
+            0.3,
+            (f * 1.3).sin().abs(),
+        ];
         let sum: f32 = w.iter().sum();
         let n = Vec3::new(f.cos(), (f * 0.7).sin(), (f * 1.1).cos() + 0.1).normalize();
         vertices.push(SkinnedVertex {
             position: [f.sin() * 2.0, f * 0.05, (f * 0.3).cos()],
             normal: n.to_array(),
             uv: [0.0; 2],
-            joints: [(i % 5) as u16, ((i + 1) % 5) as u16, ((i + 3) % 5) as u16, ((i * 7) % 5) as u16],
+            joints: [
+                (i % 5) as u16,
+                ((i + 1) % 5) as u16,
+                ((i + 3) % 5) as u16,
+                ((i * 7) % 5) as u16,
+            ],
             weights: w.map(|x| x / sum),
             color: [1.0; 4],
         });
@@ -240,7 +307,10 @@ fn gpu_skinning_equals_cpu_skinning() {
     assert_eq!(gpu.len(), vertices.len());
     for (i, (v, (gp, gn))) in vertices.iter().zip(&gpu).enumerate() {
         let (cp, cn) = cpu_skin(v, &palette);
-        assert!(gp.abs_diff_eq(cp, 1e-4 * (1.0 + cp.length())), "vertex {i}: position {gp} vs {cp}");
+        assert!(
+            gp.abs_diff_eq(cp, 1e-4 * (1.0 + cp.length())),
+            "vertex {i}: position {gp} vs {cp}"
+        );
         assert!(gn.abs_diff_eq(cn, 1e-4), "vertex {i}: normal {gn} vs {cn}");
     }
 }
@@ -248,8 +318,15 @@ fn gpu_skinning_equals_cpu_skinning() {
 #[test]
 fn gpu_skinning_rejects_a_joint_past_the_palette() {
     let mut r = renderer();
-    let v = SkinnedVertex { joints: [0, 3, 0, 0], weights: [0.5, 0.5, 0.0, 0.0], ..Default::default() };
-    let err = r.skin_on_gpu(&[v], &[Mat4::IDENTITY; 2]).unwrap_err().to_string();
+    let v = SkinnedVertex {
+        joints: [0, 3, 0, 0],
+        weights: [0.5, 0.5, 0.0, 0.0],
+        ..Default::default()
+    };
+    let err = r
+        .skin_on_gpu(&[v], &[Mat4::IDENTITY; 2])
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("vertex 0") && err.contains("joint 3"), "{err}");
 }
 
@@ -273,9 +350,22 @@ fn pass_times_and_upload_sizes_are_reported() {
     for _ in 0..3 {
         frame.clear();
         for i in 0..10 {
-            frame.draw_skinned(tube, Mat4::from_translation(Vec3::X * i as f32), &bend_palette(0.1 * i as f32));
+            frame.draw_skinned(
+                tube,
+                Mat4::from_translation(Vec3::X * i as f32),
+                &bend_palette(0.1 * i as f32),
+            );
         }
-        stats.push(r.render(&mut frame, &cam, &Lighting::default(), target.view(), target.size()).unwrap());
+        stats.push(
+            r.render(
+                &mut frame,
+                &cam,
+                &Lighting::default(),
+                target.view(),
+                target.size(),
+            )
+            .unwrap(),
+        );
         r.wait_idle().unwrap();
     }
     // Globals (2 matrices + 5 vectors = 208 bytes) + 20 palette matrices
@@ -286,7 +376,9 @@ fn pass_times_and_upload_sizes_are_reported() {
     // One instanced draw for the shadow pass and one for the main pass.
     assert_eq!(stats[2].draw_calls, 2);
     if r.has_gpu_timing() {
-        let t = r.last_pass_times().expect("timestamps arrive after wait_idle");
+        let t = r
+            .last_pass_times()
+            .expect("timestamps arrive after wait_idle");
         assert!(t.main_ms > 0.0 && t.shadow_ms >= 0.0, "{t:?}");
     }
 }
@@ -308,7 +400,13 @@ fn palette_shorter_than_the_skin_is_an_error() {
     let mut frame = Frame::new();
     frame.draw_skinned(tube, Mat4::IDENTITY, &[Mat4::IDENTITY]);
     let err = r
-        .render(&mut frame, &Camera::side_view(Vec3::ZERO, 5.0), &Lighting::default(), target.view(), target.size())
+        .render(
+            &mut frame,
+            &Camera::side_view(Vec3::ZERO, 5.0),
+            &Lighting::default(),
+            target.view(),
+            target.size(),
+        )
         .unwrap_err();
     assert!(err.to_string().contains("2 joints"), "{err}");
 }

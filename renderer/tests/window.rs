@@ -29,7 +29,11 @@ fn window_opens_presents_resizes_and_screenshots_under_xvfb() {
         "xvfb-run is missing: install it with `apt-get install --no-install-recommends xvfb xauth` (tests/run does this)"
     );
     let bin = example_binary();
-    assert!(bin.exists(), "{} not built; run `cargo test -p renderer` (it builds examples)", bin.display());
+    assert!(
+        bin.exists(),
+        "{} not built; run `cargo test -p renderer` (it builds examples)",
+        bin.display()
+    );
     let dir = std::env::temp_dir().join(format!("ironstep-window-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let shot = dir.join("shot.png");
@@ -42,7 +46,11 @@ fn window_opens_presents_resizes_and_screenshots_under_xvfb() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "window_smoke failed: {}\n{stdout}\n{stderr}", out.status);
+    assert!(
+        out.status.success(),
+        "window_smoke failed: {}\n{stdout}\n{stderr}",
+        out.status
+    );
     assert!(stdout.contains("resized to 800x450"), "{stdout}");
     let presented: u32 = stdout
         .split("presented ")
@@ -55,7 +63,10 @@ fn window_opens_presents_resizes_and_screenshots_under_xvfb() {
     assert_eq!((w, h), (800, 450));
     // A drawn scene: no colour covers nearly all of it, and shading gives
     // many distinct colours (a blank or cleared-only frame has one).
-    let mut colours: Vec<u32> = rgba.chunks_exact(4).map(|p| u32::from_le_bytes([p[0], p[1], p[2], 0])).collect();
+    let mut colours: Vec<u32> = rgba
+        .chunks_exact(4)
+        .map(|p| u32::from_le_bytes([p[0], p[1], p[2], 0]))
+        .collect();
     colours.sort_unstable();
     let mut most_common = 0;
     let mut distinct = 0;
