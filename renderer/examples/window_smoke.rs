@@ -181,10 +181,10 @@ impl App {
 
 impl ApplicationHandler for App {
     fn resumed(&mut self, el: &ActiveEventLoop) {
-        if self.state.is_none() {
-            if let Err(e) = self.init(el) {
-                self.fail(el, e);
-            }
+        if self.state.is_none()
+            && let Err(e) = self.init(el)
+        {
+            self.fail(el, e);
         }
     }
 

@@ -107,7 +107,7 @@ impl SkinnedMeshDesc<'_> {
         if self.vertices.is_empty() || self.indices.is_empty() {
             return Err(bad("no vertices or no indices".into()));
         }
-        if self.indices.len() % 3 != 0 {
+        if !self.indices.len().is_multiple_of(3) {
             return Err(bad(format!(
                 "{} indices is not a multiple of 3",
                 self.indices.len()
@@ -148,19 +148,18 @@ impl SkinnedMeshDesc<'_> {
                 )));
             }
         }
-        if let Some(t) = self.material.texture {
-            if t.width == 0
+        if let Some(t) = self.material.texture
+            && (t.width == 0
                 || t.height == 0
-                || t.rgba.len() != t.width as usize * t.height as usize * 4
-            {
-                return Err(bad(format!(
-                    "texture {}x{} needs {} bytes, got {}",
-                    t.width,
-                    t.height,
-                    t.width as usize * t.height as usize * 4,
-                    t.rgba.len()
-                )));
-            }
+                || t.rgba.len() != t.width as usize * t.height as usize * 4)
+        {
+            return Err(bad(format!(
+                "texture {}x{} needs {} bytes, got {}",
+                t.width,
+                t.height,
+                t.width as usize * t.height as usize * 4,
+                t.rgba.len()
+            )));
         }
         Ok(())
     }

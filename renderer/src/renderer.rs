@@ -1041,7 +1041,7 @@ impl Renderer {
             )));
         }
         let palette_bytes = (frame.palettes.len() * size_of::<Mat4>()) as u64;
-        let max_binding = u64::from(self.gpu.device.limits().max_storage_buffer_binding_size);
+        let max_binding = self.gpu.device.limits().max_storage_buffer_binding_size;
         if palette_bytes > max_binding {
             return Err(RenderError::InvalidFrame(format!(
                 "{palette_bytes} bytes of palettes exceed the device's storage binding limit of {max_binding}"
@@ -1233,16 +1233,12 @@ impl Renderer {
                 draw_calls += 1;
             }
         }
-        if record_time {
-            if let Some(t) = &self.timer {
-                t.resolve(&mut encoder);
-            }
+        if record_time && let Some(t) = &self.timer {
+            t.resolve(&mut encoder);
         }
         queue.submit([encoder.finish()]);
-        if record_time {
-            if let Some(t) = &mut self.timer {
-                t.after_submit();
-            }
+        if record_time && let Some(t) = &mut self.timer {
+            t.after_submit();
         }
         Ok(FrameStats {
             bytes_uploaded: uploaded,
