@@ -49,3 +49,15 @@ pub enum RenderError {
         reason: String,
     },
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_adapter_error_says_what_to_install() {
+        let msg = RenderError::NoAdapter("no adapters".into()).to_string();
+        assert!(msg.contains("mesa-vulkan-drivers"), "{msg}");
+        assert!(msg.contains("no adapters"), "{msg}");
+    }
+}

@@ -1014,7 +1014,15 @@ impl Renderer {
         if size.0 == 0 || size.1 == 0 {
             return Err(RenderError::InvalidFrame("target has zero size".into()));
         }
-        for r in &frame.instances {
+        for (i, r) in frame.instances.iter().enumerate() {
+            let palette = &frame.palettes
+                [r.palette_offset as usize..(r.palette_offset + r.palette_len) as usize];
+            if !r.model.is_finite() || !palette.iter().all(Mat4::is_finite) {
+                return Err(RenderError::InvalidFrame(format!(
+                    "skinned instance {i} (mesh {:?}) has a non-finite model or palette matrix",
+                    r.mesh
+                )));
+            }
             let mesh = self.skinned_meshes.get(r.mesh.0 as usize).ok_or_else(|| {
                 RenderError::InvalidFrame(format!("unknown skinned mesh {:?}", r.mesh))
             })?;
