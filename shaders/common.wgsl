@@ -1,5 +1,5 @@
 // Shared by every lit pass: the per-frame globals, the sun's shadow map and
-// the lighting model (directional sun + hemispheric ambient, 3x3 PCF shadow).
+// the lighting model (directional sun + hemispheric ambient, 4-tap PCF shadow).
 // The renderer prepends this file to `skinned.wgsl` and `world.wgsl`.
 
 struct Globals {
@@ -30,15 +30,14 @@ fn sun_visibility(world_pos: vec3<f32>) -> f32 {
     if (any(uv < vec2<f32>(0.0)) || any(uv > vec2<f32>(1.0)) || depth > 1.0) {
         return 1.0;
     }
-    let texel = globals.shadow_params.y;
-    var sum = 0.0;
-    for (var y = -1; y <= 1; y++) {
-        for (var x = -1; x <= 1; x++) {
-            let offset = vec2<f32>(f32(x), f32(y)) * texel;
-            sum += textureSampleCompareLevel(shadow_map, shadow_sampler, uv + offset, depth);
-        }
-    }
-    return sum / 9.0;
+    // Four bilinear comparison taps half a texel apart: a 3x3-texel tent
+    // filter for the cost of four samples.
+    let h = 0.5 * globals.shadow_params.y;
+    let sum = textureSampleCompareLevel(shadow_map, shadow_sampler, uv + vec2<f32>(-h, -h), depth)
+        + textureSampleCompareLevel(shadow_map, shadow_sampler, uv + vec2<f32>(h, -h), depth)
+        + textureSampleCompareLevel(shadow_map, shadow_sampler, uv + vec2<f32>(-h, h), depth)
+        + textureSampleCompareLevel(shadow_map, shadow_sampler, uv + vec2<f32>(h, h), depth);
+    return sum * 0.25;
 }
 
 // Lambert sun with shadow plus a sky/ground hemisphere ambient.
@@ -47,6 +46,10 @@ fn shade(world_pos: vec3<f32>, normal: vec3<f32>, albedo: vec3<f32>) -> vec3<f32
     let l = normalize(globals.sun_dir.xyz);
     let n_dot_l = max(dot(n, l), 0.0);
     let hemi = mix(globals.ground_color.rgb, globals.sky_color.rgb, 0.5 * n.y + 0.5);
-    let sun = globals.sun_color.rgb * n_dot_l * sun_visibility(world_pos);
+    // Faces turned away from the sun skip the shadow lookup.
+    var sun = vec3<f32>(0.0);
+    if (n_dot_l > 0.0) {
+        sun = globals.sun_color.rgb * n_dot_l * sun_visibility(world_pos);
+    }
     return albedo * (hemi + sun);
 }

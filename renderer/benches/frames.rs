@@ -1,4 +1,4 @@
-//! Headless frame benchmark: 1, 100 and 1,000 skinned instances of the demo
+//! Headless frame benchmark: 0 (world only), 1, 100 and 1,000 skinned instances of the demo
 //! tube on the slopes world. Reports CPU encode time (building buffers,
 //! recording and submitting both passes), GPU time per pass (timestamp
 //! queries) and bytes uploaded per frame.
@@ -37,7 +37,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "| instances | triangles | CPU encode ms | GPU shadow ms | GPU main ms | bytes uploaded/frame |"
     );
     println!("|---:|---:|---:|---:|---:|---:|");
-    for count in [1u32, 100, 1000] {
+    for count in [0u32, 1, 100, 1000] {
         let mut cpu_ms = 0.0;
         let (mut shadow_ms, mut main_ms) = (0.0, 0.0);
         let mut bytes = 0;
