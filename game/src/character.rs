@@ -55,6 +55,58 @@ pub enum CharacterError {
     Knight(#[from] knight::KnightError),
 }
 
+/// A character's skinned mesh in bind space, in plain arrays (the renderer
+/// and the CPU skinning reference both take it).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CharacterMesh {
+    /// Positions, metres.
+    pub positions: Vec<Vec3>,
+    /// Unit normals.
+    pub normals: Vec<Vec3>,
+    /// Texture coordinates (empty when the model has none).
+    pub uvs: Vec<[f32; 2]>,
+    /// Linear RGBA vertex colours (empty when the model has none).
+    pub colors: Vec<[f32; 4]>,
+    /// Four joint indices per vertex, into the skeleton.
+    pub joints: Vec<[u16; 4]>,
+    /// Four weights per vertex, summing to one.
+    pub weights: Vec<[f32; 4]>,
+    /// Triangle list.
+    pub indices: Vec<u32>,
+    /// Material base colour factor (linear RGBA).
+    pub base_color: [f32; 4],
+    /// Base colour texture, if any.
+    pub texture: Option<Texture>,
+}
+
+/// An RGBA8 texture.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Texture {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// `width × height × 4` bytes.
+    pub rgba: Vec<u8>,
+}
+
+impl CharacterMesh {
+    /// The knight's generated mesh.
+    pub fn from_knight(m: &knight::mesh::Mesh) -> Self {
+        Self {
+            positions: m.positions.clone(),
+            normals: m.normals.clone(),
+            uvs: Vec::new(),
+            colors: m.colors.clone(),
+            joints: m.joints.clone(),
+            weights: m.weights.clone(),
+            indices: m.indices.iter().map(|&i| u32::from(i)).collect(),
+            base_color: [1.0; 4],
+            texture: None,
+        }
+    }
+}
+
 /// The part of a climb cycle during which a limb holds a rung.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Grip {
@@ -97,6 +149,8 @@ pub struct Limb {
 pub struct Character {
     /// Where the model came from (for messages).
     pub name: String,
+    /// The skinned mesh, when the model has one (headless runs need none).
+    pub mesh: Option<CharacterMesh>,
     /// The skeleton.
     pub skeleton: Skeleton,
     /// Every clip of the model.
@@ -126,13 +180,15 @@ impl Character {
     pub fn knight() -> Result<Self, CharacterError> {
         let k = knight::Knight::generate(knight::clips::DEFAULT_RUNG_SPACING)?;
         let rig = RigFile::parse(KNIGHT_RIG, knight::RIG_PATH)?;
-        Self::new(
+        let mut c = Self::new(
             knight::GLB_PATH,
             k.skeleton,
             k.clips,
             &rig,
             knight::RIG_PATH,
-        )
+        )?;
+        c.mesh = Some(CharacterMesh::from_knight(&k.mesh));
+        Ok(c)
     }
 
     /// Assembles a character; `model` and `rig_file` label errors.
@@ -280,6 +336,7 @@ impl Character {
         });
         Ok(Self {
             name: model.to_string(),
+            mesh: None,
             skeleton,
             clips,
             rig,

@@ -2,7 +2,8 @@
 //! of timed presses, with motion metrics written as JSON.
 //!
 //! ```text
-//! ironstep run --input assets/scripts/slopes.txt --frames 2400 --metrics out.json
+//! ironstep run --input assets/scripts/slopes_walk.txt --frames 1700 --metrics out.json
+//! ironstep run --input assets/scripts/ladders.txt --frames 2400 --screenshot-every 64 --out shots/
 //! ```
 //!
 //! One frame is one fixed simulation step (64 per second), so a run is
@@ -15,9 +16,12 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde::Serialize;
 
+use renderer::{Frame, OffscreenTarget, Renderer};
+
 use crate::character::Character;
 use crate::metrics::{FrameRecord, Recorder, Summary};
 use crate::player::DT;
+use crate::scene::{CameraRig, SceneHandles, draw_character, lighting, upload_scene};
 use crate::script::Script;
 use crate::sim::{Body, Sim};
 use crate::world::Level;
@@ -45,6 +49,36 @@ pub struct RunArgs {
     /// Run without IK (to compare with the raw animation).
     #[arg(long)]
     pub no_ik: bool,
+    /// Render and save a PNG every K frames (needs `--out`).
+    #[arg(long, value_name = "K")]
+    pub screenshot_every: Option<u64>,
+    /// Directory for screenshots (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Screenshot size, WIDTHxHEIGHT.
+    #[arg(long, default_value = "960x540", value_parser = parse_size)]
+    pub size: (u32, u32),
+    /// Draw the debug overlay (skeleton, IK targets, probes, rungs) in screenshots.
+    #[arg(long)]
+    pub debug: bool,
+}
+
+/// The largest screenshot side, pixels: wgpu's guaranteed texture limit.
+pub const MAX_SIDE: u32 = 8192;
+
+/// Parses `WIDTHxHEIGHT`.
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("'{s}' is not WIDTHxHEIGHT"))?;
+    let parse = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=MAX_SIDE).contains(n))
+            .ok_or_else(|| format!("'{v}' in '{s}' must be a whole number from 1 to {MAX_SIDE}"))
+    };
+    Ok((parse(w)?, parse(h)?))
 }
 
 /// The JSON document `--metrics` writes.
@@ -67,33 +101,135 @@ pub fn load_level(name: &str) -> Result<Level> {
     }
 }
 
-/// Runs a script and returns the recorder.
+/// Renders frames of a run to PNG files.
+pub struct Shooter {
+    renderer: Renderer,
+    target: OffscreenTarget,
+    frame: Frame,
+    handles: SceneHandles,
+    camera: CameraRig,
+    every: u64,
+    dir: PathBuf,
+    /// Paths written so far.
+    pub written: Vec<PathBuf>,
+}
+
+impl Shooter {
+    /// Sets up a headless renderer for `sim`'s level and character.
+    pub fn new(sim: &Sim, every: u64, dir: &Path, size: (u32, u32), debug: bool) -> Result<Self> {
+        std::fs::create_dir_all(dir).with_context(|| {
+            format!("{}: cannot create the screenshot directory", dir.display())
+        })?;
+        let mut renderer = Renderer::headless().context("starting the headless renderer")?;
+        let body = sim
+            .world
+            .get::<&Body>(sim.player)
+            .expect("the player has a body");
+        let handles = upload_scene(&mut renderer, &sim.level, &body.character)
+            .context("uploading the scene")?;
+        let target = OffscreenTarget::new(&renderer, size.0, size.1);
+        let mut frame = Frame::new();
+        frame.show_debug = debug;
+        Ok(Self {
+            renderer,
+            target,
+            frame,
+            handles,
+            camera: CameraRig::default(),
+            every: every.max(1),
+            dir: dir.to_path_buf(),
+            written: Vec::new(),
+        })
+    }
+
+    /// Follows the player and, on every K-th frame, renders and saves it.
+    pub fn after_frame(&mut self, sim: &Sim, frame_index: u64) -> Result<()> {
+        let player = sim.player_state();
+        let camera = self.camera.update(&player, DT);
+        if (frame_index + 1) % self.every != 0 {
+            return Ok(());
+        }
+        self.frame.clear();
+        self.frame.draw_world(self.handles.world);
+        let body = sim
+            .world
+            .get::<&Body>(sim.player)
+            .expect("the player has a body");
+        draw_character(
+            &mut self.frame,
+            self.handles.character,
+            &body.character,
+            &body.pipeline,
+        );
+        let center = glam::Vec3::new(player.pos.x, player.pos.y, 0.0);
+        self.renderer
+            .render(
+                &mut self.frame,
+                &camera,
+                &lighting(center),
+                self.target.view(),
+                self.target.size(),
+            )
+            .context("rendering a frame")?;
+        let path = self.dir.join(format!("frame_{:05}.png", frame_index + 1));
+        self.target
+            .save_png(&mut self.renderer, &path)
+            .with_context(|| format!("{}: cannot save the screenshot", path.display()))?;
+        self.written.push(path);
+        Ok(())
+    }
+}
+
+/// Runs a script and returns the recorder; with a [`Shooter`], saves screenshots.
 pub fn run_script(
     level: Level,
     character: Arc<Character>,
     script: &Script,
     frames: u64,
     ik: bool,
-) -> Recorder {
+    shots: Option<ShotOptions<'_>>,
+) -> Result<Recorder> {
     let mut sim = Sim::new(level, character);
     sim.ik_enabled = ik;
+    let mut shooter = match shots {
+        Some(o) => Some(Shooter::new(&sim, o.every, o.dir, o.size, o.debug)?),
+        None => None,
+    };
     let mut input = script.player();
     let mut rec = Recorder::default();
-    for _ in 0..frames {
+    for i in 0..frames {
         sim.step(&input.next_input());
         sim.pose(DT);
         let player = sim.player_state();
-        let body = sim
-            .world
-            .get::<&Body>(sim.player)
-            .expect("the player has a body");
-        rec.record(&sim.level, &player, &body.character, &body.pipeline, DT);
+        {
+            let body = sim
+                .world
+                .get::<&Body>(sim.player)
+                .expect("the player has a body");
+            rec.record(&sim.level, &player, &body.character, &body.pipeline, DT);
+        }
+        if let Some(s) = shooter.as_mut() {
+            s.after_frame(&sim, i)?;
+        }
     }
     if let Some(goal) = script.goal {
         let end = glam::Vec2::from_array(rec.summary.final_pos);
         rec.summary.goal_reached = Some(end.distance(goal.pos) <= goal.radius);
     }
-    rec
+    Ok(rec)
+}
+
+/// Screenshot settings of a run.
+#[derive(Clone, Copy, Debug)]
+pub struct ShotOptions<'a> {
+    /// Every K-th frame is saved.
+    pub every: u64,
+    /// Into this directory.
+    pub dir: &'a Path,
+    /// At this size.
+    pub size: (u32, u32),
+    /// With the debug overlay.
+    pub debug: bool,
 }
 
 /// Runs `ironstep run`.
@@ -107,7 +243,18 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let level = load_level(&args.level)?;
     let script = Script::load(&args.input)?;
     let character = Arc::new(Character::knight().context("building the knight")?);
-    let rec = run_script(level, character, &script, args.frames, !args.no_ik);
+    let shots = match (args.screenshot_every, &args.out) {
+        (Some(every), Some(dir)) => Some(ShotOptions {
+            every,
+            dir,
+            size: args.size,
+            debug: args.debug,
+        }),
+        (Some(_), None) => bail!("--screenshot-every needs --out DIR"),
+        (None, Some(_)) => bail!("--out needs --screenshot-every K"),
+        (None, None) => None,
+    };
+    let rec = run_script(level, character, &script, args.frames, !args.no_ik, shots)?;
     let s = &rec.summary;
     println!(
         "{} frames; planted foot error {:.4} m; stance slide {:.4} m; max joint speed {:.2} rad/s; rung contact error {:.4} m; flat-ground IK delta {:.6} m; NaN frames {}; goal {}",

@@ -11,6 +11,7 @@ pub mod metrics;
 pub mod player;
 pub mod pose_pipeline;
 pub mod rig;
+pub mod scene;
 pub mod script;
 pub mod sim;
 pub mod world;

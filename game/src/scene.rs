@@ -1,0 +1,262 @@
+//! What the player sees, built from the game state for the renderer: the
+//! level's meshes from the same h(x) the feet stand on, the characters with
+//! their palettes, the follow camera, and the debug overlay (skeleton, IK
+//! targets, ground probes, rung markers).
+//!
+//! The renderer knows nothing of the game; this module is the one place that
+//! translates.
+
+use glam::{Mat4, Vec2, Vec3};
+use renderer::{
+    Backdrop, Camera, Frame, Ladder as LadderMesh, Lighting, MaterialDesc, RenderError, Renderer,
+    ShadowBox, SkinnedMeshDesc, SkinnedMeshId, SkinnedVertex, TextureDesc, Tile, Wedge, WorldMesh,
+    WorldMeshId,
+};
+
+use crate::character::{Character, CharacterMesh};
+use crate::player::Player;
+use crate::pose_pipeline::PosePipeline;
+use crate::world::Level;
+
+/// Depth of the level's solid ground along Z, metres: wide enough that the
+/// knight's feet (±0.1 m) and the ladder (at z = 0) sit well inside it.
+pub const WORLD_DEPTH: f32 = 3.0;
+/// How far below its lowest surface the ground is drawn, metres.
+const GROUND_THICKNESS: f32 = 4.0;
+/// Camera distance from the play plane, metres: the knight (1.8 m) fills
+/// about a fifth of the screen height, enough to read his feet on a slope.
+pub const CAMERA_DISTANCE: f32 = 7.5;
+/// Height of the camera's focus above the feet, metres (the knight's chest).
+const FOCUS_HEIGHT: f32 = 1.1;
+/// Horizontal dead zone of the follow camera, metres either side.
+const DEAD_ZONE: f32 = 0.6;
+/// How far ahead of the player (in the facing direction) the camera looks.
+const LOOK_AHEAD: f32 = 1.4;
+/// Half-life of the camera's follow smoothing, seconds.
+const FOLLOW_HALF_LIFE: f32 = 0.18;
+
+const GRASS: [f32; 4] = [0.32, 0.48, 0.22, 1.0];
+const SLOPE: [f32; 4] = [0.45, 0.40, 0.30, 1.0];
+const WOOD: [f32; 4] = [0.50, 0.32, 0.16, 1.0];
+
+/// The level as the renderer's plain shapes: flat segments as tiles, sloped
+/// ones as wedges with the exact surface, ladders with the same rungs the IK
+/// uses, and parallax backdrops.
+pub fn world_mesh(level: &Level) -> Result<WorldMesh, RenderError> {
+    let lowest = level
+        .segments
+        .iter()
+        .map(|s| s.y0.min(s.y1))
+        .fold(f32::INFINITY, f32::min);
+    let bottom = if lowest.is_finite() { lowest } else { 0.0 } - GROUND_THICKNESS;
+    let mut tiles = Vec::new();
+    let mut wedges = Vec::new();
+    for s in &level.segments {
+        if (s.y1 - s.y0).abs() < 1e-6 {
+            tiles.push(Tile {
+                min: Vec2::new(s.x0, bottom),
+                max: Vec2::new(s.x1, s.y0),
+                color: GRASS,
+            });
+        } else {
+            wedges.push(Wedge {
+                x0: s.x0,
+                x1: s.x1,
+                y_bottom: bottom,
+                h0: s.y0,
+                h1: s.y1,
+                color: SLOPE,
+            });
+        }
+    }
+    let ladders: Vec<LadderMesh> = level
+        .ladders
+        .iter()
+        .map(|l| LadderMesh {
+            x: l.x,
+            y0: l.bottom,
+            y1: l.top,
+            rung_ys: l.rung_heights().collect(),
+            color: WOOD,
+        })
+        .collect();
+    let (x0, x1) = level.extent();
+    let backdrops = [
+        Backdrop {
+            min: Vec2::new(x0 - 20.0, bottom),
+            max: Vec2::new(x1 + 20.0, 6.0),
+            z: -12.0,
+            color: [0.42, 0.52, 0.62, 1.0],
+        },
+        Backdrop {
+            min: Vec2::new(x0 - 10.0, bottom),
+            max: Vec2::new(x1 + 10.0, 2.5),
+            z: -5.0,
+            color: [0.30, 0.40, 0.30, 1.0],
+        },
+    ];
+    WorldMesh::build(&tiles, &wedges, &ladders, &backdrops, WORLD_DEPTH)
+}
+
+/// Uploads a character's skinned mesh.
+pub fn upload_character(
+    renderer: &mut Renderer,
+    name: &str,
+    mesh: &CharacterMesh,
+    joint_count: usize,
+) -> Result<SkinnedMeshId, RenderError> {
+    let vertices: Vec<SkinnedVertex> = (0..mesh.positions.len())
+        .map(|i| SkinnedVertex {
+            position: mesh.positions[i].to_array(),
+            normal: mesh.normals[i].to_array(),
+            uv: mesh.uvs.get(i).copied().unwrap_or([0.0; 2]),
+            joints: mesh.joints[i],
+            weights: mesh.weights[i],
+            color: mesh.colors.get(i).copied().unwrap_or([1.0; 4]),
+        })
+        .collect();
+    renderer.upload_skinned_mesh(&SkinnedMeshDesc {
+        label: name,
+        vertices: &vertices,
+        indices: &mesh.indices,
+        joint_count: joint_count as u32,
+        material: MaterialDesc {
+            base_color: mesh.base_color,
+            texture: mesh.texture.as_ref().map(|t| TextureDesc {
+                width: t.width,
+                height: t.height,
+                rgba: &t.rgba,
+            }),
+        },
+    })
+}
+
+/// The follow camera: a dead zone around the player, look-ahead in the
+/// facing direction, smoothed.
+#[derive(Clone, Copy, Debug)]
+pub struct CameraRig {
+    focus: Vec3,
+    ahead: f32,
+    initialized: bool,
+}
+
+impl Default for CameraRig {
+    fn default() -> Self {
+        Self {
+            focus: Vec3::ZERO,
+            ahead: 0.0,
+            initialized: false,
+        }
+    }
+}
+
+impl CameraRig {
+    /// Moves the camera after the player and returns it.
+    pub fn update(&mut self, player: &Player, dt: f32) -> Camera {
+        let feet = Vec3::new(player.pos.x, player.pos.y, 0.0);
+        let moving = player.vel.x.abs() > 0.2;
+        let ahead_target = if moving {
+            player.facing * LOOK_AHEAD
+        } else {
+            0.0
+        };
+        if !self.initialized {
+            self.initialized = true;
+            self.focus = feet + Vec3::Y * FOCUS_HEIGHT;
+            self.ahead = ahead_target;
+        }
+        let k = 1.0 - 0.5f32.powf(dt.max(0.0) / FOLLOW_HALF_LIFE);
+        self.ahead += (ahead_target - self.ahead) * k * 0.5;
+        let want = feet + Vec3::new(self.ahead, FOCUS_HEIGHT, 0.0);
+        // Horizontal dead zone: only the part outside it is followed.
+        let dx = want.x - self.focus.x;
+        let excess = dx - dx.clamp(-DEAD_ZONE, DEAD_ZONE);
+        self.focus.x += excess * k;
+        self.focus.y += (want.y - self.focus.y) * k;
+        Camera::side_view(self.focus, CAMERA_DISTANCE)
+    }
+}
+
+/// Sun, sky and a shadow box around `center` (the player).
+pub fn lighting(center: Vec3) -> Lighting {
+    Lighting {
+        shadow: Some(ShadowBox {
+            center,
+            radius: 6.0,
+        }),
+        ..Lighting::default()
+    }
+}
+
+const BONE: [f32; 4] = [1.0, 0.9, 0.2, 1.0];
+const TARGET_LOCKED: [f32; 4] = [0.2, 1.0, 0.3, 1.0];
+const TARGET_FREE: [f32; 4] = [0.2, 0.8, 1.0, 1.0];
+const PROBE: [f32; 4] = [1.0, 0.3, 0.9, 1.0];
+const RUNG: [f32; 4] = [1.0, 0.55, 0.1, 1.0];
+
+/// Draws one character and, when `frame.show_debug` is set, its overlay.
+pub fn draw_character(
+    frame: &mut Frame,
+    mesh: SkinnedMeshId,
+    character: &Character,
+    pipeline: &PosePipeline,
+) {
+    frame.draw_skinned(mesh, pipeline.world, &pipeline.palette);
+    if !frame.show_debug {
+        return;
+    }
+    let w = pipeline.world;
+    let at = |m: &Mat4| w.transform_point3(m.w_axis.truncate());
+    for j in 0..character.skeleton.len() {
+        if let Some(p) = character.skeleton.parent(j) {
+            frame.line(at(&pipeline.models[p]), at(&pipeline.models[j]), BONE);
+        }
+    }
+    let d = &pipeline.debug;
+    if d.ground_weight > 0.0 {
+        for f in &d.feet {
+            frame.point(f.target, if f.locked { TARGET_LOCKED } else { TARGET_FREE });
+            frame.point(f.probe, PROBE);
+            frame.line(f.probe, f.target, PROBE);
+        }
+    }
+    if d.climb_weight > 0.0 {
+        for l in d.hands.iter().chain(&d.rung_feet) {
+            frame.point(l.target, TARGET_FREE);
+            if let Some(r) = l.rung {
+                frame.line(
+                    Vec3::new(l.target.x - 0.15, r, 0.0),
+                    Vec3::new(l.target.x + 0.15, r, 0.0),
+                    RUNG,
+                );
+            }
+        }
+    }
+}
+
+/// The renderer's handles for one level and one character.
+#[derive(Clone, Copy, Debug)]
+pub struct SceneHandles {
+    /// The level's mesh.
+    pub world: WorldMeshId,
+    /// The character's mesh.
+    pub character: SkinnedMeshId,
+}
+
+/// Uploads what a scene needs.
+pub fn upload_scene(
+    renderer: &mut Renderer,
+    level: &Level,
+    character: &Character,
+) -> Result<SceneHandles, RenderError> {
+    let world = renderer.upload_world_mesh(&world_mesh(level)?)?;
+    let mesh = character
+        .mesh
+        .as_ref()
+        .ok_or_else(|| RenderError::InvalidMesh {
+            mesh: character.name.clone(),
+            reason: "the model has no skinned mesh".into(),
+        })?;
+    let character = upload_character(renderer, &character.name, mesh, character.skeleton.len())?;
+    Ok(SceneHandles { world, character })
+}
