@@ -146,7 +146,7 @@ impl Shooter {
     pub fn after_frame(&mut self, sim: &Sim, frame_index: u64) -> Result<()> {
         let player = sim.player_state();
         let camera = self.camera.update(&player, DT);
-        if (frame_index + 1) % self.every != 0 {
+        if !(frame_index + 1).is_multiple_of(self.every) {
             return Ok(());
         }
         self.frame.clear();
