@@ -160,6 +160,7 @@ impl Shooter {
             self.handles.character,
             &body.character,
             &body.pipeline,
+            body.pipeline.world,
         );
         let center = glam::Vec3::new(player.pos.x, player.pos.y, 0.0);
         self.renderer

@@ -2,6 +2,7 @@
 //! controller, and (as they land) the pose pipeline and the application.
 
 pub mod anim_state;
+pub mod app;
 pub mod character;
 pub mod clock;
 pub mod contact;

@@ -19,6 +19,8 @@ struct Cli {
 enum Command {
     /// Print a glTF model's joints, clips, meshes and warnings (for artists and riggers).
     Inspect(inspect::InspectArgs),
+    /// Play the game in a window (the default with no command).
+    Play(game::app::PlayArgs),
     /// Run the simulation headless from an input script and report motion metrics.
     Run(game::headless::RunArgs),
 }
@@ -28,12 +30,12 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Inspect(args)) => inspect::run(&args),
         Some(Command::Run(args)) => game::headless::run(&args),
-        None => {
-            eprintln!(
-                "ironstep: the playable game is not built yet (see the issues); try `ironstep inspect MODEL.glb`"
-            );
-            Ok(())
-        }
+        Some(Command::Play(args)) => game::app::play(args),
+        None => game::app::play(game::app::PlayArgs {
+            level: "builtin".into(),
+            screenshot_dir: ".".into(),
+            ..Default::default()
+        }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -194,18 +194,20 @@ const TARGET_FREE: [f32; 4] = [0.2, 0.8, 1.0, 1.0];
 const PROBE: [f32; 4] = [1.0, 0.3, 0.9, 1.0];
 const RUNG: [f32; 4] = [1.0, 0.55, 0.1, 1.0];
 
-/// Draws one character and, when `frame.show_debug` is set, its overlay.
+/// Draws one character placed by `world` (normally `pipeline.world`, or an
+/// interpolation of it) and, when `frame.show_debug` is set, its overlay.
 pub fn draw_character(
     frame: &mut Frame,
     mesh: SkinnedMeshId,
     character: &Character,
     pipeline: &PosePipeline,
+    world: Mat4,
 ) {
-    frame.draw_skinned(mesh, pipeline.world, &pipeline.palette);
+    frame.draw_skinned(mesh, world, &pipeline.palette);
     if !frame.show_debug {
         return;
     }
-    let w = pipeline.world;
+    let w = world;
     let at = |m: &Mat4| w.transform_point3(m.w_axis.truncate());
     for j in 0..character.skeleton.len() {
         if let Some(p) = character.skeleton.parent(j) {

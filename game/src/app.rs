@@ -1,0 +1,359 @@
+//! The windowed game: a winit 0.30 application that reads the keyboard, runs
+//! the simulation at a fixed 64 Hz with render interpolation, and draws with
+//! the renderer at its own paced frame rate.
+//!
+//! Keys: ←/→ or A/D walk, Shift runs, Space jumps, ↑/↓ or W/S climb, I toggles
+//! IK, F1 toggles the debug overlay, Esc quits.
+//!
+//! Each frame, in order: input → fixed steps (controller, animation state) →
+//! pose pipeline → camera → fill the renderer's frame → render and present →
+//! wait for the pacer's deadline.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::Args;
+use glam::{Mat4, Vec3};
+use renderer::{Frame, Gpu, OffscreenTarget, Renderer, SurfaceTarget};
+use winit::application::ApplicationHandler;
+use winit::dpi::PhysicalSize;
+use winit::event::{ElementState, KeyEvent, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::keyboard::{KeyCode, PhysicalKey};
+use winit::window::{Window, WindowId};
+
+use crate::character::Character;
+use crate::clock::{FixedClock, FramePacer};
+use crate::headless::load_level;
+use crate::player::{DT, Input};
+use crate::scene::{CameraRig, SceneHandles, draw_character, lighting, upload_scene};
+use crate::script::{Script, ScriptPlayer};
+use crate::sim::{Body, Sim};
+
+/// Frames per second the loop paces itself to (presenting is not throttled
+/// under every compositor, e.g. Xvfb).
+pub const TARGET_FPS: u32 = 60;
+/// Initial window size in pixels.
+const WINDOW_SIZE: (u32, u32) = (1280, 720);
+
+/// Arguments of `ironstep play` (also the defaults of a bare `ironstep`).
+#[derive(Args, Debug, Default, Clone)]
+pub struct PlayArgs {
+    /// The level: `builtin` (the default).
+    #[arg(long, default_value = "builtin")]
+    pub level: String,
+    /// Drive the player from an input script instead of the keyboard
+    /// (keys still toggle IK and the overlay).
+    #[arg(long)]
+    pub input: Option<PathBuf>,
+    /// Quit by itself after this many rendered frames.
+    #[arg(long)]
+    pub exit_after: Option<u64>,
+    /// Save a screenshot of the window's picture at these rendered frames
+    /// (comma separated), into `--screenshot-dir`.
+    #[arg(long, value_delimiter = ',')]
+    pub screenshot_at: Vec<u64>,
+    /// Directory for `--screenshot-at` pictures.
+    #[arg(long, default_value = ".")]
+    pub screenshot_dir: PathBuf,
+    /// Start with the debug overlay shown.
+    #[arg(long)]
+    pub debug: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Keys {
+    left: bool,
+    right: bool,
+    up: bool,
+    down: bool,
+    run: bool,
+    jump: bool,
+    jump_edge: bool,
+}
+
+impl Keys {
+    fn input(&self) -> Input {
+        Input {
+            move_x: f32::from(self.right) - f32::from(self.left),
+            move_y: f32::from(self.up) - f32::from(self.down),
+            run: self.run,
+            jump_pressed: self.jump_edge,
+            jump_held: self.jump,
+        }
+    }
+}
+
+struct Running {
+    window: Arc<Window>,
+    gpu: Gpu,
+    surface: SurfaceTarget,
+    renderer: Renderer,
+    frame: Frame,
+    handles: SceneHandles,
+    sim: Sim,
+    clock: FixedClock,
+    camera: CameraRig,
+    prev_world: Mat4,
+    last: Instant,
+}
+
+struct App {
+    args: PlayArgs,
+    character: Arc<Character>,
+    running: Option<Running>,
+    keys: Keys,
+    pacer: FramePacer,
+    frames: u64,
+    error: Option<anyhow::Error>,
+}
+
+impl App {
+    fn start(&mut self, el: &ActiveEventLoop) -> Result<()> {
+        let attrs = Window::default_attributes()
+            .with_title("Ironstep")
+            .with_inner_size(PhysicalSize::new(WINDOW_SIZE.0, WINDOW_SIZE.1));
+        let window = Arc::new(el.create_window(attrs).context("opening the window")?);
+        let size = window.inner_size();
+        let (gpu, surface) = SurfaceTarget::create(
+            Box::new(el.owned_display_handle()),
+            window.clone(),
+            (size.width, size.height),
+        )
+        .context("starting the GPU for the window")?;
+        let mut renderer = Renderer::new(gpu.clone(), surface.format());
+        let level = load_level(&self.args.level)?;
+        let sim = Sim::new(level, self.character.clone());
+        let handles =
+            upload_scene(&mut renderer, &sim.level, &self.character).context("uploading the scene")?;
+        let mut frame = Frame::new();
+        frame.show_debug = self.args.debug;
+        eprintln!("ironstep: rendering with {}", gpu.describe());
+        window.request_redraw();
+        self.running = Some(Running {
+            window,
+            gpu,
+            surface,
+            renderer,
+            frame,
+            handles,
+            sim,
+            clock: FixedClock::game(),
+            camera: CameraRig::default(),
+            prev_world: Mat4::IDENTITY,
+            last: Instant::now(),
+        });
+        Ok(())
+    }
+
+    fn key(&mut self, event: &KeyEvent, el: &ActiveEventLoop) {
+        let PhysicalKey::Code(code) = event.physical_key else {
+            return;
+        };
+        let down = event.state == ElementState::Pressed;
+        let k = &mut self.keys;
+        match code {
+            KeyCode::ArrowLeft | KeyCode::KeyA => k.left = down,
+            KeyCode::ArrowRight | KeyCode::KeyD => k.right = down,
+            KeyCode::ArrowUp | KeyCode::KeyW => k.up = down,
+            KeyCode::ArrowDown | KeyCode::KeyS => k.down = down,
+            KeyCode::ShiftLeft | KeyCode::ShiftRight => k.run = down,
+            KeyCode::Space => {
+                if down && !k.jump {
+                    k.jump_edge = true;
+                }
+                k.jump = down;
+            }
+            KeyCode::KeyI if down && !event.repeat => {
+                if let Some(r) = self.running.as_mut() {
+                    r.sim.ik_enabled = !r.sim.ik_enabled;
+                    eprintln!("ironstep: IK {}", if r.sim.ik_enabled { "on" } else { "off" });
+                }
+            }
+            KeyCode::F1 if down && !event.repeat => {
+                if let Some(r) = self.running.as_mut() {
+                    r.frame.show_debug = !r.frame.show_debug;
+                }
+            }
+            KeyCode::Escape if down => el.exit(),
+            _ => {}
+        }
+    }
+
+    fn redraw(&mut self, el: &ActiveEventLoop, scripted: &mut Option<ScriptPlayer<'_>>) -> Result<()> {
+        let Some(r) = self.running.as_mut() else {
+            return Ok(());
+        };
+        let now = Instant::now();
+        let elapsed = (now - r.last).as_secs_f32();
+        r.last = now;
+        let steps = r.clock.advance(elapsed);
+        for _ in 0..steps.steps {
+            let input = match scripted.as_mut() {
+                Some(s) => s.next_input(),
+                None => self.keys.input(),
+            };
+            self.keys.jump_edge = false;
+            r.prev_world = current_world(&r.sim);
+            r.sim.step(&input);
+            r.sim.pose(DT);
+        }
+        let player = r.sim.player_state();
+        let camera = r.camera.update(&player, elapsed);
+        r.frame.clear();
+        r.frame.draw_world(r.handles.world);
+        {
+            let body = r.sim.world.get::<&Body>(r.sim.player).expect("the player has a body");
+            // Render interpolation: the body drawn between the last two steps.
+            let now_world = body.pipeline.world;
+            let t = steps.alpha;
+            let blended = lerp_translation(r.prev_world, now_world, t);
+            draw_character(
+                &mut r.frame,
+                r.handles.character,
+                &body.character,
+                &body.pipeline,
+                blended,
+            );
+        }
+        let light = lighting(Vec3::new(player.pos.x, player.pos.y, 0.0));
+        if let Some(tex) = r.surface.acquire(&r.gpu)? {
+            let view = tex.texture.create_view(&Default::default());
+            r.renderer
+                .render(&mut r.frame, &camera, &light, &view, r.surface.size())?;
+            r.window.pre_present_notify();
+            r.surface.present(&r.gpu, tex);
+            self.frames += 1;
+            if self.args.screenshot_at.contains(&self.frames) {
+                // The swapchain cannot be read back portably: draw the same
+                // frame into an offscreen target of the window's size.
+                let size = r.surface.size();
+                let target = OffscreenTarget::new(&r.renderer, size.0, size.1);
+                r.renderer
+                    .render(&mut r.frame, &camera, &light, target.view(), size)?;
+                let path = self
+                    .args
+                    .screenshot_dir
+                    .join(format!("window_{:05}.png", self.frames));
+                target.save_png(&mut r.renderer, &path)?;
+                println!(
+                    "screenshot {} player {:.3} {:.3}",
+                    path.display(),
+                    player.pos.x,
+                    player.pos.y
+                );
+            }
+        }
+        if self.args.exit_after.is_some_and(|n| self.frames >= n) {
+            el.exit();
+        }
+        Ok(())
+    }
+}
+
+/// The player's model-to-world transform after the last step.
+fn current_world(sim: &Sim) -> Mat4 {
+    sim.world
+        .get::<&Body>(sim.player)
+        .map(|b| b.pipeline.world)
+        .unwrap_or(Mat4::IDENTITY)
+}
+
+/// `b`'s rotation with the translation interpolated from `a` to `b`.
+fn lerp_translation(a: Mat4, b: Mat4, t: f32) -> Mat4 {
+    let mut m = b;
+    let ta = a.w_axis.truncate();
+    let tb = b.w_axis.truncate();
+    if (tb - ta).length() < 1.0 {
+        m.w_axis = (ta + (tb - ta) * t.clamp(0.0, 1.0)).extend(1.0);
+    }
+    m
+}
+
+/// The event-loop adapter: owns the script so its player can borrow it.
+struct Handler<'s> {
+    app: App,
+    scripted: Option<ScriptPlayer<'s>>,
+}
+
+impl ApplicationHandler for Handler<'_> {
+    fn resumed(&mut self, el: &ActiveEventLoop) {
+        if self.app.running.is_none()
+            && let Err(e) = self.app.start(el)
+        {
+            self.app.error = Some(e);
+            el.exit();
+        }
+    }
+
+    fn window_event(&mut self, el: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        match event {
+            WindowEvent::CloseRequested => el.exit(),
+            WindowEvent::Resized(size) => {
+                if let Some(r) = self.app.running.as_mut() {
+                    r.surface.resize(&r.gpu, (size.width, size.height));
+                }
+            }
+            WindowEvent::KeyboardInput { event, .. } => self.app.key(&event, el),
+            WindowEvent::RedrawRequested => {
+                if let Err(e) = self.app.redraw(el, &mut self.scripted) {
+                    self.app.error = Some(e);
+                    el.exit();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, el: &ActiveEventLoop) {
+        let (deadline, _) = self.app.pacer.next_deadline(Instant::now());
+        el.set_control_flow(ControlFlow::WaitUntil(deadline));
+        if let Some(r) = self.app.running.as_ref() {
+            r.window.request_redraw();
+        }
+    }
+}
+
+/// Plays the game in a window until the player quits.
+pub fn play(args: PlayArgs) -> Result<()> {
+    for &n in &args.screenshot_at {
+        if n == 0 {
+            bail!("--screenshot-at counts frames from 1");
+        }
+    }
+    if !args.screenshot_at.is_empty() {
+        ensure_dir(&args.screenshot_dir)?;
+    }
+    let script = args.input.as_deref().map(Script::load).transpose()?;
+    let character = Arc::new(Character::knight().context("building the knight")?);
+    let event_loop = EventLoop::new().map_err(|e| {
+        anyhow!("cannot open a window: {e} (no display? run under a desktop session or `xvfb-run -a ironstep`)")
+    })?;
+    let app = App {
+        args,
+        character,
+        running: None,
+        keys: Keys::default(),
+        pacer: FramePacer::new(TARGET_FPS),
+        frames: 0,
+        error: None,
+    };
+    let mut handler = Handler {
+        app,
+        scripted: script.as_ref().map(Script::player),
+    };
+    event_loop
+        .run_app(&mut handler)
+        .context("running the window's event loop")?;
+    match handler.app.error.take() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn ensure_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("{}: cannot create the screenshot directory", dir.display()))
+}
