@@ -540,3 +540,82 @@ fn zero_size_target_is_an_error_not_a_panic() {
         .unwrap_err();
     assert!(err.to_string().contains("zero size"), "{err}");
 }
+
+/// Cases of the randomised GPU-vs-CPU skinning check (one device, one
+/// dispatch each: about a millisecond per case on lavapipe). The seed is
+/// fixed so CI runs the same cases; 3,000 cases passed when it was written.
+const RANDOM_SKINNING_CASES: u32 = 64;
+
+#[test]
+fn gpu_skinning_matches_cpu_for_random_palettes_and_weights() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRng, TestRunner};
+    let r = std::cell::RefCell::new(renderer());
+    let coord = || -2.0f32..2.0;
+    let joint = (
+        (0.5f32..2.0, 0.5f32..2.0, 0.5f32..2.0),
+        (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, -3.0f32..3.0),
+        (-5.0f32..5.0, -5.0f32..5.0, -5.0f32..5.0),
+    )
+        .prop_map(|((sx, sy, sz), (ax, ay, az, angle), (tx, ty, tz))| {
+            let axis = Vec3::new(ax, ay, az).try_normalize().unwrap_or(Vec3::Y);
+            Mat4::from_scale_rotation_translation(
+                Vec3::new(sx, sy, sz),
+                Quat::from_axis_angle(axis, angle),
+                Vec3::new(tx, ty, tz),
+            )
+        });
+    let case = (1usize..=8).prop_flat_map(move |joints| {
+        let vertex = (
+            (coord(), coord(), coord()),
+            (-1.0f32..1.0, -1.0f32..1.0, 0.1f32..1.0),
+            prop::array::uniform4(0..joints as u16),
+            prop::array::uniform4(0.01f32..1.0),
+        )
+            .prop_map(|((px, py, pz), (nx, ny, nz), joints, w)| {
+                let sum: f32 = w.iter().sum();
+                SkinnedVertex {
+                    position: [px, py, pz],
+                    normal: Vec3::new(nx, ny, nz).normalize().to_array(),
+                    joints,
+                    weights: w.map(|x| x / sum),
+                    ..Default::default()
+                }
+            });
+        (
+            prop::collection::vec(joint.clone(), joints),
+            prop::collection::vec(vertex, 1..100),
+        )
+    });
+    let config = Config {
+        cases: RANDOM_SKINNING_CASES,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let rng = TestRng::deterministic_rng(config.rng_algorithm);
+    let mut runner = TestRunner::new_with_rng(config, rng);
+    runner
+        .run(&case, |(palette, vertices)| {
+            let gpu = r.borrow_mut().skin_on_gpu(&vertices, &palette).unwrap();
+            prop_assert_eq!(gpu.len(), vertices.len());
+            for (i, (v, (gp, gn))) in vertices.iter().zip(&gpu).enumerate() {
+                let (cp, cn) = cpu_skin(v, &palette);
+                prop_assert!(
+                    gp.abs_diff_eq(cp, 1e-4 * (1.0 + cp.length())),
+                    "vertex {}: position {} vs {}",
+                    i,
+                    gp,
+                    cp
+                );
+                prop_assert!(
+                    gn.abs_diff_eq(cn, 2e-4),
+                    "vertex {}: normal {} vs {}",
+                    i,
+                    gn,
+                    cn
+                );
+            }
+            Ok(())
+        })
+        .unwrap();
+}

@@ -1,5 +1,6 @@
 //! Runs the `window_smoke` example under Xvfb: it must open a window, present
-//! at least 60 frames, follow a resize, save a screenshot and exit by itself.
+//! at least 60 frames, skip drawing while minimised, follow a resize, save a
+//! screenshot and exit by itself.
 //! Fails (does not skip) when `xvfb-run` is missing.
 
 use std::path::PathBuf;
@@ -13,11 +14,38 @@ const MAX_SINGLE_COLOUR_SHARE: f64 = 0.9;
 /// Least number of distinct colours in the screenshot.
 const MIN_COLOURS: usize = 50;
 
+/// Builds the example (a no-op when `cargo test` already built it fresh:
+/// `cargo test --test window` alone does not build examples, and a stale
+/// binary would test old code) and returns its path.
 fn example_binary() -> PathBuf {
-    // Integration tests live in target/<profile>/deps; cargo builds examples
-    // into target/<profile>/examples when it builds tests.
+    // Integration tests live in <target>/<profile dir>/deps.
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().and_then(|p| p.parent()).unwrap();
+    let target_dir = profile_dir.parent().unwrap();
+    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") => "dev".to_owned(),
+        Some(other) => other.to_owned(),
+        None => panic!("unexpected test path {}", exe.display()),
+    };
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "-p",
+            "renderer",
+            "--example",
+            "window_smoke",
+            "--profile",
+        ])
+        .arg(&profile)
+        .arg("--target-dir")
+        .arg(target_dir)
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "building the window_smoke example failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     profile_dir.join("examples").join("window_smoke")
 }
 
@@ -31,7 +59,7 @@ fn window_opens_presents_resizes_and_screenshots_under_xvfb() {
     let bin = example_binary();
     assert!(
         bin.exists(),
-        "{} not built; run `cargo test -p renderer` (it builds examples)",
+        "{} was not built by `cargo build --example window_smoke`",
         bin.display()
     );
     let dir = std::env::temp_dir().join(format!("ironstep-window-{}", std::process::id()));
@@ -52,6 +80,10 @@ fn window_opens_presents_resizes_and_screenshots_under_xvfb() {
         out.status
     );
     assert!(stdout.contains("resized to 800x450"), "{stdout}");
+    assert!(
+        stdout.contains("minimised) surface skipped drawing"),
+        "{stdout}"
+    );
     let presented: u32 = stdout
         .split("presented ")
         .nth(1)
