@@ -61,6 +61,9 @@ pub struct PlayArgs {
     /// Start with the debug overlay shown.
     #[arg(long)]
     pub debug: bool,
+    /// Initial window size, WIDTHxHEIGHT (default 1280x720).
+    #[arg(long, value_parser = crate::headless::parse_size)]
+    pub window_size: Option<(u32, u32)>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -112,9 +115,10 @@ struct App {
 
 impl App {
     fn start(&mut self, el: &ActiveEventLoop) -> Result<()> {
+        let (w, h) = self.args.window_size.unwrap_or(WINDOW_SIZE);
         let attrs = Window::default_attributes()
             .with_title("Ironstep")
-            .with_inner_size(PhysicalSize::new(WINDOW_SIZE.0, WINDOW_SIZE.1));
+            .with_inner_size(PhysicalSize::new(w, h));
         let window = Arc::new(el.create_window(attrs).context("opening the window")?);
         let size = window.inner_size();
         let (gpu, surface) = SurfaceTarget::create(
@@ -126,8 +130,8 @@ impl App {
         let mut renderer = Renderer::new(gpu.clone(), surface.format());
         let level = load_level(&self.args.level)?;
         let sim = Sim::new(level, self.character.clone());
-        let handles =
-            upload_scene(&mut renderer, &sim.level, &self.character).context("uploading the scene")?;
+        let handles = upload_scene(&mut renderer, &sim.level, &self.character)
+            .context("uploading the scene")?;
         let mut frame = Frame::new();
         frame.show_debug = self.args.debug;
         eprintln!("ironstep: rendering with {}", gpu.describe());
@@ -169,7 +173,10 @@ impl App {
             KeyCode::KeyI if down && !event.repeat => {
                 if let Some(r) = self.running.as_mut() {
                     r.sim.ik_enabled = !r.sim.ik_enabled;
-                    eprintln!("ironstep: IK {}", if r.sim.ik_enabled { "on" } else { "off" });
+                    eprintln!(
+                        "ironstep: IK {}",
+                        if r.sim.ik_enabled { "on" } else { "off" }
+                    );
                 }
             }
             KeyCode::F1 if down && !event.repeat => {
@@ -182,7 +189,11 @@ impl App {
         }
     }
 
-    fn redraw(&mut self, el: &ActiveEventLoop, scripted: &mut Option<ScriptPlayer<'_>>) -> Result<()> {
+    fn redraw(
+        &mut self,
+        el: &ActiveEventLoop,
+        scripted: &mut Option<ScriptPlayer<'_>>,
+    ) -> Result<()> {
         let Some(r) = self.running.as_mut() else {
             return Ok(());
         };
@@ -205,7 +216,11 @@ impl App {
         r.frame.clear();
         r.frame.draw_world(r.handles.world);
         {
-            let body = r.sim.world.get::<&Body>(r.sim.player).expect("the player has a body");
+            let body = r
+                .sim
+                .world
+                .get::<&Body>(r.sim.player)
+                .expect("the player has a body");
             // Render interpolation: the body drawn between the last two steps.
             let now_world = body.pipeline.world;
             let t = steps.alpha;

@@ -1,0 +1,98 @@
+//! End-to-end: the real `ironstep` opens its window under Xvfb, real key
+//! presses (XTEST, via xdotool) walk the knight, and two screenshots of the
+//! window's picture show him moved, on a picture that is not blank.
+//!
+//! Needs `xvfb-run` and `xdotool` (tests/run installs them); without them the
+//! test fails with what to install rather than skipping.
+
+use std::path::Path;
+use std::process::Command;
+
+fn require(tool: &str, package: &str) {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found,
+        "`{tool}` is missing: install it with `apt-get install {package}` (or run tests/run)"
+    );
+}
+
+/// Distinct colours, a cheap check that a picture is not blank or uniform.
+fn distinct_colours(rgba: &[u8]) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    for p in rgba.chunks_exact(4) {
+        seen.insert([p[0] >> 3, p[1] >> 3, p[2] >> 3]);
+    }
+    seen.len()
+}
+
+#[test]
+fn keys_walk_the_knight_in_a_real_window() {
+    require("xvfb-run", "xvfb xauth");
+    require("xdotool", "xdotool");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("window-e2e");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = env!("CARGO_BIN_EXE_ironstep");
+    // The game quits by itself after 120 frames; meanwhile xdotool finds its
+    // window, focuses it and holds the right arrow for three seconds.
+    let script = format!(
+        r#"'{bin}' play --window-size 640x360 --exit-after 120 --screenshot-at 3,118 --screenshot-dir '{dir}' &
+game=$!
+win=$(xdotool search --sync --name '^Ironstep$' | head -n 1)
+xdotool windowfocus --sync "$win"
+xdotool keydown Right
+sleep 3
+xdotool keyup Right
+wait $game"#,
+        dir = dir.display()
+    );
+    let out = Command::new("timeout")
+        .args([
+            "300",
+            "xvfb-run",
+            "-a",
+            "-s",
+            "-screen 0 1024x768x24",
+            "sh",
+            "-c",
+            &script,
+        ])
+        .output()
+        .expect("run xvfb-run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the game failed:\n{stdout}\n{stderr}");
+    // "screenshot PATH player X Y", one line per screenshot.
+    let shots: Vec<(String, f32)> = stdout
+        .lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w.len() == 5 && w[0] == "screenshot")
+                .then(|| (w[1].to_string(), w[3].parse().unwrap()))
+        })
+        .collect();
+    assert_eq!(shots.len(), 2, "two screenshots:\n{stdout}\n{stderr}");
+    assert!(
+        shots[1].1 > shots[0].1 + 0.5,
+        "the knight walked right: x {} then {}",
+        shots[0].1,
+        shots[1].1
+    );
+    let mut pictures = Vec::new();
+    for (path, _) in &shots {
+        let (w, h, rgba) = renderer::read_png_rgba(Path::new(path)).unwrap();
+        assert_eq!((w, h), (640, 360));
+        let n = distinct_colours(&rgba);
+        assert!(n > 40, "{path} looks blank ({n} colours)");
+        pictures.push(rgba);
+    }
+    let changed = pictures[0]
+        .chunks_exact(4)
+        .zip(pictures[1].chunks_exact(4))
+        .filter(|(a, b)| a != b)
+        .count();
+    assert!(changed > 1000, "the picture changed ({changed} pixels)");
+}
