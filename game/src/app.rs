@@ -3,7 +3,9 @@
 //! the renderer at its own paced frame rate.
 //!
 //! Keys: ←/→ or A/D walk, Shift runs, Space jumps, ↑/↓ or W/S climb, I toggles
-//! IK, F1 toggles the debug overlay, Esc quits.
+//! IK, F1 toggles the debug overlay, Esc quits. Gamepads (gilrs): left stick or
+//! d-pad to move and climb, South (A / Cross) to jump, West (X / Square) or
+//! the right trigger to run.
 //!
 //! Each frame, in order: input → fixed steps (controller, animation state) →
 //! pose pipeline → camera → fill the renderer's frame → render and present →
@@ -89,6 +91,81 @@ impl Keys {
     }
 }
 
+/// Stick deflection below which a gamepad axis reads as centred (worn
+/// sticks rest a little off centre).
+const STICK_DEAD_ZONE: f32 = 0.25;
+
+/// Gamepads through gilrs: the left stick or d-pad moves and climbs, South
+/// (A / Cross) jumps, West (X / Square) or the right trigger runs.
+struct Pads {
+    gilrs: Option<gilrs::Gilrs>,
+    jump_held: bool,
+    jump_edge: bool,
+}
+
+impl Pads {
+    fn new() -> Self {
+        let gilrs = match gilrs::Gilrs::new() {
+            Ok(g) => Some(g),
+            Err(e) => {
+                eprintln!("ironstep: no gamepad support ({e}); the keyboard works");
+                None
+            }
+        };
+        Self {
+            gilrs,
+            jump_held: false,
+            jump_edge: false,
+        }
+    }
+
+    /// Drains gamepad events (edges) and returns the first pad's state.
+    fn poll(&mut self) -> Option<Input> {
+        use gilrs::{Axis, Button, EventType};
+        let g = self.gilrs.as_mut()?;
+        while let Some(ev) = g.next_event() {
+            match ev.event {
+                EventType::ButtonPressed(Button::South, _) => {
+                    if !self.jump_held {
+                        self.jump_edge = true;
+                    }
+                    self.jump_held = true;
+                }
+                EventType::ButtonReleased(Button::South, _) => self.jump_held = false,
+                _ => {}
+            }
+        }
+        let (_, pad) = g.gamepads().next()?;
+        let axis = |a: Axis| {
+            let v = pad.value(a);
+            if v.abs() < STICK_DEAD_ZONE { 0.0 } else { v }
+        };
+        let button = |b: Button| f32::from(pad.is_pressed(b));
+        let x = axis(Axis::LeftStickX) + button(Button::DPadRight) - button(Button::DPadLeft);
+        let y = axis(Axis::LeftStickY) + button(Button::DPadUp) - button(Button::DPadDown);
+        Some(Input {
+            move_x: x.clamp(-1.0, 1.0),
+            move_y: y.clamp(-1.0, 1.0),
+            run: pad.is_pressed(Button::West) || pad.is_pressed(Button::RightTrigger2),
+            jump_pressed: std::mem::take(&mut self.jump_edge),
+            jump_held: self.jump_held,
+        })
+    }
+}
+
+/// Keyboard and gamepad together: the larger deflection wins, buttons add up.
+fn combine(a: Input, b: Option<Input>) -> Input {
+    let Some(b) = b else { return a };
+    let pick = |x: f32, y: f32| if x.abs() >= y.abs() { x } else { y };
+    Input {
+        move_x: pick(a.move_x, b.move_x),
+        move_y: pick(a.move_y, b.move_y),
+        run: a.run || b.run,
+        jump_pressed: a.jump_pressed || b.jump_pressed,
+        jump_held: a.jump_held || b.jump_held,
+    }
+}
+
 struct Running {
     window: Arc<Window>,
     gpu: Gpu,
@@ -108,6 +185,7 @@ struct App {
     character: Arc<Character>,
     running: Option<Running>,
     keys: Keys,
+    pads: Pads,
     pacer: FramePacer,
     frames: u64,
     error: Option<anyhow::Error>,
@@ -204,7 +282,7 @@ impl App {
         for _ in 0..steps.steps {
             let input = match scripted.as_mut() {
                 Some(s) => s.next_input(),
-                None => self.keys.input(),
+                None => combine(self.keys.input(), self.pads.poll()),
             };
             self.keys.jump_edge = false;
             r.prev_world = current_world(&r.sim);
@@ -351,6 +429,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
         character,
         running: None,
         keys: Keys::default(),
+        pads: Pads::new(),
         pacer: FramePacer::new(TARGET_FPS),
         frames: 0,
         error: None,
@@ -371,4 +450,44 @@ pub fn play(args: PlayArgs) -> Result<()> {
 fn ensure_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("{}: cannot create the screenshot directory", dir.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keyboard_and_gamepad_combine_by_larger_deflection() {
+        let keys = Input {
+            move_x: 1.0,
+            run: false,
+            ..Input::default()
+        };
+        let pad = Input {
+            move_x: -0.4,
+            move_y: 0.8,
+            run: true,
+            jump_pressed: true,
+            jump_held: true,
+        };
+        let c = combine(keys, Some(pad));
+        assert_eq!(c.move_x, 1.0);
+        assert_eq!(c.move_y, 0.8);
+        assert!(c.run && c.jump_pressed && c.jump_held);
+        assert_eq!(combine(keys, None), keys);
+    }
+
+    #[test]
+    fn render_interpolation_moves_only_the_translation_and_skips_teleports() {
+        let a = Mat4::from_translation(Vec3::new(0.0, 0.0, 0.0));
+        let b = Mat4::from_rotation_translation(
+            glam::Quat::from_rotation_y(1.0),
+            Vec3::new(0.2, 0.1, 0.0),
+        );
+        let m = lerp_translation(a, b, 0.5);
+        assert!((m.w_axis.truncate() - Vec3::new(0.1, 0.05, 0.0)).length() < 1e-6);
+        assert_eq!(m.x_axis, b.x_axis);
+        let far = Mat4::from_translation(Vec3::new(50.0, 0.0, 0.0));
+        assert_eq!(lerp_translation(a, far, 0.5), far);
+    }
 }
