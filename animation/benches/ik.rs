@@ -17,12 +17,12 @@ use std::hint::black_box;
 
 use animation::ik::batched::{TwoBoneBatch, TwoBoneBatchOut};
 use animation::ik::{
-    CcdIk, FabrikIk, HingeLimit, KneeStrategy, LANES, Pole, TwoBoneIk, solve_batch,
-    solve_model_space,
+    CcdIk, FabrikIk, HingeLimit, KneeStrategy, LANES, Pole, TwoBoneChain, TwoBoneIk,
+    TwoBoneOptions, solve_batch, solve_core, solve_model_space,
 };
 use animation::{JointDef, Pose, Skeleton, Transform, local_to_model};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use glam::{Mat4, Quat, Vec3};
+use glam::{Affine3A, Mat4, Quat, Vec3};
 
 /// Leg cases per benchmark iteration.
 const CASES: usize = 4096;
@@ -161,6 +161,82 @@ fn two_bone(c: &mut Criterion) {
         });
     }
     group.finish();
+
+    // The same jobs through a chain handle checked once (the per-frame path).
+    let chain = TwoBoneChain::new(&skeleton, 1, 2, 3).unwrap();
+    let mut group = c.benchmark_group("two_bone_chain");
+    group.throughput(Throughput::Elements(CASES as u64));
+    for (name, build) in [variants[0], variants[5]] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                for case in cases.iter_mut() {
+                    let opts = build(case, hinge).options();
+                    let r = chain.solve(&opts, &skeleton, &mut case.pose, &mut case.models);
+                    black_box(r.ok());
+                }
+            })
+        });
+    }
+    group.finish();
+}
+
+/// The model-space core alone (ozz's `IKTwoBoneJob` counterpart): model
+/// matrices of hip, knee and ankle in, local corrections out.
+fn two_bone_core(c: &mut Criterion) {
+    let skeleton = leg_skeleton();
+    let cases = leg_cases(&skeleton);
+    let hinge = HingeLimit {
+        axis: Vec3::X,
+        min: -2.6,
+        max: 0.0,
+    };
+    let inputs: Vec<([Affine3A; 3], Vec3, Vec3)> = cases
+        .iter()
+        .map(|c| {
+            let m = |j: usize| Affine3A::from_mat4(c.models[j]);
+            ([m(1), m(2), m(3)], c.target, c.pole)
+        })
+        .collect();
+    type Build = fn(Vec3, Vec3, HingeLimit) -> TwoBoneOptions;
+    let variants: [(&str, Build); 4] = [
+        ("minimal", |t, _, _| TwoBoneOptions::new(t)),
+        ("pole_soften", |t, p, _| TwoBoneOptions {
+            knee: KneeStrategy::Pole {
+                pole: Pole::Direction(p),
+                twist: 0.1,
+            },
+            soften: 0.95,
+            ..TwoBoneOptions::new(t)
+        }),
+        ("hinge", |t, _, h| TwoBoneOptions {
+            hinge: Some(h),
+            ..TwoBoneOptions::new(t)
+        }),
+        ("full", |t, p, h| TwoBoneOptions {
+            knee: KneeStrategy::Pole {
+                pole: Pole::Direction(p),
+                twist: 0.1,
+            },
+            soften: 0.95,
+            hinge: Some(h),
+            end_rotation: Some((Quat::from_rotation_x(0.2), 1.0)),
+            weight: 0.9,
+            ..TwoBoneOptions::new(t)
+        }),
+    ];
+    let mut group = c.benchmark_group("two_bone_core");
+    group.throughput(Throughput::Elements(CASES as u64));
+    for (name, build) in variants {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                for (m, t, p) in &inputs {
+                    let opts = build(*t, *p, hinge);
+                    black_box(solve_core(&m[0], &m[1], &m[2], black_box(&opts)).ok());
+                }
+            })
+        });
+    }
+    group.finish();
 }
 
 fn two_bone_math(c: &mut Criterion) {
@@ -279,6 +355,6 @@ criterion_group! {
         .warm_up_time(std::time::Duration::from_millis(500))
         .measurement_time(std::time::Duration::from_secs(2))
         .sample_size(20);
-    targets = two_bone, two_bone_math, iterative
+    targets = two_bone, two_bone_core, two_bone_math, iterative
 }
 criterion_main!(benches);
