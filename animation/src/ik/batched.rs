@@ -173,15 +173,12 @@ fn scale(a: &Vec3s, s: F) -> Vec3s {
     }
 }
 
-/// Divides by a per-lane scalar (division, not a reciprocal product, to
-/// round exactly as the scalar solver does).
+/// Divides by a per-lane scalar: one division for the reciprocal, three
+/// products (within an ulp of three divisions, far inside the 1e-5 the
+/// lanes must keep to the scalar solver).
 #[inline(always)]
 fn div(a: &Vec3s, s: F) -> Vec3s {
-    Vec3s {
-        x: lanes!(|i| a.x[i] / s[i]),
-        y: lanes!(|i| a.y[i] / s[i]),
-        z: lanes!(|i| a.z[i] / s[i]),
-    }
+    scale(a, lanes!(|i| 1.0 / s[i]))
 }
 
 #[inline(always)]
@@ -208,8 +205,8 @@ fn splat(v: f32) -> F {
 fn normalize_or(v: &Vec3s, min_sq: f32, fallback: &Vec3s) -> (Vec3s, [bool; LANES]) {
     let l2 = dot(v, v);
     let ok = cmp(|i| l2[i] > min_sq);
-    let len = lanes!(|i| if ok[i] { l2[i].sqrt() } else { 1.0 });
-    (sel3(ok, &div(v, len), fallback), ok)
+    let inv = lanes!(|i| 1.0 / if ok[i] { l2[i] } else { 1.0 }.sqrt());
+    (sel3(ok, &scale(v, inv), fallback), ok)
 }
 
 /// Glam's `any_orthonormal_vector` per lane (the scalar solver uses glam's).
@@ -223,6 +220,18 @@ fn any_perp(n: &Vec3s) -> Vec3s {
         y: lanes!(|i| sign[i] + n.y[i] * n.y[i] * a[i]),
         z: lanes!(|i| -n.y[i]),
     }
+}
+
+/// The unit part of `v` perpendicular to unit `n` per lane, and where it
+/// exists (`perpendicular_part` of the scalar solver).
+#[inline(always)]
+fn perp_of(v: &Vec3s, n: &Vec3s) -> (Vec3s, [bool; LANES]) {
+    let d = dot(v, n);
+    let p = sub(v, &scale(n, d));
+    let l2 = dot(&p, &p);
+    let ok = cmp(|i| l2[i] > DEGENERATE_LEN_SQ);
+    let inv = lanes!(|i| 1.0 / if ok[i] { l2[i] } else { 1.0 }.sqrt());
+    (scale(&p, inv), ok)
 }
 
 /// `rotation_between_or_identity` per lane.
@@ -336,15 +345,8 @@ pub fn solve_batch(input: &TwoBoneBatch, out: &mut TwoBoneBatchOut) {
         .clamp(-1.0, 1.0));
     let sin_t = lanes!(|i| (1.0 - cos_t[i] * cos_t[i]).max(0.0).sqrt());
     let centre = add(a, &scale(&n, lanes!(|i| l1[i] * cos_t[i])));
-    let perp_of = |v: &Vec3s| {
-        let d = dot(v, &n);
-        let p = sub(v, &scale(&n, d));
-        let l2 = dot(&p, &p);
-        let ok = cmp(|i| l2[i] > DEGENERATE_LEN_SQ);
-        (div(&p, lanes!(|i| l2[i].sqrt())), ok)
-    };
-    let (hp, hok) = perp_of(&input.hint);
-    let (cp, cok) = perp_of(&ab);
+    let (hp, hok) = perp_of(&input.hint, &n);
+    let (cp, cok) = perp_of(&ab, &n);
     let u = sel3(hok, &hp, &sel3(cok, &cp, &any_perp(&n)));
     let reach_knee = add(&centre, &scale(&u, lanes!(|i| l1[i] * sin_t[i])));
     let reach_end = add(a, &scale(&n, eff));
