@@ -12,6 +12,12 @@
 //!   iteration is one solve, including restoring the chain's pose.
 //!
 //! Run: `cargo bench -p animation --bench ik`.
+//!
+//! With `IK_BENCH_CLOCK=thread` in the environment every figure is the
+//! benchmark thread's own CPU time (`/proc/thread-self/schedstat`) instead of
+//! wall-clock time: on the shared two-core development machine, where other
+//! builds preempt the benchmark, that is the figure an idle machine would
+//! give (caches and clock speed aside).
 
 use std::hint::black_box;
 
@@ -21,7 +27,8 @@ use animation::ik::{
     TwoBoneOptions, solve_batch, solve_core, solve_model_space,
 };
 use animation::{JointDef, Pose, Skeleton, Transform, local_to_model};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use criterion::{Criterion, Throughput};
 use glam::{Affine3A, Mat4, Quat, Vec3};
 
 /// Leg cases per benchmark iteration.
@@ -105,7 +112,7 @@ fn leg_cases(skeleton: &Skeleton) -> Vec<LegCase> {
         .collect()
 }
 
-fn two_bone(c: &mut Criterion) {
+fn two_bone<M: Measurement>(c: &mut Criterion<M>) {
     let skeleton = leg_skeleton();
     let mut cases = leg_cases(&skeleton);
     let hinge = HingeLimit {
@@ -182,7 +189,7 @@ fn two_bone(c: &mut Criterion) {
 
 /// The model-space core alone (ozz's `IKTwoBoneJob` counterpart): model
 /// matrices of hip, knee and ankle in, local corrections out.
-fn two_bone_core(c: &mut Criterion) {
+fn two_bone_core<M: Measurement>(c: &mut Criterion<M>) {
     let skeleton = leg_skeleton();
     let cases = leg_cases(&skeleton);
     let hinge = HingeLimit {
@@ -239,7 +246,7 @@ fn two_bone_core(c: &mut Criterion) {
     group.finish();
 }
 
-fn two_bone_math(c: &mut Criterion) {
+fn two_bone_math<M: Measurement>(c: &mut Criterion<M>) {
     let skeleton = leg_skeleton();
     let cases = leg_cases(&skeleton);
     let points: Vec<[Vec3; 5]> = cases
@@ -308,7 +315,7 @@ fn chain(n: usize) -> (Skeleton, Pose, Vec<Mat4>, Vec3) {
 /// Iterations per iterative solve in the benchmarks.
 const ITERATIONS: u32 = 8;
 
-fn iterative(c: &mut Criterion) {
+fn iterative<M: Measurement>(c: &mut Criterion<M>) {
     let mut group = c.benchmark_group("iterative");
     for n in [4usize, 8, 16] {
         let (s, pose, models, target) = chain(n);
@@ -349,12 +356,62 @@ fn iterative(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default()
+/// The benchmark thread's CPU time in nanoseconds: time it actually ran,
+/// whoever else shares the cores.
+struct ThreadTime;
+
+impl ThreadTime {
+    fn now() -> u64 {
+        let text = std::fs::read_to_string("/proc/thread-self/schedstat")
+            .expect("IK_BENCH_CLOCK=thread needs Linux's /proc/thread-self/schedstat");
+        text.split_whitespace()
+            .next()
+            .and_then(|t| t.parse().ok())
+            .expect("schedstat starts with the run time in nanoseconds")
+    }
+}
+
+impl Measurement for ThreadTime {
+    type Intermediate = u64;
+    type Value = u64;
+    fn start(&self) -> u64 {
+        Self::now()
+    }
+    fn end(&self, start: u64) -> u64 {
+        Self::now().saturating_sub(start)
+    }
+    fn add(&self, a: &u64, b: &u64) -> u64 {
+        a + b
+    }
+    fn zero(&self) -> u64 {
+        0
+    }
+    fn to_f64(&self, value: &u64) -> f64 {
+        *value as f64
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        // Nanoseconds, like wall-clock time: the same units and scaling.
+        WallTime.formatter()
+    }
+}
+
+fn run<M: Measurement>(mut c: Criterion<M>) {
+    two_bone(&mut c);
+    two_bone_core(&mut c);
+    two_bone_math(&mut c);
+    iterative(&mut c);
+    c.final_summary();
+}
+
+fn main() {
+    let config = Criterion::default()
         .warm_up_time(std::time::Duration::from_millis(500))
         .measurement_time(std::time::Duration::from_secs(2))
-        .sample_size(20);
-    targets = two_bone, two_bone_core, two_bone_math, iterative
+        .sample_size(20)
+        .configure_from_args();
+    if std::env::var("IK_BENCH_CLOCK").is_ok_and(|v| v == "thread") {
+        run(config.with_measurement(ThreadTime));
+    } else {
+        run(config);
+    }
 }
-criterion_main!(benches);

@@ -23,7 +23,9 @@ use glam::{Affine3A, Mat3A, Mat4, Quat, Vec3, Vec3A};
 
 use super::IkError;
 use super::limits::HingeLimit;
-use super::math::{DEGENERATE_LEN_SQ, any_perpendicular, rotation_between};
+use super::math::{
+    ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ, any_perpendicular, atan2, rotation_between, sin_cos,
+};
 use crate::pose::{Pose, local_to_model_from};
 use crate::skeleton::Skeleton;
 
@@ -486,7 +488,7 @@ fn turn_in_plane(v: Vec3A, axis: Vec3A, angle: f32) -> Vec3A {
     if angle == 0.0 {
         return v;
     }
-    let (s, c) = angle.sin_cos();
+    let (s, c) = sin_cos(angle);
     v * c + axis.cross(v) * s
 }
 
@@ -523,12 +525,12 @@ fn pole_direction(raw: Vec3A, b: Vec3A, c: Vec3A, t: Vec3A, twist: f32) -> Vec3A
         // zero as the pole lines up with the axis, so the pole's jump across
         // the axis happens where it has no say.
         let pole_angle = if s > 0.0 {
-            perp.dot(e2).atan2(perp.dot(e1))
+            atan2(perp.dot(e2), perp.dot(e1))
         } else {
             0.0
         };
         let ang = pole_angle * (1.0 - fade * fade);
-        let (sn, cs) = ang.sin_cos();
+        let (sn, cs) = sin_cos(ang);
         e1 * cs + e2 * sn
     };
     turn_in_plane(blended, axis, twist)
@@ -572,10 +574,27 @@ fn place(b: Vec3A, c: Vec3A, t: Vec3A, l1: f32, hint: Vec3A, soften: f32) -> (Ve
     (dir * l1, n * eff, dir)
 }
 
+/// The rotation about unit `n` taking unit `f` onto unit `g`, both
+/// perpendicular to `n`: the half-way quaternion, with no angle computed
+/// (a half turn about `n` when they point opposite ways).
+#[inline]
+fn rotation_about(n: Vec3A, f: Vec3A, g: Vec3A) -> Quat {
+    let c = n * n.dot(f.cross(g));
+    let w = 0.5 * (f + g).length_squared();
+    let n2 = c.length_squared() + w * w;
+    if n2 < ANTIPARALLEL_NORM_SQ {
+        return Quat::from_xyzw(n.x, n.y, n.z, 0.0);
+    }
+    let inv = 1.0 / n2.sqrt();
+    Quat::from_xyzw(c.x * inv, c.y * inv, c.z * inv, w * inv)
+}
+
 /// The hinge-limited solve in the start's space (the start at the origin):
-/// the start joint's rotation, the mid joint's bend change about the hinge
-/// (radians, about `hm`) and where the end lands.
-#[allow(clippy::too_many_arguments)]
+/// the start joint's rotation, the sine and cosine of half the mid joint's
+/// bend change about the hinge `hm`, and where the end lands.
+///
+/// One arctangent (the current bend), one arccosine (the wanted bend) and the
+/// cosines of the limits; every other angle stays a sine-cosine pair.
 #[inline]
 fn solve_hinged(
     h: &HingeLimit,
@@ -585,51 +604,57 @@ fn solve_hinged(
     t: Vec3A,
     hint: Vec3A,
     soften: f32,
-) -> (Quat, f32, Vec3A) {
+) -> (Quat, (f32, f32), Vec3A) {
     let u = b;
     let s = c - b;
     let s_par = hm * s.dot(hm);
     let s_perp = s - s_par;
     let u_perp = u - hm * u.dot(hm);
-    let theta0 = signed_angle_about(u_perp.into(), s_perp.into(), hm.into());
-    let k0 = (u + s_par).length_squared() + s_perp.length_squared();
-    let k1 = 2.0 * (u_perp.length_squared() * s_perp.length_squared()).sqrt();
+    let (up2, sp2) = (u_perp.length_squared(), s_perp.length_squared());
+    // The current bend: the signed angle about the hinge from thigh to shin.
+    let theta0 = if up2 < DEGENERATE_LEN_SQ || sp2 < DEGENERATE_LEN_SQ {
+        0.0
+    } else {
+        atan2(hm.dot(u_perp.cross(s_perp)), u_perp.dot(s_perp))
+    };
+    let k0 = (u + s_par).length_squared() + sp2;
+    let k1 = 2.0 * (up2 * sp2).sqrt();
     let theta = if k1 <= DEGENERATE_LEN {
         theta0.clamp(h.min, h.max)
     } else {
-        // The reach at bend angle θ is sqrt(k0 + k1·cos θ): compare squared
-        // reaches against cosines, so each candidate costs one cosine.
-        let reach_sq_at = |cos_th: f32| (k0 + k1 * cos_th).max(0.0);
-        let best_cos = if h.min <= 0.0 && h.max >= 0.0 {
-            1.0
+        // The reach at bend angle θ is sqrt(k0 + k1·cos θ).
+        let reach_at = |cos_th: f32| (k0 + k1 * cos_th).max(0.0).sqrt();
+        let (cos_min, cos_max) = (sin_cos(h.min).1, sin_cos(h.max).1);
+        // The longest reach is at the allowed bend nearest zero.
+        let best_cos = if h.min > 0.0 {
+            cos_min
+        } else if h.max < 0.0 {
+            cos_max
         } else {
-            h.min.abs().min(h.max.abs()).cos()
+            1.0
         };
-        let reach = reach_sq_at(best_cos).sqrt();
-        let d = soften_distance(t.length(), reach, soften);
+        let d = soften_distance(t.length(), reach_at(best_cos), soften);
         let ctc = ((d * d - k0) / k1).clamp(-1.0, 1.0);
-        let tc = ctc.acos();
+        let tc = super::math::acos(ctc);
         let mut best = (f32::INFINITY, f32::INFINITY, theta0.clamp(h.min, h.max));
-        for cand in [tc, -tc, h.min, h.max] {
+        for (cand, cos_cand) in [(tc, ctc), (-tc, ctc), (h.min, cos_min), (h.max, cos_max)] {
             let th = cand.clamp(h.min, h.max);
-            let cos_th = if th == cand && th.abs() == tc {
-                ctc
+            let cos_th = if th == cand {
+                cos_cand
+            } else if cand < h.min {
+                cos_min
             } else {
-                th.cos()
+                cos_max
             };
-            let score = (
-                (reach_sq_at(cos_th).sqrt() - d).abs(),
-                (th - theta0).abs(),
-                th,
-            );
+            let score = ((reach_at(cos_th) - d).abs(), (th - theta0).abs(), th);
             if score.0 < best.0 - 1e-6 || ((score.0 - best.0).abs() <= 1e-6 && score.1 < best.1) {
                 best = score;
             }
         }
         best.2
     };
-    let delta = theta - theta0;
-    let dm = Quat::from_axis_angle(hm.into(), delta);
+    let half = sin_cos((theta - theta0) * 0.5);
+    let dm = Quat::from_xyzw(hm.x * half.0, hm.y * half.0, hm.z * half.0, half.1);
     let e = u + dm * s;
     let n = t
         .try_normalize()
@@ -639,10 +664,16 @@ fn solve_hinged(
         Some(en) => rotation_between(en.into(), n.into()),
         None => Quat::IDENTITY,
     };
+    // Turn the chain about the hip→target axis so the knee leans toward the hint.
     let knee = r1 * u;
-    let phi = signed_angle_about(knee.into(), hint.into(), n.into());
-    let ds = Quat::from_axis_angle(n.into(), phi) * r1;
-    (ds, delta, ds * e)
+    let f = knee - n * knee.dot(n);
+    let g = hint - n * hint.dot(n);
+    let ds = if f.length_squared() < DEGENERATE_LEN_SQ || g.length_squared() < DEGENERATE_LEN_SQ {
+        r1
+    } else {
+        rotation_about(n, f.normalize(), g.normalize()) * r1
+    };
+    (ds, half, ds * e)
 }
 
 /// The two-bone solve on model matrices alone: the counterpart of
@@ -724,13 +755,10 @@ pub fn solve_core(
             let mid_lin = il * mid.matrix3;
             let hm = (mid_lin * axis_local).normalize_or(Vec3A::X);
             let mirrored = (start_det < 0.0) != (mid.matrix3.determinant() < 0.0);
-            let (ds, delta, new_end) = solve_hinged(h, hm, b, c, t, hint, opts.soften);
-            let local_angle = if mirrored { -delta } else { delta };
-            (
-                ds,
-                Quat::from_axis_angle(axis_local.into(), local_angle),
-                new_end,
-            )
+            let (ds, (sh, ch), new_end) = solve_hinged(h, hm, b, c, t, hint, opts.soften);
+            // The same bend change about the local axis (reversed in a mirrored frame).
+            let v = axis_local * if mirrored { -sh } else { sh };
+            (ds, Quat::from_xyzw(v.x, v.y, v.z, ch), new_end)
         }
     };
 
@@ -751,8 +779,22 @@ pub fn solve_core(
             if goal.dot(current) < 0.0 {
                 goal = -goal;
             }
-            let desired = current.slerp(goal, ew * w).normalize();
-            current.inverse() * desired
+            // slerp(current, goal, k) = current · (current⁻¹ · goal)^k.
+            let r = current.inverse() * goal;
+            let k = ew * w;
+            if k == 1.0 {
+                r
+            } else {
+                let v = Vec3A::new(r.x, r.y, r.z);
+                let sv = v.length();
+                if sv > 0.0 {
+                    let (sn, cs) = sin_cos(atan2(sv, r.w) * k);
+                    let v = v * (sn / sv);
+                    Quat::from_xyzw(v.x, v.y, v.z, cs)
+                } else {
+                    Quat::IDENTITY
+                }
+            }
         }
         _ => Quat::IDENTITY,
     };
