@@ -200,15 +200,6 @@ fn splat(v: f32) -> F {
     [v; LANES]
 }
 
-/// Normalizes where the squared length exceeds `min_sq`, else keeps `fallback`.
-#[inline(always)]
-fn normalize_or(v: &Vec3s, min_sq: f32, fallback: &Vec3s) -> (Vec3s, [bool; LANES]) {
-    let l2 = dot(v, v);
-    let ok = cmp(|i| l2[i] > min_sq);
-    let inv = lanes!(|i| 1.0 / if ok[i] { l2[i] } else { 1.0 }.sqrt());
-    (sel3(ok, &scale(v, inv), fallback), ok)
-}
-
 /// Glam's `any_orthonormal_vector` per lane (the scalar solver uses glam's).
 #[inline(always)]
 fn any_perp(n: &Vec3s) -> Vec3s {
@@ -234,22 +225,21 @@ fn perp_of(v: &Vec3s, n: &Vec3s) -> (Vec3s, [bool; LANES]) {
     (scale(&p, inv), ok)
 }
 
-/// `rotation_between_or_identity` per lane.
+/// `rotation_between_or_identity` per lane for directions already divided by
+/// their (shared, known) length: `ok` marks the lanes whose vectors were
+/// long enough, the others get the identity. The solver knows every bone's
+/// length, so no lane normalizes twice.
 #[inline(always)]
-fn rotation_between(from: &Vec3s, to: &Vec3s) -> Quats {
-    let zero = Vec3s::default();
-    let (f, okf) = normalize_or(from, DEGENERATE_LEN_SQ, &zero);
-    let (t, okt) = normalize_or(to, DEGENERATE_LEN_SQ, &zero);
-    let c = cross(&f, &t);
-    let cf = dot(&c, &f);
-    let c = sub(&c, &scale(&f, cf));
-    let h = add(&f, &t);
+fn rotation_between_unit(f: &Vec3s, t: &Vec3s, ok: [bool; LANES]) -> Quats {
+    let c = cross(f, t);
+    let cf = dot(&c, f);
+    let c = sub(&c, &scale(f, cf));
+    let h = add(f, t);
     let w = lanes!(|i| 0.5 * (h.x[i] * h.x[i] + h.y[i] * h.y[i] + h.z[i] * h.z[i]));
     let n2 = lanes!(|i| c.x[i] * c.x[i] + c.y[i] * c.y[i] + c.z[i] * c.z[i] + w[i] * w[i]);
     let anti = cmp(|i| n2[i] < ANTIPARALLEL_NORM_SQ);
     let inv = lanes!(|i| if anti[i] { 0.0 } else { 1.0 / n2[i].sqrt() });
-    let ok = cmp(|i| okf[i] && okt[i]);
-    let p = any_perp(&f);
+    let p = any_perp(f);
     let pick = |half: F, general: F, ident: f32| {
         lanes!(|i| if !ok[i] {
             ident
@@ -366,10 +356,21 @@ pub fn solve_batch(input: &TwoBoneBatch, out: &mut TwoBoneBatchOut) {
             1.0
         }
     });
-    // Bone rotations: start first, then mid after the start's turn.
-    let start_delta = rotation_between(&ab, &sub(&mid, a));
-    let shin_turned = rotate(&start_delta, &bc);
-    out.mid_delta = rotation_between(&shin_turned, &sub(&end, &mid));
+    // Bone rotations: start first, then mid after the start's turn. The new
+    // thigh's direction is known per case (±n, or n·cos θ + u·sin θ) and
+    // both shins are l2 long, so only the old thigh is divided by its length.
+    let reach_dir = add(&scale(&n, cos_t), &scale(&u, sin_t));
+    let thigh_dir = sel3(too_close, &scale(&n, sign), &sel3(straight, &n, &reach_dir));
+    let ab2 = dot(&ab, &ab);
+    let thigh_ok = cmp(|i| ab2[i] >= DEGENERATE_LEN_SQ);
+    let inv_l1 = lanes!(|i| 1.0 / l1[i]);
+    let start_delta = rotation_between_unit(&scale(&ab, inv_l1), &thigh_dir, thigh_ok);
+    let inv_l2 = lanes!(|i| 1.0 / l2[i]);
+    let bc2 = dot(&bc, &bc);
+    let shin_ok = cmp(|i| bc2[i] >= DEGENERATE_LEN_SQ);
+    let shin_turned = scale(&rotate(&start_delta, &bc), inv_l2);
+    let shin_new = scale(&sub(&end, &mid), inv_l2);
+    out.mid_delta = rotation_between_unit(&shin_turned, &shin_new, shin_ok);
     out.start_delta = start_delta;
     out.mid = mid;
     out.end = end;

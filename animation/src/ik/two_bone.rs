@@ -737,17 +737,18 @@ pub fn solve_core(
     let (start_fix, mid_fix, new_end) = match &opts.hinge {
         None => {
             let (new_mid, new_end, dir) = place(b, c, t, l1, hint, opts.soften);
+            // `dir` is unit by construction (n, or n·cos θ + u·sin θ).
             let ds = if l1 > 0.0 {
-                rotation_between(current.into(), dir.normalize().into())
+                rotation_between(current.into(), dir.into())
             } else {
                 Quat::IDENTITY
             };
             // The mid's turn in its own frame: directions through the
             // adjugate of its start-space linear part (the inverse up to a
             // positive or negative factor, which directions do not see).
-            let to_mid = adjugate(&mid.matrix3) * start.matrix3;
-            let old_dir = to_mid * (c - b);
-            let new_dir = to_mid * (ds.inverse() * (new_end - new_mid));
+            let to_mid = adjugate(&mid.matrix3);
+            let old_dir = to_mid * (pc - pb);
+            let new_dir = to_mid * (start.matrix3 * (ds.inverse() * (new_end - new_mid)));
             (ds, rotation_between_dirs(old_dir, new_dir), new_end)
         }
         Some(h) => {
