@@ -239,7 +239,13 @@ fn rotation_between_unit(f: &Vec3s, t: &Vec3s, ok: [bool; LANES]) -> Quats {
     let n2 = lanes!(|i| c.x[i] * c.x[i] + c.y[i] * c.y[i] + c.z[i] * c.z[i] + w[i] * w[i]);
     let anti = cmp(|i| n2[i] < ANTIPARALLEL_NORM_SQ);
     let inv = lanes!(|i| if anti[i] { 0.0 } else { 1.0 / n2[i].sqrt() });
-    let p = any_perp(f);
+    // Half turns are rare: their perpendicular axis (a division per lane)
+    // is computed only when some lane needs it (a well-predicted branch).
+    let p = if anti.iter().any(|&a| a) {
+        any_perp(f)
+    } else {
+        Vec3s::default()
+    };
     let pick = |half: F, general: F, ident: f32| {
         lanes!(|i| if !ok[i] {
             ident
@@ -336,8 +342,14 @@ pub fn solve_batch(input: &TwoBoneBatch, out: &mut TwoBoneBatchOut) {
     let sin_t = lanes!(|i| (1.0 - cos_t[i] * cos_t[i]).max(0.0).sqrt());
     let centre = add(a, &scale(&n, lanes!(|i| l1[i] * cos_t[i])));
     let (hp, hok) = perp_of(&input.hint, &n);
-    let (cp, cok) = perp_of(&ab, &n);
-    let u = sel3(hok, &hp, &sel3(cok, &cp, &any_perp(&n)));
+    // The fallbacks (the current thigh, then any perpendicular) only where
+    // some lane's hint lies along the axis: rare, and a well-predicted branch.
+    let u = if hok.iter().all(|&ok| ok) {
+        hp
+    } else {
+        let (cp, cok) = perp_of(&ab, &n);
+        sel3(hok, &hp, &sel3(cok, &cp, &any_perp(&n)))
+    };
     let reach_knee = add(&centre, &scale(&u, lanes!(|i| l1[i] * sin_t[i])));
     let reach_end = add(a, &scale(&n, eff));
     // Select the case per lane, in the scalar solver's order.
@@ -387,14 +399,15 @@ mod tests {
     }
 
     /// One lane's inputs: hip, knee, ankle, target, hint, soften. Some lanes
-    /// are degenerate on purpose (zero bones, target at the hip).
+    /// are degenerate on purpose (zero bones, target at the hip, zero hint).
     fn lane() -> impl Strategy<Value = (Vec3, Vec3, Vec3, Vec3, Vec3, f32)> {
         (
             v3(),
             prop_oneof![3 => v3(), 1 => Just(Vec3::ZERO)],
             prop_oneof![3 => v3(), 1 => Just(Vec3::ZERO)],
             prop_oneof![4 => (v3(), 0.0f32..2.0).prop_map(|(v, s)| v * s), 1 => Just(Vec3::ZERO)],
-            v3(),
+            // A zero hint sends the lane to the fallbacks (current thigh, any perpendicular).
+            prop_oneof![4 => v3(), 1 => Just(Vec3::ZERO)],
             prop_oneof![Just(1.0f32), 0.05f32..1.0],
         )
             .prop_map(|(a, kb, kc, t, h, s)| {
