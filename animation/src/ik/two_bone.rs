@@ -14,10 +14,23 @@
 //! clamped to the range, and the start joint then aims the chain at the
 //! target and twists it about the hip→target axis to place the knee.
 //!
-//! All geometry happens in the *chain space*, the local space of the start
-//! joint's parent. There the chain is rigid even when an ancestor carries
-//! non-uniform or mirroring scale, and a point reached in chain space is
-//! reached in model space because the map between them is affine.
+//! All geometry happens in the *chain space*, the start joint's own space
+//! (the inverse of its model matrix, taken once by cofactors). There the
+//! chain is rigid even when an ancestor carries non-uniform or mirroring
+//! scale, and a point reached in chain space is reached in model space
+//! because the map between them is affine. The results are local rotation
+//! corrections, as ozz-animation's `IKTwoBoneJob` returns them.
+//!
+//! Three layers, fastest first: [`solve_core`] (model matrices in,
+//! corrections out: the per-solve arithmetic), [`TwoBoneChain::solve`] (a
+//! chain checked once; per frame it checks only the inputs it reads, applies
+//! the corrections and re-propagates the start joint's subtree) and
+//! [`TwoBoneIk::solve`] (checks the chain on every call). Trigonometry uses
+//! the inline, branch-free [`super::math::sin_cos`] and
+//! [`super::math::atan2`], and angles stay sine-cosine pairs where they can;
+//! square roots and divisions stay exact IEEE operations so that results
+//! are the same on every x86-64 processor (see BENCHMARKS.md for why the
+//! approximate reciprocal instructions are not used).
 
 use glam::{Affine3A, Mat3A, Mat4, Quat, Vec3, Vec3A};
 
