@@ -488,11 +488,9 @@ fn rotation_of(m: &Mat3A) -> Quat {
         m.y_axis / sy,
         m.z_axis / sz,
     ));
-    if r.is_finite() {
-        r.normalize()
-    } else {
-        Quat::IDENTITY
-    }
+    // Unit to rounding: the end correction built from it is scale-free (an
+    // angle from atan2) or renormalized by the job, so no normalization here.
+    if r.is_finite() { r } else { Quat::IDENTITY }
 }
 
 /// `v` turned by `angle` radians about the unit `axis`, `v` perpendicular to it.
@@ -780,9 +778,11 @@ pub fn solve_core(
         Some((q, ew)) if ew * w > 0.0 => {
             // The end's model rotation once the start and mid turn, then the
             // turn toward the wanted rotation by the end's weight.
+            // The end relative to the mid through the mid's adjugate: the
+            // inverse times det, whose sign (not size) matters to rotation_of.
             let mid_rel = il * mid.matrix3;
             let end_rel = adjugate(&mid.matrix3) * end.matrix3;
-            let end_rel = end_rel * (1.0 / mid.matrix3.determinant());
+            let end_rel = end_rel * mid.matrix3.determinant().signum();
             let turned = start.matrix3
                 * Mat3A::from_quat(start_fix)
                 * mid_rel

@@ -648,7 +648,7 @@ fn chain_handle_refuses_bad_chains_once_and_bad_input_every_frame() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2_000))]
+    #![proptest_config(ProptestConfig::with_cases(10_000))]
 
     #[test]
     fn chain_handle_and_core_agree_with_the_job(
