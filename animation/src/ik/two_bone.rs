@@ -466,16 +466,6 @@ fn adjugate(m: &Mat3A) -> Mat3A {
     .transpose()
 }
 
-/// The minimal rotation between two directions of any non-zero length, or
-/// the identity when either is zero (the job's fallback for collapsed bones).
-#[inline]
-fn rotation_between_dirs(from: Vec3A, to: Vec3A) -> Quat {
-    match (from.try_normalize(), to.try_normalize()) {
-        (Some(u), Some(v)) => rotation_between(u.into(), v.into()),
-        _ => Quat::IDENTITY,
-    }
-}
-
 /// The rotation part of a linear map with its scale removed (a mirroring
 /// map loses its mirror on the x axis first), or the identity when it has none.
 #[inline]
@@ -757,10 +747,21 @@ pub fn solve_core(
             // The mid's turn in its own frame: directions through the
             // adjugate of its start-space linear part (the inverse up to a
             // positive or negative factor, which directions do not see).
+            // The shin keeps its length, and the map into the mid's frame is
+            // a rotation times one scale (the joints' own scales are uniform),
+            // so both shins share one length: the old shin's, computed while
+            // the start's rotation is still being found.
             let to_mid = adjugate(&mid.matrix3);
             let old_dir = to_mid * (pc - pb);
-            let new_dir = to_mid * (start.matrix3 * (ds.inverse() * (new_end - new_mid)));
-            (ds, rotation_between_dirs(old_dir, new_dir), new_end)
+            let old_len_sq = old_dir.length_squared();
+            let dm = if old_len_sq > 0.0 && old_len_sq.is_finite() {
+                let inv_len = 1.0 / old_len_sq.sqrt();
+                let new_dir = to_mid * (start.matrix3 * (ds.inverse() * (new_end - new_mid)));
+                rotation_between((old_dir * inv_len).into(), (new_dir * inv_len).into())
+            } else {
+                Quat::IDENTITY
+            };
+            (ds, dm, new_end)
         }
         Some(h) => {
             let axis_local = Vec3A::from(h.axis).normalize();
