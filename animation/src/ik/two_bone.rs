@@ -180,7 +180,9 @@ pub fn soften_distance(distance: f32, reach: f32, ratio: f32) -> f32 {
 fn perpendicular_part(v: Vec3, n: Vec3) -> Option<Vec3> {
     let p = v - n * v.dot(n);
     let l2 = p.length_squared();
-    (l2 > DEGENERATE_LEN_SQ).then(|| p / l2.sqrt())
+    // A reciprocal product, as the batched lanes compute it: the projection
+    // above cancels when `v` nearly follows `n`, so both must round alike.
+    (l2 > DEGENERATE_LEN_SQ).then(|| p * (1.0 / l2.sqrt()))
 }
 
 /// Seed 000's positions: the new knee and end for hip `a`, knee `b`, end `c`
@@ -203,11 +205,12 @@ pub fn solve_points(
     let to = t - a;
     let dist = to.length();
     let n = if dist > DEGENERATE_LEN {
-        to / dist
+        // Reciprocal products, rounding exactly as the batched lanes do.
+        to * (1.0 / dist)
     } else if (c - a).length_squared() > DEGENERATE_LEN_SQ {
         (c - a).normalize()
     } else if l1 > DEGENERATE_LEN {
-        (b - a) / l1
+        (b - a) * (1.0 / l1)
     } else {
         Vec3::X
     };
