@@ -3,7 +3,11 @@
 //! - `two_bone/*`: the pose-level job (validation, chain space, bone
 //!   rotations, re-propagation from the hip down), per knee strategy and
 //!   with soften, hinge limit and end orientation switched on. One iteration
-//!   solves all 4,096 legs, so divide the time by 4,096 for one solve.
+//!   solves all 4,096 legs, so divide the time by 4,096 for one solve. Each
+//!   solve first restores its leg's original pose (`two_bone/restore_only`
+//!   is that copy alone). `two_bone_chain/*`: the same through a
+//!   `TwoBoneChain` checked once. `two_bone_core/*`: `solve_core` alone on
+//!   the hip, knee and ankle model matrices.
 //! - `two_bone_math/scalar` and `two_bone_math/batched`: the model-space
 //!   core alone, one lane at a time and eight lanes at a time (4,096 solves
 //!   per iteration either way).
@@ -154,12 +158,31 @@ fn two_bone<M: Measurement>(c: &mut Criterion<M>) {
             ..TwoBoneIk::new(1, 2, 3, c.target)
         }),
     ];
+    // Every solve starts from its case's original pose: the pose and model
+    // matrices are copied back first (no allocation), so that the state does
+    // not drift with the number of iterations criterion happens to run.
+    // `restore_only` measures that copy alone.
+    let pristine: Vec<(Vec<Transform>, Vec<Mat4>)> = cases
+        .iter()
+        .map(|c| (c.pose.locals.clone(), c.models.clone()))
+        .collect();
     let mut group = c.benchmark_group("two_bone");
     group.throughput(Throughput::Elements(CASES as u64));
+    group.bench_function("restore_only", |b| {
+        b.iter(|| {
+            for (case, (locals, models)) in cases.iter_mut().zip(&pristine) {
+                case.pose.locals.copy_from_slice(locals);
+                case.models.copy_from_slice(models);
+                black_box(&case.models);
+            }
+        })
+    });
     for (name, build) in variants {
         group.bench_function(name, |b| {
             b.iter(|| {
-                for case in cases.iter_mut() {
+                for (case, (locals, models)) in cases.iter_mut().zip(&pristine) {
+                    case.pose.locals.copy_from_slice(locals);
+                    case.models.copy_from_slice(models);
                     let job = build(case, hinge);
                     let r = job.solve(&skeleton, &mut case.pose, &mut case.models);
                     black_box(r.ok());
@@ -176,7 +199,9 @@ fn two_bone<M: Measurement>(c: &mut Criterion<M>) {
     for (name, build) in [variants[0], variants[5]] {
         group.bench_function(name, |b| {
             b.iter(|| {
-                for case in cases.iter_mut() {
+                for (case, (locals, models)) in cases.iter_mut().zip(&pristine) {
+                    case.pose.locals.copy_from_slice(locals);
+                    case.models.copy_from_slice(models);
                     let opts = build(case, hinge).options();
                     let r = chain.solve(&opts, &skeleton, &mut case.pose, &mut case.models);
                     black_box(r.ok());
