@@ -3,7 +3,11 @@
 //! - `two_bone/*`: the pose-level job (validation, chain space, bone
 //!   rotations, re-propagation from the hip down), per knee strategy and
 //!   with soften, hinge limit and end orientation switched on. One iteration
-//!   solves all 4,096 legs, so divide the time by 4,096 for one solve.
+//!   solves all 4,096 legs, so divide the time by 4,096 for one solve. Each
+//!   solve first restores its leg's original pose (`two_bone/restore_only`
+//!   is that copy alone). `two_bone_chain/*`: the same through a
+//!   `TwoBoneChain` checked once. `two_bone_core/*`: `solve_core` alone on
+//!   the hip, knee and ankle model matrices.
 //! - `two_bone_math/scalar` and `two_bone_math/batched`: the model-space
 //!   core alone, one lane at a time and eight lanes at a time (4,096 solves
 //!   per iteration either way).
@@ -12,17 +16,24 @@
 //!   iteration is one solve, including restoring the chain's pose.
 //!
 //! Run: `cargo bench -p animation --bench ik`.
+//!
+//! With `IK_BENCH_CLOCK=thread` in the environment every figure is the
+//! benchmark thread's own CPU time (`/proc/thread-self/schedstat`) instead of
+//! wall-clock time: on the shared two-core development machine, where other
+//! builds preempt the benchmark, that is the figure an idle machine would
+//! give (caches and clock speed aside).
 
 use std::hint::black_box;
 
 use animation::ik::batched::{TwoBoneBatch, TwoBoneBatchOut};
 use animation::ik::{
-    CcdIk, FabrikIk, HingeLimit, KneeStrategy, LANES, Pole, TwoBoneIk, solve_batch,
-    solve_model_space,
+    CcdIk, FabrikIk, HingeLimit, KneeStrategy, LANES, Pole, TwoBoneChain, TwoBoneIk,
+    TwoBoneOptions, solve_batch, solve_core, solve_model_space,
 };
 use animation::{JointDef, Pose, Skeleton, Transform, local_to_model};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use glam::{Mat4, Quat, Vec3};
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use criterion::{Criterion, Throughput};
+use glam::{Affine3A, Mat4, Quat, Vec3};
 
 /// Leg cases per benchmark iteration.
 const CASES: usize = 4096;
@@ -105,7 +116,7 @@ fn leg_cases(skeleton: &Skeleton) -> Vec<LegCase> {
         .collect()
 }
 
-fn two_bone(c: &mut Criterion) {
+fn two_bone<M: Measurement>(c: &mut Criterion<M>) {
     let skeleton = leg_skeleton();
     let mut cases = leg_cases(&skeleton);
     let hinge = HingeLimit {
@@ -147,12 +158,31 @@ fn two_bone(c: &mut Criterion) {
             ..TwoBoneIk::new(1, 2, 3, c.target)
         }),
     ];
+    // Every solve starts from its case's original pose: the pose and model
+    // matrices are copied back first (no allocation), so that the state does
+    // not drift with the number of iterations criterion happens to run.
+    // `restore_only` measures that copy alone.
+    let pristine: Vec<(Vec<Transform>, Vec<Mat4>)> = cases
+        .iter()
+        .map(|c| (c.pose.locals.clone(), c.models.clone()))
+        .collect();
     let mut group = c.benchmark_group("two_bone");
     group.throughput(Throughput::Elements(CASES as u64));
+    group.bench_function("restore_only", |b| {
+        b.iter(|| {
+            for (case, (locals, models)) in cases.iter_mut().zip(&pristine) {
+                case.pose.locals.copy_from_slice(locals);
+                case.models.copy_from_slice(models);
+                black_box(&case.models);
+            }
+        })
+    });
     for (name, build) in variants {
         group.bench_function(name, |b| {
             b.iter(|| {
-                for case in cases.iter_mut() {
+                for (case, (locals, models)) in cases.iter_mut().zip(&pristine) {
+                    case.pose.locals.copy_from_slice(locals);
+                    case.models.copy_from_slice(models);
                     let job = build(case, hinge);
                     let r = job.solve(&skeleton, &mut case.pose, &mut case.models);
                     black_box(r.ok());
@@ -161,9 +191,87 @@ fn two_bone(c: &mut Criterion) {
         });
     }
     group.finish();
+
+    // The same jobs through a chain handle checked once (the per-frame path).
+    let chain = TwoBoneChain::new(&skeleton, 1, 2, 3).unwrap();
+    let mut group = c.benchmark_group("two_bone_chain");
+    group.throughput(Throughput::Elements(CASES as u64));
+    for (name, build) in [variants[0], variants[5]] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                for (case, (locals, models)) in cases.iter_mut().zip(&pristine) {
+                    case.pose.locals.copy_from_slice(locals);
+                    case.models.copy_from_slice(models);
+                    let opts = build(case, hinge).options();
+                    let r = chain.solve(&opts, &skeleton, &mut case.pose, &mut case.models);
+                    black_box(r.ok());
+                }
+            })
+        });
+    }
+    group.finish();
 }
 
-fn two_bone_math(c: &mut Criterion) {
+/// The model-space core alone (ozz's `IKTwoBoneJob` counterpart): model
+/// matrices of hip, knee and ankle in, local corrections out.
+fn two_bone_core<M: Measurement>(c: &mut Criterion<M>) {
+    let skeleton = leg_skeleton();
+    let cases = leg_cases(&skeleton);
+    let hinge = HingeLimit {
+        axis: Vec3::X,
+        min: -2.6,
+        max: 0.0,
+    };
+    let inputs: Vec<([Affine3A; 3], Vec3, Vec3)> = cases
+        .iter()
+        .map(|c| {
+            let m = |j: usize| Affine3A::from_mat4(c.models[j]);
+            ([m(1), m(2), m(3)], c.target, c.pole)
+        })
+        .collect();
+    type Build = fn(Vec3, Vec3, HingeLimit) -> TwoBoneOptions;
+    let variants: [(&str, Build); 4] = [
+        ("minimal", |t, _, _| TwoBoneOptions::new(t)),
+        ("pole_soften", |t, p, _| TwoBoneOptions {
+            knee: KneeStrategy::Pole {
+                pole: Pole::Direction(p),
+                twist: 0.1,
+            },
+            soften: 0.95,
+            ..TwoBoneOptions::new(t)
+        }),
+        ("hinge", |t, _, h| TwoBoneOptions {
+            hinge: Some(h),
+            ..TwoBoneOptions::new(t)
+        }),
+        ("full", |t, p, h| TwoBoneOptions {
+            knee: KneeStrategy::Pole {
+                pole: Pole::Direction(p),
+                twist: 0.1,
+            },
+            soften: 0.95,
+            hinge: Some(h),
+            end_rotation: Some((Quat::from_rotation_x(0.2), 1.0)),
+            weight: 0.9,
+            ..TwoBoneOptions::new(t)
+        }),
+    ];
+    let mut group = c.benchmark_group("two_bone_core");
+    group.throughput(Throughput::Elements(CASES as u64));
+    for (name, build) in variants {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                for (m, t, p) in &inputs {
+                    let opts = build(*t, *p, hinge);
+                    black_box(solve_core(&m[0], &m[1], &m[2], black_box(&opts)).ok());
+                }
+            })
+        });
+    }
+    group.finish();
+}
+
+fn two_bone_math<M: Measurement>(c: &mut Criterion<M>) {
     let skeleton = leg_skeleton();
     let cases = leg_cases(&skeleton);
     let points: Vec<[Vec3; 5]> = cases
@@ -232,7 +340,7 @@ fn chain(n: usize) -> (Skeleton, Pose, Vec<Mat4>, Vec3) {
 /// Iterations per iterative solve in the benchmarks.
 const ITERATIONS: u32 = 8;
 
-fn iterative(c: &mut Criterion) {
+fn iterative<M: Measurement>(c: &mut Criterion<M>) {
     let mut group = c.benchmark_group("iterative");
     for n in [4usize, 8, 16] {
         let (s, pose, models, target) = chain(n);
@@ -273,12 +381,62 @@ fn iterative(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default()
+/// The benchmark thread's CPU time in nanoseconds: time it actually ran,
+/// whoever else shares the cores.
+struct ThreadTime;
+
+impl ThreadTime {
+    fn now() -> u64 {
+        let text = std::fs::read_to_string("/proc/thread-self/schedstat")
+            .expect("IK_BENCH_CLOCK=thread needs Linux's /proc/thread-self/schedstat");
+        text.split_whitespace()
+            .next()
+            .and_then(|t| t.parse().ok())
+            .expect("schedstat starts with the run time in nanoseconds")
+    }
+}
+
+impl Measurement for ThreadTime {
+    type Intermediate = u64;
+    type Value = u64;
+    fn start(&self) -> u64 {
+        Self::now()
+    }
+    fn end(&self, start: u64) -> u64 {
+        Self::now().saturating_sub(start)
+    }
+    fn add(&self, a: &u64, b: &u64) -> u64 {
+        a + b
+    }
+    fn zero(&self) -> u64 {
+        0
+    }
+    fn to_f64(&self, value: &u64) -> f64 {
+        *value as f64
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        // Nanoseconds, like wall-clock time: the same units and scaling.
+        WallTime.formatter()
+    }
+}
+
+fn run<M: Measurement>(mut c: Criterion<M>) {
+    two_bone(&mut c);
+    two_bone_core(&mut c);
+    two_bone_math(&mut c);
+    iterative(&mut c);
+    c.final_summary();
+}
+
+fn main() {
+    let config = Criterion::default()
         .warm_up_time(std::time::Duration::from_millis(500))
         .measurement_time(std::time::Duration::from_secs(2))
-        .sample_size(20);
-    targets = two_bone, two_bone_math, iterative
+        .sample_size(20)
+        .configure_from_args();
+    if std::env::var("IK_BENCH_CLOCK").is_ok_and(|v| v == "thread") {
+        run(config.with_measurement(ThreadTime));
+    } else {
+        run(config);
+    }
 }
-criterion_main!(benches);

@@ -5,8 +5,13 @@
 //! same reach cases, knee placement, softening and minimal bone rotations,
 //! written branch-free (every case is computed and the right one selected)
 //! over fixed `[f32; LANES]` arrays so that the compiler turns each step into
-//! SIMD instructions. The animation crate depends on glam and thiserror
-//! only, so the lanes are plain arrays rather than a SIMD crate's types.
+//! SIMD instructions (two SSE registers per array on the x86-64 baseline).
+//! The only branches skip the rare fallbacks (a half turn, a knee hint along
+//! the hip→target axis) when no lane of the batch needs them. Bone lengths
+//! are known, so each direction costs one reciprocal rather than a square
+//! root and a division per component. The animation crate depends on glam
+//! and thiserror only, so the lanes are plain arrays rather than a SIMD
+//! crate's types: the compiler's vectorization already reaches the target.
 
 use glam::{Quat, Vec3};
 
@@ -173,15 +178,12 @@ fn scale(a: &Vec3s, s: F) -> Vec3s {
     }
 }
 
-/// Divides by a per-lane scalar (division, not a reciprocal product, to
-/// round exactly as the scalar solver does).
+/// Divides by a per-lane scalar: one division for the reciprocal, three
+/// products (within an ulp of three divisions, far inside the 1e-5 the
+/// lanes must keep to the scalar solver).
 #[inline(always)]
 fn div(a: &Vec3s, s: F) -> Vec3s {
-    Vec3s {
-        x: lanes!(|i| a.x[i] / s[i]),
-        y: lanes!(|i| a.y[i] / s[i]),
-        z: lanes!(|i| a.z[i] / s[i]),
-    }
+    scale(a, lanes!(|i| 1.0 / s[i]))
 }
 
 #[inline(always)]
@@ -203,15 +205,6 @@ fn splat(v: f32) -> F {
     [v; LANES]
 }
 
-/// Normalizes where the squared length exceeds `min_sq`, else keeps `fallback`.
-#[inline(always)]
-fn normalize_or(v: &Vec3s, min_sq: f32, fallback: &Vec3s) -> (Vec3s, [bool; LANES]) {
-    let l2 = dot(v, v);
-    let ok = cmp(|i| l2[i] > min_sq);
-    let len = lanes!(|i| if ok[i] { l2[i].sqrt() } else { 1.0 });
-    (sel3(ok, &div(v, len), fallback), ok)
-}
-
 /// Glam's `any_orthonormal_vector` per lane (the scalar solver uses glam's).
 #[inline(always)]
 fn any_perp(n: &Vec3s) -> Vec3s {
@@ -225,22 +218,39 @@ fn any_perp(n: &Vec3s) -> Vec3s {
     }
 }
 
-/// `rotation_between_or_identity` per lane.
+/// The unit part of `v` perpendicular to unit `n` per lane, and where it
+/// exists (`perpendicular_part` of the scalar solver).
 #[inline(always)]
-fn rotation_between(from: &Vec3s, to: &Vec3s) -> Quats {
-    let zero = Vec3s::default();
-    let (f, okf) = normalize_or(from, DEGENERATE_LEN_SQ, &zero);
-    let (t, okt) = normalize_or(to, DEGENERATE_LEN_SQ, &zero);
-    let c = cross(&f, &t);
-    let cf = dot(&c, &f);
-    let c = sub(&c, &scale(&f, cf));
-    let h = add(&f, &t);
+fn perp_of(v: &Vec3s, n: &Vec3s) -> (Vec3s, [bool; LANES]) {
+    let d = dot(v, n);
+    let p = sub(v, &scale(n, d));
+    let l2 = dot(&p, &p);
+    let ok = cmp(|i| l2[i] > DEGENERATE_LEN_SQ);
+    let inv = lanes!(|i| 1.0 / if ok[i] { l2[i] } else { 1.0 }.sqrt());
+    (scale(&p, inv), ok)
+}
+
+/// `rotation_between_or_identity` per lane for directions already divided by
+/// their (shared, known) length: `ok` marks the lanes whose vectors were
+/// long enough, the others get the identity. The solver knows every bone's
+/// length, so no lane normalizes twice.
+#[inline(always)]
+fn rotation_between_unit(f: &Vec3s, t: &Vec3s, ok: [bool; LANES]) -> Quats {
+    let c = cross(f, t);
+    let cf = dot(&c, f);
+    let c = sub(&c, &scale(f, cf));
+    let h = add(f, t);
     let w = lanes!(|i| 0.5 * (h.x[i] * h.x[i] + h.y[i] * h.y[i] + h.z[i] * h.z[i]));
     let n2 = lanes!(|i| c.x[i] * c.x[i] + c.y[i] * c.y[i] + c.z[i] * c.z[i] + w[i] * w[i]);
     let anti = cmp(|i| n2[i] < ANTIPARALLEL_NORM_SQ);
     let inv = lanes!(|i| if anti[i] { 0.0 } else { 1.0 / n2[i].sqrt() });
-    let ok = cmp(|i| okf[i] && okt[i]);
-    let p = any_perp(&f);
+    // Half turns are rare: their perpendicular axis (a division per lane)
+    // is computed only when some lane needs it (a well-predicted branch).
+    let p = if anti.iter().any(|&a| a) {
+        any_perp(f)
+    } else {
+        Vec3s::default()
+    };
     let pick = |half: F, general: F, ident: f32| {
         lanes!(|i| if !ok[i] {
             ident
@@ -336,16 +346,15 @@ pub fn solve_batch(input: &TwoBoneBatch, out: &mut TwoBoneBatchOut) {
         .clamp(-1.0, 1.0));
     let sin_t = lanes!(|i| (1.0 - cos_t[i] * cos_t[i]).max(0.0).sqrt());
     let centre = add(a, &scale(&n, lanes!(|i| l1[i] * cos_t[i])));
-    let perp_of = |v: &Vec3s| {
-        let d = dot(v, &n);
-        let p = sub(v, &scale(&n, d));
-        let l2 = dot(&p, &p);
-        let ok = cmp(|i| l2[i] > DEGENERATE_LEN_SQ);
-        (div(&p, lanes!(|i| l2[i].sqrt())), ok)
+    let (hp, hok) = perp_of(&input.hint, &n);
+    // The fallbacks (the current thigh, then any perpendicular) only where
+    // some lane's hint lies along the axis: rare, and a well-predicted branch.
+    let u = if hok.iter().all(|&ok| ok) {
+        hp
+    } else {
+        let (cp, cok) = perp_of(&ab, &n);
+        sel3(hok, &hp, &sel3(cok, &cp, &any_perp(&n)))
     };
-    let (hp, hok) = perp_of(&input.hint);
-    let (cp, cok) = perp_of(&ab);
-    let u = sel3(hok, &hp, &sel3(cok, &cp, &any_perp(&n)));
     let reach_knee = add(&centre, &scale(&u, lanes!(|i| l1[i] * sin_t[i])));
     let reach_end = add(a, &scale(&n, eff));
     // Select the case per lane, in the scalar solver's order.
@@ -364,10 +373,21 @@ pub fn solve_batch(input: &TwoBoneBatch, out: &mut TwoBoneBatchOut) {
             1.0
         }
     });
-    // Bone rotations: start first, then mid after the start's turn.
-    let start_delta = rotation_between(&ab, &sub(&mid, a));
-    let shin_turned = rotate(&start_delta, &bc);
-    out.mid_delta = rotation_between(&shin_turned, &sub(&end, &mid));
+    // Bone rotations: start first, then mid after the start's turn. The new
+    // thigh's direction is known per case (±n, or n·cos θ + u·sin θ) and
+    // both shins are l2 long, so only the old thigh is divided by its length.
+    let reach_dir = add(&scale(&n, cos_t), &scale(&u, sin_t));
+    let thigh_dir = sel3(too_close, &scale(&n, sign), &sel3(straight, &n, &reach_dir));
+    let ab2 = dot(&ab, &ab);
+    let thigh_ok = cmp(|i| ab2[i] >= DEGENERATE_LEN_SQ);
+    let inv_l1 = lanes!(|i| 1.0 / l1[i]);
+    let start_delta = rotation_between_unit(&scale(&ab, inv_l1), &thigh_dir, thigh_ok);
+    let inv_l2 = lanes!(|i| 1.0 / l2[i]);
+    let bc2 = dot(&bc, &bc);
+    let shin_ok = cmp(|i| bc2[i] >= DEGENERATE_LEN_SQ);
+    let shin_turned = scale(&rotate(&start_delta, &bc), inv_l2);
+    let shin_new = scale(&sub(&end, &mid), inv_l2);
+    out.mid_delta = rotation_between_unit(&shin_turned, &shin_new, shin_ok);
     out.start_delta = start_delta;
     out.mid = mid;
     out.end = end;
@@ -384,14 +404,15 @@ mod tests {
     }
 
     /// One lane's inputs: hip, knee, ankle, target, hint, soften. Some lanes
-    /// are degenerate on purpose (zero bones, target at the hip).
+    /// are degenerate on purpose (zero bones, target at the hip, zero hint).
     fn lane() -> impl Strategy<Value = (Vec3, Vec3, Vec3, Vec3, Vec3, f32)> {
         (
             v3(),
             prop_oneof![3 => v3(), 1 => Just(Vec3::ZERO)],
             prop_oneof![3 => v3(), 1 => Just(Vec3::ZERO)],
             prop_oneof![4 => (v3(), 0.0f32..2.0).prop_map(|(v, s)| v * s), 1 => Just(Vec3::ZERO)],
-            v3(),
+            // A zero hint sends the lane to the fallbacks (current thigh, any perpendicular).
+            prop_oneof![4 => v3(), 1 => Just(Vec3::ZERO)],
             prop_oneof![Just(1.0f32), 0.05f32..1.0],
         )
             .prop_map(|(a, kb, kc, t, h, s)| {

@@ -143,7 +143,9 @@ proptest! {
 
     #[test]
     fn ccd_damping_caps_each_joints_turn_per_iteration(
-        (root, lengths, rest, goal) in chain_case(), step in 0.01f32..0.5,
+        // The step from integers: proptest 1.12's f32 sampler trips its own
+        // debug assertion on some seeds for the range 0.01..0.5.
+        (root, lengths, rest, goal) in chain_case(), step in (0u32..=49_000).prop_map(|k| 0.01 + k as f32 * 1e-5),
     ) {
         let (s, mut pose, mut models) = chain_rig(root, &lengths, &rest);
         let target = fk_end(&s, &pose, &goal);

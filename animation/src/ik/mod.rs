@@ -24,7 +24,8 @@ pub use chain::{Chain, MAX_CHAIN_JOINTS};
 pub use fabrik::FabrikIk;
 pub use limits::{ConeLimit, HingeLimit};
 pub use two_bone::{
-    KneeStrategy, Pole, TwoBoneIk, TwoBoneResult, TwoBoneSolution, solve_model_space, solve_points,
+    KneeStrategy, Pole, TwoBoneChain, TwoBoneCorrection, TwoBoneIk, TwoBoneOptions, TwoBoneResult,
+    TwoBoneSolution, solve_core, solve_model_space, solve_points,
 };
 
 use thiserror::Error;

@@ -14,16 +14,31 @@
 //! clamped to the range, and the start joint then aims the chain at the
 //! target and twists it about the hip→target axis to place the knee.
 //!
-//! All geometry happens in the *chain space*, the local space of the start
-//! joint's parent. There the chain is rigid even when an ancestor carries
-//! non-uniform or mirroring scale, and a point reached in chain space is
-//! reached in model space because the map between them is affine.
+//! All geometry happens in the *chain space*, the start joint's own space
+//! (the inverse of its model matrix, taken once by cofactors). There the
+//! chain is rigid even when an ancestor carries non-uniform or mirroring
+//! scale, and a point reached in chain space is reached in model space
+//! because the map between them is affine. The results are local rotation
+//! corrections, as ozz-animation's `IKTwoBoneJob` returns them.
+//!
+//! Three layers, fastest first: [`solve_core`] (model matrices in,
+//! corrections out: the per-solve arithmetic), [`TwoBoneChain::solve`] (a
+//! chain checked once; per frame it checks only the inputs it reads, applies
+//! the corrections and re-propagates the start joint's subtree) and
+//! [`TwoBoneIk::solve`] (checks the chain on every call). Trigonometry uses
+//! the inline, branch-free [`super::math::sin_cos`] and
+//! [`super::math::atan2`], and angles stay sine-cosine pairs where they can;
+//! square roots and divisions stay exact IEEE operations so that results
+//! are the same on every x86-64 processor (see BENCHMARKS.md for why the
+//! approximate reciprocal instructions are not used).
 
-use glam::{Mat4, Quat, Vec3};
+use glam::{Affine3A, Mat3A, Mat4, Quat, Vec3, Vec3A};
 
 use super::IkError;
 use super::limits::HingeLimit;
-use super::math::{DEGENERATE_LEN_SQ, any_perpendicular, rotation_between};
+use super::math::{
+    ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ, any_perpendicular, atan2, rotation_between, sin_cos,
+};
 use crate::pose::{Pose, local_to_model_from};
 use crate::skeleton::Skeleton;
 
@@ -165,7 +180,9 @@ pub fn soften_distance(distance: f32, reach: f32, ratio: f32) -> f32 {
 fn perpendicular_part(v: Vec3, n: Vec3) -> Option<Vec3> {
     let p = v - n * v.dot(n);
     let l2 = p.length_squared();
-    (l2 > DEGENERATE_LEN_SQ).then(|| p / l2.sqrt())
+    // A reciprocal product, as the batched lanes compute it: the projection
+    // above cancels when `v` nearly follows `n`, so both must round alike.
+    (l2 > DEGENERATE_LEN_SQ).then(|| p * (1.0 / l2.sqrt()))
 }
 
 /// Seed 000's positions: the new knee and end for hip `a`, knee `b`, end `c`
@@ -188,11 +205,12 @@ pub fn solve_points(
     let to = t - a;
     let dist = to.length();
     let n = if dist > DEGENERATE_LEN {
-        to / dist
+        // Reciprocal products, rounding exactly as the batched lanes do.
+        to * (1.0 / dist)
     } else if (c - a).length_squared() > DEGENERATE_LEN_SQ {
         (c - a).normalize()
     } else if l1 > DEGENERATE_LEN {
-        (b - a) / l1
+        (b - a) * (1.0 / l1)
     } else {
         Vec3::X
     };
@@ -273,114 +291,539 @@ pub fn solve_model_space(
     }
 }
 
-/// Checks that a matrix is finite.
-fn finite_mat(m: &Mat4) -> bool {
-    m.is_finite()
+/// The settings of one two-bone solve: everything a job holds except its
+/// joints. [`TwoBoneChain::solve`] and [`solve_core`] take them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TwoBoneOptions {
+    /// Where the end joint should go, in model space.
+    pub target: Vec3,
+    /// How the knee is placed on its circle.
+    pub knee: KneeStrategy,
+    /// Soften ratio in (0, 1] (see [`TwoBoneIk::soften`]).
+    pub soften: f32,
+    /// Optional hinge limit of the mid joint (axis in the mid joint's frame).
+    pub hinge: Option<HingeLimit>,
+    /// Optional model-space rotation for the end joint and its own weight in [0, 1].
+    pub end_rotation: Option<(Quat, f32)>,
+    /// Weight of the whole correction in [0, 1].
+    pub weight: f32,
 }
 
-/// Validates indices, the chain and every finite input of a job.
-fn validate(
-    job: &TwoBoneIk,
-    skeleton: &Skeleton,
-    pose: &Pose,
-    models: &[Mat4],
-) -> Result<(), IkError> {
-    let len = skeleton.len();
-    if pose.len() != len || models.len() != len {
-        return Err(IkError::InvalidParameter {
-            what: "pose",
-            reason: "pose or model buffer length differs from the skeleton",
-        });
-    }
-    for joint in [job.start, job.mid, job.end] {
-        if joint >= len {
-            return Err(IkError::JointOutOfRange { joint, len });
+impl TwoBoneOptions {
+    /// Options with default settings (see [`TwoBoneIk::new`]).
+    pub fn new(target: Vec3) -> Self {
+        Self {
+            target,
+            knee: KneeStrategy::MinimalMotion,
+            soften: 1.0,
+            hinge: None,
+            end_rotation: None,
+            weight: 1.0,
         }
     }
-    if job.mid == job.start || !skeleton.is_descendant_of(job.mid, job.start) {
-        return Err(IkError::NotAChain {
-            ancestor: job.start,
-            joint: job.mid,
-        });
-    }
-    if job.end == job.mid || !skeleton.is_descendant_of(job.end, job.mid) {
-        return Err(IkError::NotAChain {
-            ancestor: job.mid,
-            joint: job.end,
-        });
-    }
-    if !job.target.is_finite() {
-        return Err(IkError::NonFinite { what: "target" });
-    }
-    if !job.weight.is_finite() {
-        return Err(IkError::NonFinite { what: "weight" });
-    }
-    if !(0.0..=1.0).contains(&job.weight) {
-        return Err(IkError::InvalidParameter {
-            what: "weight",
-            reason: "must lie within [0, 1]",
-        });
-    }
-    if !job.soften.is_finite() {
-        return Err(IkError::NonFinite { what: "soften" });
-    }
-    if job.soften <= 0.0 || job.soften > 1.0 {
-        return Err(IkError::InvalidParameter {
-            what: "soften",
-            reason: "must lie within (0, 1]",
-        });
-    }
-    if let KneeStrategy::Pole { pole, twist } = job.knee {
-        let v = match pole {
-            Pole::Point(p) | Pole::Direction(p) => p,
-        };
-        if !v.is_finite() || !twist.is_finite() {
-            return Err(IkError::NonFinite { what: "pole" });
+
+    /// Checks every setting: finite, and within its documented range.
+    /// A handful of scalar comparisons; no allocation.
+    pub fn validate(&self) -> Result<(), IkError> {
+        if !self.target.is_finite() {
+            return Err(IkError::NonFinite { what: "target" });
         }
-    }
-    if let Some(h) = &job.hinge {
-        h.validate()?;
-    }
-    if let Some((q, w)) = job.end_rotation {
-        if !q.is_finite() || !w.is_finite() {
-            return Err(IkError::NonFinite {
-                what: "end rotation",
-            });
+        if !self.weight.is_finite() {
+            return Err(IkError::NonFinite { what: "weight" });
         }
-        if q.length_squared() < DEGENERATE_LEN_SQ {
+        if !(0.0..=1.0).contains(&self.weight) {
             return Err(IkError::InvalidParameter {
-                what: "end rotation",
-                reason: "zero quaternion",
-            });
-        }
-        if !(0.0..=1.0).contains(&w) {
-            return Err(IkError::InvalidParameter {
-                what: "end rotation weight",
+                what: "weight",
                 reason: "must lie within [0, 1]",
             });
         }
-    }
-    let mut j = job.end;
-    loop {
-        if !finite_mat(&models[j]) || !pose.locals[j].is_finite() {
-            return Err(IkError::NonFinite {
-                what: "model matrix or local transform of the chain",
+        if !self.soften.is_finite() {
+            return Err(IkError::NonFinite { what: "soften" });
+        }
+        if self.soften <= 0.0 || self.soften > 1.0 {
+            return Err(IkError::InvalidParameter {
+                what: "soften",
+                reason: "must lie within (0, 1]",
             });
         }
-        match skeleton.parent(j) {
-            Some(p) if j != job.start => j = p,
-            Some(p) => {
-                if !finite_mat(&models[p]) {
-                    return Err(IkError::NonFinite {
-                        what: "model matrix of the start's parent",
-                    });
-                }
-                break;
+        if let KneeStrategy::Pole { pole, twist } = self.knee {
+            let v = match pole {
+                Pole::Point(p) | Pole::Direction(p) => p,
+            };
+            if !v.is_finite() || !twist.is_finite() {
+                return Err(IkError::NonFinite { what: "pole" });
             }
-            None => break,
+        }
+        if let Some(h) = &self.hinge {
+            h.validate()?;
+        }
+        if let Some((q, w)) = self.end_rotation {
+            if !q.is_finite() || !w.is_finite() {
+                return Err(IkError::NonFinite {
+                    what: "end rotation",
+                });
+            }
+            if q.length_squared() < DEGENERATE_LEN_SQ {
+                return Err(IkError::InvalidParameter {
+                    what: "end rotation",
+                    reason: "zero quaternion",
+                });
+            }
+            if !(0.0..=1.0).contains(&w) {
+                return Err(IkError::InvalidParameter {
+                    what: "end rotation weight",
+                    reason: "must lie within [0, 1]",
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl TwoBoneIk {
+    /// The job's settings without its joints.
+    pub fn options(&self) -> TwoBoneOptions {
+        TwoBoneOptions {
+            target: self.target,
+            knee: self.knee,
+            soften: self.soften,
+            hinge: self.hinge,
+            end_rotation: self.end_rotation,
+            weight: self.weight,
         }
     }
-    Ok(())
+}
+
+/// What [`solve_core`] computed: local corrections in the manner of
+/// ozz-animation's `IKTwoBoneJob`, plus the end orientation.
+///
+/// Each correction multiplies the joint's current local rotation from the
+/// right: `local.rotation = local.rotation * correction`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TwoBoneCorrection {
+    /// Correction of the start joint's local rotation.
+    pub start: Quat,
+    /// Correction of the mid joint's local rotation.
+    pub mid: Quat,
+    /// Correction of the end joint's local rotation (the identity without an
+    /// end rotation).
+    pub end: Quat,
+    /// Where the end joint lands, model space, once the corrections apply.
+    pub end_position: Vec3,
+    /// True when `end_position` lies within [`REACHED_RELATIVE_TOLERANCE`] of
+    /// the chain length from the target.
+    pub reached: bool,
+}
+
+impl TwoBoneCorrection {
+    /// No correction: the chain stays where it is.
+    fn identity(end_position: Vec3A, reached: bool) -> Self {
+        Self {
+            start: Quat::IDENTITY,
+            mid: Quat::IDENTITY,
+            end: Quat::IDENTITY,
+            end_position: end_position.into(),
+            reached,
+        }
+    }
+}
+
+/// The inverse of an affine map and the determinant of its linear part, or
+/// `None` when the linear part is singular (a zero scale). Cofactors, one
+/// reciprocal; no 4×4 inverse.
+#[inline]
+fn affine_inverse(m: &Affine3A) -> Option<(Affine3A, f32)> {
+    let (x, y, z) = (m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis);
+    let c0 = y.cross(z);
+    let c1 = z.cross(x);
+    let c2 = x.cross(y);
+    let det = x.dot(c0);
+    if det.abs() < SINGULAR_DET || !det.is_finite() {
+        return None;
+    }
+    let r = 1.0 / det;
+    let inv = Mat3A::from_cols(c0 * r, c1 * r, c2 * r).transpose();
+    Some((
+        Affine3A {
+            matrix3: inv,
+            translation: -(inv * m.translation),
+        },
+        det,
+    ))
+}
+
+/// Below this absolute determinant a joint's model matrix counts as singular
+/// (a scale of about 1e-4 on every axis): its inverse would be noise.
+pub const SINGULAR_DET: f32 = 1e-12;
+
+/// The transposed cofactor matrix of `m`: `m⁻¹` times `det m`. Directions
+/// through it are those through the inverse, up to the sign of the
+/// determinant, with no division.
+#[inline]
+fn adjugate(m: &Mat3A) -> Mat3A {
+    Mat3A::from_cols(
+        m.y_axis.cross(m.z_axis),
+        m.z_axis.cross(m.x_axis),
+        m.x_axis.cross(m.y_axis),
+    )
+    .transpose()
+}
+
+/// The rotation part of a linear map with its scale removed (a mirroring
+/// map loses its mirror on the x axis first), or the identity when it has none.
+#[inline]
+fn rotation_of(m: &Mat3A) -> Quat {
+    let det = m.determinant();
+    let sx = m.x_axis.length() * det.signum();
+    let (sy, sz) = (m.y_axis.length(), m.z_axis.length());
+    let r = Quat::from_mat3a(&Mat3A::from_cols(
+        m.x_axis / sx,
+        m.y_axis / sy,
+        m.z_axis / sz,
+    ));
+    // Unit to rounding: the end correction built from it is scale-free (an
+    // angle from atan2) or renormalized by the job, so no normalization here.
+    if r.is_finite() { r } else { Quat::IDENTITY }
+}
+
+/// `v` turned by `angle` radians about the unit `axis`, `v` perpendicular to it.
+#[inline]
+fn turn_in_plane(v: Vec3A, axis: Vec3A, angle: f32) -> Vec3A {
+    if angle == 0.0 {
+        return v;
+    }
+    let (s, c) = sin_cos(angle);
+    v * c + axis.cross(v) * s
+}
+
+/// The knee direction a pole asks for, in the start's space (`a` at the
+/// origin): the pole's component perpendicular to the hip→target axis,
+/// fading smoothly into the current bend direction as the pole lines up with
+/// that axis, then turned by `twist` about it.
+#[inline]
+fn pole_direction(raw: Vec3A, b: Vec3A, c: Vec3A, t: Vec3A, twist: f32) -> Vec3A {
+    let axis = t
+        .try_normalize()
+        .unwrap_or_else(|| c.normalize_or(Vec3A::X));
+    let pole_dir = raw.normalize_or_zero();
+    let perp = pole_dir - axis * pole_dir.dot(axis);
+    let s = perp.length();
+    // Below POLE_FALLBACK_SINE the current bend direction fades in, fully at s = 0.
+    let fade = (1.0 - s / POLE_FALLBACK_SINE).max(0.0);
+    let blended = if fade == 0.0 {
+        // The pole alone decides: its unit component about the axis (the
+        // angle blend below reduces to exactly this, without trigonometry).
+        perp / s
+    } else {
+        // The fallback is the current bend direction: the knee's offset
+        // from the hip→end line, defined for any bent leg.
+        let bend = match c.try_normalize() {
+            Some(ac) => b - ac * b.dot(ac),
+            None => b,
+        };
+        let e1 = perpendicular_part(bend.into(), axis.into())
+            .map_or_else(|| any_perpendicular(axis.into()).into(), Vec3A::from);
+        let e2 = axis.cross(e1);
+        // Blend by angle about the axis (not by vector sum, which can pass
+        // through zero): the pole's angle from the bend direction fades to
+        // zero as the pole lines up with the axis, so the pole's jump across
+        // the axis happens where it has no say.
+        let pole_angle = if s > 0.0 {
+            atan2(perp.dot(e2), perp.dot(e1))
+        } else {
+            0.0
+        };
+        let ang = pole_angle * (1.0 - fade * fade);
+        let (sn, cs) = sin_cos(ang);
+        e1 * cs + e2 * sn
+    };
+    turn_in_plane(blended, axis, twist)
+}
+
+/// Seed 000's knee and end placement in the start's space (the start at the
+/// origin; `l1 = |b|`): the new knee and end positions and the unit direction
+/// of the new thigh. The same cases and fallbacks as [`solve_points`].
+#[inline]
+fn place(b: Vec3A, c: Vec3A, t: Vec3A, l1: f32, hint: Vec3A, soften: f32) -> (Vec3A, Vec3A, Vec3A) {
+    let l2 = (c - b).length();
+    let dist = t.length();
+    let n = if dist > DEGENERATE_LEN {
+        t / dist
+    } else if c.length_squared() > DEGENERATE_LEN_SQ {
+        c.normalize()
+    } else if l1 > DEGENERATE_LEN {
+        b / l1
+    } else {
+        Vec3A::X
+    };
+    let reach = l1 + l2;
+    let eff = soften_distance(dist, reach, soften);
+    if eff < (l1 - l2).abs() {
+        // Too close: the longer segment toward the target, the other away.
+        let sign = if l1 >= l2 { 1.0 } else { -1.0 };
+        let knee = n * (sign * l1);
+        return (knee, knee - n * (sign * l2), n * sign);
+    }
+    if eff >= reach || l1 <= DEGENERATE_LEN || eff <= DEGENERATE_LEN {
+        // Too far (or a degenerate chain): straight toward the target.
+        return (n * l1, n * reach, n);
+    }
+    // Reachable: the knee on the circle of the two spheres.
+    let cos_theta = ((l1 * l1 + eff * eff - l2 * l2) / (2.0 * l1 * eff)).clamp(-1.0, 1.0);
+    let sin_theta = (1.0 - cos_theta * cos_theta).max(0.0).sqrt();
+    let u = perpendicular_part(hint.into(), n.into())
+        .or_else(|| perpendicular_part(b.into(), n.into()))
+        .map_or_else(|| any_perpendicular(n.into()).into(), Vec3A::from);
+    let dir = n * cos_theta + u * sin_theta;
+    (dir * l1, n * eff, dir)
+}
+
+/// The rotation about unit `n` taking unit `f` onto unit `g`, both
+/// perpendicular to `n`: the half-way quaternion, with no angle computed
+/// (a half turn about `n` when they point opposite ways).
+#[inline]
+fn rotation_about(n: Vec3A, f: Vec3A, g: Vec3A) -> Quat {
+    let c = n * n.dot(f.cross(g));
+    let w = 0.5 * (f + g).length_squared();
+    let n2 = c.length_squared() + w * w;
+    if n2 < ANTIPARALLEL_NORM_SQ {
+        return Quat::from_xyzw(n.x, n.y, n.z, 0.0);
+    }
+    let inv = 1.0 / n2.sqrt();
+    Quat::from_xyzw(c.x * inv, c.y * inv, c.z * inv, w * inv)
+}
+
+/// The hinge-limited solve in the start's space (the start at the origin):
+/// the start joint's rotation, the sine and cosine of half the mid joint's
+/// bend change about the hinge `hm`, and where the end lands.
+///
+/// One arctangent (the current bend), one arccosine (the wanted bend) and the
+/// cosines of the limits; every other angle stays a sine-cosine pair.
+#[inline]
+fn solve_hinged(
+    h: &HingeLimit,
+    hm: Vec3A,
+    b: Vec3A,
+    c: Vec3A,
+    t: Vec3A,
+    hint: Vec3A,
+    soften: f32,
+) -> (Quat, (f32, f32), Vec3A) {
+    let u = b;
+    let s = c - b;
+    let s_par = hm * s.dot(hm);
+    let s_perp = s - s_par;
+    let u_perp = u - hm * u.dot(hm);
+    let (up2, sp2) = (u_perp.length_squared(), s_perp.length_squared());
+    // The current bend: the signed angle about the hinge from thigh to shin.
+    let theta0 = if up2 < DEGENERATE_LEN_SQ || sp2 < DEGENERATE_LEN_SQ {
+        0.0
+    } else {
+        atan2(hm.dot(u_perp.cross(s_perp)), u_perp.dot(s_perp))
+    };
+    let k0 = (u + s_par).length_squared() + sp2;
+    let k1 = 2.0 * (up2 * sp2).sqrt();
+    let theta = if k1 <= DEGENERATE_LEN {
+        theta0.clamp(h.min, h.max)
+    } else {
+        // The reach at bend angle θ is sqrt(k0 + k1·cos θ).
+        let reach_at = |cos_th: f32| (k0 + k1 * cos_th).max(0.0).sqrt();
+        let (cos_min, cos_max) = (sin_cos(h.min).1, sin_cos(h.max).1);
+        // The longest reach is at the allowed bend nearest zero.
+        let best_cos = if h.min > 0.0 {
+            cos_min
+        } else if h.max < 0.0 {
+            cos_max
+        } else {
+            1.0
+        };
+        let d = soften_distance(t.length(), reach_at(best_cos), soften);
+        let ctc = ((d * d - k0) / k1).clamp(-1.0, 1.0);
+        let tc = super::math::acos(ctc);
+        let mut best = (f32::INFINITY, f32::INFINITY, theta0.clamp(h.min, h.max));
+        for (cand, cos_cand) in [(tc, ctc), (-tc, ctc), (h.min, cos_min), (h.max, cos_max)] {
+            let th = cand.clamp(h.min, h.max);
+            let cos_th = if th == cand {
+                cos_cand
+            } else if cand < h.min {
+                cos_min
+            } else {
+                cos_max
+            };
+            let score = ((reach_at(cos_th) - d).abs(), (th - theta0).abs(), th);
+            if score.0 < best.0 - 1e-6 || ((score.0 - best.0).abs() <= 1e-6 && score.1 < best.1) {
+                best = score;
+            }
+        }
+        best.2
+    };
+    let half = sin_cos((theta - theta0) * 0.5);
+    let dm = Quat::from_xyzw(hm.x * half.0, hm.y * half.0, hm.z * half.0, half.1);
+    let e = u + dm * s;
+    let n = t
+        .try_normalize()
+        .or_else(|| e.try_normalize())
+        .unwrap_or(Vec3A::X);
+    let r1 = match e.try_normalize() {
+        Some(en) => rotation_between(en.into(), n.into()),
+        None => Quat::IDENTITY,
+    };
+    // Turn the chain about the hip→target axis so the knee leans toward the hint.
+    let knee = r1 * u;
+    let f = knee - n * knee.dot(n);
+    let g = hint - n * hint.dot(n);
+    let ds = if f.length_squared() < DEGENERATE_LEN_SQ || g.length_squared() < DEGENERATE_LEN_SQ {
+        r1
+    } else {
+        rotation_about(n, f.normalize(), g.normalize()) * r1
+    };
+    (ds, half, ds * e)
+}
+
+/// The two-bone solve on model matrices alone: the counterpart of
+/// ozz-animation's `IKTwoBoneJob`.
+///
+/// Takes the model matrices of the start, mid and end joints and the job's
+/// options (which must have passed [`TwoBoneOptions::validate`]) and returns
+/// the local corrections of the three joints. Works in the start joint's
+/// own space, where the chain is rigid even under an ancestor's non-uniform
+/// or mirroring scale (the start and mid joints' own scales must be
+/// uniform). Reads nothing else, writes nothing, allocates nothing; fails
+/// only when the start's matrix is singular, and never returns NaN for
+/// finite input.
+pub fn solve_core(
+    start: &Affine3A,
+    mid: &Affine3A,
+    end: &Affine3A,
+    opts: &TwoBoneOptions,
+) -> Result<TwoBoneCorrection, IkError> {
+    let (pa, pb, pc) = (start.translation, mid.translation, end.translation);
+    let target = Vec3A::from(opts.target);
+    let model_len = (pb - pa).length() + (pc - pb).length();
+    let tolerance = REACHED_RELATIVE_TOLERANCE * model_len.max(DEGENERATE_LEN);
+    let w = opts.weight;
+    if w == 0.0 {
+        return Ok(TwoBoneCorrection::identity(
+            pc,
+            (pc - target).length() <= tolerance,
+        ));
+    }
+    let (inv, start_det) = affine_inverse(start).ok_or(IkError::InvalidParameter {
+        what: "start joint",
+        reason: "its model matrix is singular (zero scale)",
+    })?;
+    let il = inv.matrix3;
+    // The chain in the start's own space: the start sits at the origin.
+    let b = il * (pb - pa);
+    let c = il * (pc - pa);
+    let t = c + (il * (target - pa) - c) * w;
+    let l1 = b.length();
+    let current = if l1 > 0.0 { b / l1 } else { Vec3A::ZERO };
+
+    // The knee direction the strategy asks for, blended by weight with the
+    // current one so that weight 0 keeps the knee where it is.
+    let hint = match opts.knee {
+        KneeStrategy::MinimalMotion | KneeStrategy::PosePreserving => current,
+        KneeStrategy::Pole { pole, twist } => {
+            let raw = match pole {
+                Pole::Point(p) => il * (Vec3A::from(p) - pa),
+                Pole::Direction(d) => il * Vec3A::from(d),
+            };
+            let dir = pole_direction(raw, b, c, t, twist).normalize_or_zero();
+            if w == 1.0 {
+                dir
+            } else {
+                (current * (1.0 - w) + dir * w).normalize_or_zero()
+            }
+        }
+    };
+
+    let (start_fix, mid_fix, new_end) = match &opts.hinge {
+        None => {
+            let (new_mid, new_end, dir) = place(b, c, t, l1, hint, opts.soften);
+            // `dir` is unit by construction (n, or n·cos θ + u·sin θ).
+            let ds = if l1 > 0.0 {
+                rotation_between(current.into(), dir.into())
+            } else {
+                Quat::IDENTITY
+            };
+            // The mid's turn in its own frame: directions through the
+            // adjugate of its start-space linear part (the inverse up to a
+            // positive or negative factor, which directions do not see).
+            // The shin keeps its length, and the map into the mid's frame is
+            // a rotation times one scale (the joints' own scales are uniform),
+            // so both shins share one length: the old shin's, computed while
+            // the start's rotation is still being found.
+            let to_mid = adjugate(&mid.matrix3);
+            let old_dir = to_mid * (pc - pb);
+            let old_len_sq = old_dir.length_squared();
+            let dm = if old_len_sq > 0.0 && old_len_sq.is_finite() {
+                let inv_len = 1.0 / old_len_sq.sqrt();
+                let new_dir = to_mid * (start.matrix3 * (ds.inverse() * (new_end - new_mid)));
+                rotation_between((old_dir * inv_len).into(), (new_dir * inv_len).into())
+            } else {
+                Quat::IDENTITY
+            };
+            (ds, dm, new_end)
+        }
+        Some(h) => {
+            let axis_local = Vec3A::from(h.axis).normalize();
+            let mid_lin = il * mid.matrix3;
+            let hm = (mid_lin * axis_local).normalize_or(Vec3A::X);
+            let mirrored = (start_det < 0.0) != (mid.matrix3.determinant() < 0.0);
+            let (ds, (sh, ch), new_end) = solve_hinged(h, hm, b, c, t, hint, opts.soften);
+            // The same bend change about the local axis (reversed in a mirrored frame).
+            let v = axis_local * if mirrored { -sh } else { sh };
+            (ds, Quat::from_xyzw(v.x, v.y, v.z, ch), new_end)
+        }
+    };
+
+    let end_fix = match opts.end_rotation {
+        Some((q, ew)) if ew * w > 0.0 => {
+            // The end's model rotation once the start and mid turn, then the
+            // turn toward the wanted rotation by the end's weight.
+            // The end relative to the mid through the mid's adjugate: the
+            // inverse times det, whose sign (not size) matters to rotation_of.
+            let mid_rel = il * mid.matrix3;
+            let end_rel = adjugate(&mid.matrix3) * end.matrix3;
+            let end_rel = end_rel * mid.matrix3.determinant().signum();
+            let turned = start.matrix3
+                * Mat3A::from_quat(start_fix)
+                * mid_rel
+                * Mat3A::from_quat(mid_fix)
+                * end_rel;
+            let current = rotation_of(&turned);
+            let mut goal = q.normalize();
+            if goal.dot(current) < 0.0 {
+                goal = -goal;
+            }
+            // slerp(current, goal, k) = current · (current⁻¹ · goal)^k.
+            let r = current.inverse() * goal;
+            let k = ew * w;
+            if k == 1.0 {
+                r
+            } else {
+                let v = Vec3A::new(r.x, r.y, r.z);
+                let sv = v.length();
+                if sv > 0.0 {
+                    let (sn, cs) = sin_cos(atan2(sv, r.w) * k);
+                    let v = v * (sn / sv);
+                    Quat::from_xyzw(v.x, v.y, v.z, cs)
+                } else {
+                    Quat::IDENTITY
+                }
+            }
+        }
+        _ => Quat::IDENTITY,
+    };
+    let end_position = start.transform_point3a(new_end);
+    Ok(TwoBoneCorrection {
+        start: start_fix,
+        mid: mid_fix,
+        end: end_fix,
+        end_position: end_position.into(),
+        reached: (end_position - target).length() <= tolerance,
+    })
 }
 
 /// The signed angle from `from` to `to` about unit `axis` (both projected on
@@ -395,20 +838,132 @@ pub fn signed_angle_about(from: Vec3, to: Vec3, axis: Vec3) -> f32 {
     axis.dot(f.cross(g)).atan2(f.dot(g))
 }
 
-/// The rotation part of a matrix's linear columns, with scale removed.
-fn rotation_of(m: &Mat4) -> Quat {
-    let (_, r, _) = m.to_scale_rotation_translation();
-    if r.is_finite() {
-        r.normalize()
-    } else {
-        Quat::IDENTITY
+/// A two-bone chain of one skeleton, checked once: the indices lie in the
+/// skeleton and each joint descends from the one before. The per-frame
+/// [`TwoBoneChain::solve`] then skips those walks and checks only what it
+/// reads (lengths, finiteness of three matrices and three rotations, the
+/// options).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TwoBoneChain {
+    start: usize,
+    mid: usize,
+    end: usize,
+    joints: usize,
+}
+
+impl TwoBoneChain {
+    /// Checks the chain against `skeleton`.
+    pub fn new(skeleton: &Skeleton, start: usize, mid: usize, end: usize) -> Result<Self, IkError> {
+        let len = skeleton.len();
+        for joint in [start, mid, end] {
+            if joint >= len {
+                return Err(IkError::JointOutOfRange { joint, len });
+            }
+        }
+        if mid == start || !skeleton.is_descendant_of(mid, start) {
+            return Err(IkError::NotAChain {
+                ancestor: start,
+                joint: mid,
+            });
+        }
+        if end == mid || !skeleton.is_descendant_of(end, mid) {
+            return Err(IkError::NotAChain {
+                ancestor: mid,
+                joint: end,
+            });
+        }
+        Ok(Self {
+            start,
+            mid,
+            end,
+            joints: len,
+        })
+    }
+
+    /// The start, mid and end joints.
+    pub fn joints(&self) -> (usize, usize, usize) {
+        (self.start, self.mid, self.end)
+    }
+
+    /// Solves the chain toward `opts`: writes new local rotations of the
+    /// start and mid (and end, with an end rotation) joints into `pose` and
+    /// re-propagates `models` for the start joint and its descendants.
+    ///
+    /// `skeleton` must be the one the chain was checked against and `models`
+    /// the model matrices of `pose`. On error nothing is written.
+    pub fn solve(
+        &self,
+        opts: &TwoBoneOptions,
+        skeleton: &Skeleton,
+        pose: &mut Pose,
+        models: &mut [Mat4],
+    ) -> Result<TwoBoneResult, IkError> {
+        let len = self.joints;
+        if skeleton.len() != len || pose.len() != len || models.len() != len {
+            return Err(IkError::InvalidParameter {
+                what: "pose",
+                reason: "skeleton, pose or model buffer length differs from the chain's skeleton",
+            });
+        }
+        opts.validate()?;
+        let (s, m, e) = (self.start, self.mid, self.end);
+        let (ms, mm, me) = (&models[s], &models[m], &models[e]);
+        if !(ms.is_finite() && mm.is_finite() && me.is_finite()) {
+            return Err(IkError::NonFinite {
+                what: "model matrix of the chain",
+            });
+        }
+        let (rs, rm, re) = (
+            pose.locals[s].rotation,
+            pose.locals[m].rotation,
+            pose.locals[e].rotation,
+        );
+        if !(rs.is_finite() && rm.is_finite() && re.is_finite()) {
+            return Err(IkError::NonFinite {
+                what: "local rotation of the chain",
+            });
+        }
+        let fix = solve_core(
+            &Affine3A::from_mat4(*ms),
+            &Affine3A::from_mat4(*mm),
+            &Affine3A::from_mat4(*me),
+            opts,
+        )?;
+        if opts.weight == 0.0 {
+            let residual = (fix.end_position - opts.target).length();
+            return Ok(TwoBoneResult {
+                reached: fix.reached,
+                residual,
+            });
+        }
+        let start_rot = (rs * fix.start).normalize();
+        let mid_rot = (rm * fix.mid).normalize();
+        let end_rot = (re * fix.end).normalize();
+        if !(start_rot.is_finite() && mid_rot.is_finite() && end_rot.is_finite()) {
+            return Err(IkError::NonFinite {
+                what: "solver result",
+            });
+        }
+        pose.locals[s].rotation = start_rot;
+        pose.locals[m].rotation = mid_rot;
+        if opts.end_rotation.is_some() {
+            pose.locals[e].rotation = end_rot;
+        }
+        let model_len = (models[m].w_axis - models[s].w_axis).truncate().length()
+            + (models[e].w_axis - models[m].w_axis).truncate().length();
+        local_to_model_from(skeleton, s, &pose.locals, models);
+        let residual = (models[e].w_axis.truncate() - opts.target).length();
+        Ok(TwoBoneResult {
+            reached: residual <= REACHED_RELATIVE_TOLERANCE * model_len.max(DEGENERATE_LEN),
+            residual,
+        })
     }
 }
 
 impl TwoBoneIk {
-    /// Runs the job: reads the chain's model matrices, writes new local
-    /// rotations of the start and mid (and end, with an end rotation) joints
-    /// into `pose`, and re-propagates `models` from the start joint down.
+    /// Runs the job: checks the chain (see [`TwoBoneChain::new`]), then
+    /// [`TwoBoneChain::solve`]s it. Per-frame callers keep a
+    /// [`TwoBoneChain`] instead and skip the ancestry walks.
     ///
     /// `models` must be the model matrices of `pose` (from
     /// [`crate::local_to_model`]). On error nothing is written.
@@ -418,196 +973,19 @@ impl TwoBoneIk {
         pose: &mut Pose,
         models: &mut [Mat4],
     ) -> Result<TwoBoneResult, IkError> {
-        validate(self, skeleton, pose, models)?;
-        let parent = skeleton
-            .parent(self.start)
-            .map_or(Mat4::IDENTITY, |p| models[p]);
-        if parent.determinant().abs() < 1e-12 {
+        let len = skeleton.len();
+        if pose.len() != len || models.len() != len {
             return Err(IkError::InvalidParameter {
-                what: "start joint's parent",
-                reason: "its model matrix is singular (zero scale)",
+                what: "pose",
+                reason: "pose or model buffer length differs from the skeleton",
             });
         }
-        // Affine inverse: cheaper than a full 4x4 one and exact for TRS chains.
-        let inv = glam::Affine3A::from_mat4(parent).inverse();
-        let inv_lin = glam::Mat3::from(inv.matrix3);
-        let chain_point = |j: usize| inv.transform_point3(models[j].w_axis.truncate());
-        let a = chain_point(self.start);
-        let b = chain_point(self.mid);
-        let c = chain_point(self.end);
-        let model_chain_len = (models[self.mid].w_axis - models[self.start].w_axis)
-            .truncate()
-            .length()
-            + (models[self.end].w_axis - models[self.mid].w_axis)
-                .truncate()
-                .length();
-        let w = self.weight;
-        if w == 0.0 {
-            let residual = (models[self.end].w_axis.truncate() - self.target).length();
-            return Ok(TwoBoneResult {
-                reached: residual <= REACHED_RELATIVE_TOLERANCE * model_chain_len,
-                residual,
-            });
-        }
-        let t_full = inv.transform_point3(self.target);
-        let t = c + (t_full - c) * w;
-
-        // The knee direction the strategy asks for, blended by weight with the
-        // current one so that weight 0 keeps the knee where it is.
-        let current = (b - a).normalize_or_zero();
-        let strategy_dir = match self.knee {
-            KneeStrategy::MinimalMotion | KneeStrategy::PosePreserving => current,
-            KneeStrategy::Pole { pole, twist } => {
-                let raw = match pole {
-                    Pole::Point(p) => inv.transform_point3(p) - a,
-                    Pole::Direction(d) => inv.transform_vector3(d),
-                };
-                let axis = (t - a)
-                    .try_normalize()
-                    .unwrap_or_else(|| (c - a).normalize_or(Vec3::X));
-                let pole_dir = raw.normalize_or_zero();
-                let perp = pole_dir - axis * pole_dir.dot(axis);
-                let s = perp.length();
-                // Smooth fallback: below POLE_FALLBACK_SINE the current knee
-                // direction fades in, fully at s = 0.
-                let fade = (1.0 - s / POLE_FALLBACK_SINE).max(0.0);
-                // The fallback is the current bend direction: the knee's offset
-                // from the hip→end line, defined for any bent leg.
-                let bend = match (c - a).try_normalize() {
-                    Some(ac) => (b - a) - ac * (b - a).dot(ac),
-                    None => b - a,
-                };
-                let e1 = perpendicular_part(bend, axis).unwrap_or_else(|| any_perpendicular(axis));
-                let e2 = axis.cross(e1);
-                // Blend by angle about the axis (not by vector sum, which can
-                // pass through zero): the pole's angle from the bend direction
-                // fades to zero as the pole lines up with the axis, so the
-                // pole's jump across the axis happens where it has no say.
-                let pole_angle = if s > 0.0 {
-                    perp.dot(e2).atan2(perp.dot(e1))
-                } else {
-                    0.0
-                };
-                let keep = 1.0 - fade * fade;
-                let ang = pole_angle * keep;
-                let blended = e1 * ang.cos() + e2 * ang.sin();
-                Quat::from_axis_angle(axis, twist) * blended
-            }
-        };
-        let hint = (current * (1.0 - w) + strategy_dir.normalize_or_zero() * w).normalize_or_zero();
-
-        let (start_delta, mid_local_delta, new_b, new_c) = match &self.hinge {
-            None => {
-                let pts = solve_points(a, b, c, t, hint, self.soften);
-                let ds = match ((b - a).try_normalize(), (pts.mid - a).try_normalize()) {
-                    (Some(u), Some(v)) => rotation_between(u, v),
-                    _ => Quat::IDENTITY,
-                };
-                // Mid: directions in the mid's parent frame (exact under any scale).
-                let mid_parent = skeleton.parent(self.mid).expect("mid has a parent");
-                let lp_inv = (inv_lin * glam::Mat3::from_mat4(models[mid_parent])).inverse();
-                let old_dir = lp_inv * (c - b);
-                let new_dir = lp_inv * (ds.inverse() * (pts.end - pts.mid));
-                let dm = match (old_dir.try_normalize(), new_dir.try_normalize()) {
-                    (Some(u), Some(v)) => rotation_between(u, v),
-                    _ => Quat::IDENTITY,
-                };
-                (ds, dm, pts.mid, pts.end)
-            }
-            Some(h) => {
-                let axis_local = h.axis.normalize();
-                let mid_lin = inv_lin * glam::Mat3::from_mat4(models[self.mid]);
-                let hm = mid_lin * axis_local;
-                let mirrored = mid_lin.determinant() < 0.0;
-                let hm = hm.normalize_or(Vec3::X);
-                let u = b - a;
-                let s = c - b;
-                let s_par = hm * s.dot(hm);
-                let s_perp = s - s_par;
-                let u_perp = u - hm * u.dot(hm);
-                let theta0 = signed_angle_about(u_perp, s_perp, hm);
-                let k0 = (u + s_par).length_squared() + s_perp.length_squared();
-                let k1 = 2.0 * u_perp.length() * s_perp.length();
-                let theta = if k1 <= DEGENERATE_LEN {
-                    theta0.clamp(h.min, h.max)
-                } else {
-                    let reach_at = |th: f32| (k0 + k1 * th.cos()).max(0.0).sqrt();
-                    let best_cos_angle = 0.0f32.clamp(h.min, h.max);
-                    let reach = reach_at(best_cos_angle);
-                    let d = soften_distance((t - a).length(), reach, self.soften);
-                    let tc = ((d * d - k0) / k1).clamp(-1.0, 1.0).acos();
-                    let mut best = (f32::INFINITY, f32::INFINITY, theta0.clamp(h.min, h.max));
-                    for cand in [tc, -tc, h.min, h.max] {
-                        let th = cand.clamp(h.min, h.max);
-                        let score = ((reach_at(th) - d).abs(), (th - theta0).abs(), th);
-                        if score.0 < best.0 - 1e-6
-                            || ((score.0 - best.0).abs() <= 1e-6 && score.1 < best.1)
-                        {
-                            best = score;
-                        }
-                    }
-                    best.2
-                };
-                let delta = theta - theta0;
-                let dm_chain = Quat::from_axis_angle(hm, delta);
-                let e = u + dm_chain * s;
-                let n = (t - a)
-                    .try_normalize()
-                    .or_else(|| e.try_normalize())
-                    .unwrap_or(Vec3::X);
-                let r1 = match e.try_normalize() {
-                    Some(en) => rotation_between(en, n),
-                    None => Quat::IDENTITY,
-                };
-                let knee = r1 * u;
-                let phi = signed_angle_about(knee, hint, n);
-                let ds = Quat::from_axis_angle(n, phi) * r1;
-                let local_angle = if mirrored { -delta } else { delta };
-                (
-                    ds,
-                    Quat::from_axis_angle(axis_local, local_angle),
-                    a + ds * u,
-                    a + ds * e,
-                )
-            }
-        };
-        let _ = (new_b, new_c);
-
-        let start_rot = (start_delta * pose.locals[self.start].rotation).normalize();
-        let mid_rot = if self.hinge.is_some() {
-            (pose.locals[self.mid].rotation * mid_local_delta).normalize()
-        } else {
-            (mid_local_delta * pose.locals[self.mid].rotation).normalize()
-        };
-        if !start_rot.is_finite() || !mid_rot.is_finite() {
-            return Err(IkError::NonFinite {
-                what: "solver result",
-            });
-        }
-        pose.locals[self.start].rotation = start_rot;
-        pose.locals[self.mid].rotation = mid_rot;
-        local_to_model_from(skeleton, self.start, &pose.locals, models);
-
-        if let Some((q, ew)) = self.end_rotation {
-            let end_parent = skeleton.parent(self.end).expect("end has a parent");
-            let qp = rotation_of(&models[end_parent]);
-            let current = rotation_of(&models[self.end]);
-            let mut target = q.normalize();
-            if target.dot(current) < 0.0 {
-                target = -target;
-            }
-            let desired = current.slerp(target, ew * w).normalize();
-            let local = (qp.inverse() * desired).normalize();
-            if local.is_finite() {
-                pose.locals[self.end].rotation = local;
-                local_to_model_from(skeleton, self.end, &pose.locals, models);
-            }
-        }
-        let residual = (models[self.end].w_axis.truncate() - self.target).length();
-        Ok(TwoBoneResult {
-            reached: residual <= REACHED_RELATIVE_TOLERANCE * model_chain_len.max(DEGENERATE_LEN),
-            residual,
-        })
+        TwoBoneChain::new(skeleton, self.start, self.mid, self.end)?.solve(
+            &self.options(),
+            skeleton,
+            pose,
+            models,
+        )
     }
 }
 

@@ -611,3 +611,73 @@ fn end_rotation_turns_the_foot_to_the_ground_normal() {
     let (_, q, _) = half.models[ANKLE].to_scale_rotation_translation();
     assert!(q.angle_between(goal) > 0.05 && q.angle_between(goal) < 0.3);
 }
+
+#[test]
+fn chain_handle_refuses_bad_chains_once_and_bad_input_every_frame() {
+    let mut rig = straight_leg();
+    assert!(matches!(
+        TwoBoneChain::new(&rig.skeleton, HIP, ANKLE, KNEE),
+        Err(IkError::NotAChain { .. })
+    ));
+    assert!(matches!(
+        TwoBoneChain::new(&rig.skeleton, HIP, KNEE, 99),
+        Err(IkError::JointOutOfRange { .. })
+    ));
+    let chain = TwoBoneChain::new(&rig.skeleton, HIP, KNEE, ANKLE).unwrap();
+    let (before, models) = (rig.pose.clone(), rig.models.clone());
+    for target in [Vec3::NAN, Vec3::splat(f32::INFINITY)] {
+        let r = chain.solve(
+            &TwoBoneOptions::new(target),
+            &rig.skeleton,
+            &mut rig.pose,
+            &mut rig.models,
+        );
+        assert!(matches!(r, Err(IkError::NonFinite { .. })));
+        assert_eq!(rig.pose, before);
+        assert_eq!(rig.models, models);
+    }
+    rig.pose.locals[KNEE].rotation.x = f32::NAN;
+    let r = chain.solve(
+        &TwoBoneOptions::new(Vec3::ZERO),
+        &rig.skeleton,
+        &mut rig.pose,
+        &mut rig.models,
+    );
+    assert!(matches!(r, Err(IkError::NonFinite { .. })));
+    assert_eq!(rig.models, models);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(10_000))]
+
+    #[test]
+    fn chain_handle_and_core_agree_with_the_job(
+        leg in leg(), kind in root_kind(), dir in unit(), ratio in -0.3f32..1.3, pole in unit(),
+        hinged in any::<bool>(), weight in 0.1f32..1.0,
+    ) {
+        let mut by_job = rig(&leg, kind);
+        let mut by_chain = rig(&leg, kind);
+        let tc = target_at(&by_job, dir, ratio);
+        let job = TwoBoneIk {
+            knee: KneeStrategy::Pole { pole: Pole::Direction(pole), twist: 0.3 },
+            soften: 0.9,
+            hinge: hinged.then_some(HingeLimit { axis: Vec3::X, min: -2.0, max: 0.5 }),
+            end_rotation: Some((Quat::from_rotation_y(0.4), 0.7)),
+            weight,
+            ..job(by_job.to_model(tc))
+        };
+        // The core's predicted end position is where the job puts the end.
+        let m = |j: usize| glam::Affine3A::from_mat4(by_job.models[j]);
+        let fix = solve_core(&m(HIP), &m(KNEE), &m(ANKLE), &job.options()).unwrap();
+        let r1 = by_job.solve(&job);
+        let chain = TwoBoneChain::new(&by_chain.skeleton, HIP, KNEE, ANKLE).unwrap();
+        let r2 = chain.solve(&job.options(), &by_chain.skeleton, &mut by_chain.pose, &mut by_chain.models).unwrap();
+        prop_assert_eq!(r1, r2);
+        prop_assert_eq!(&by_job.pose, &by_chain.pose);
+        let end = pos(&by_job.models[ANKLE]);
+        let (l1, l2) = by_job.lengths();
+        let scale = glam::Mat3::from_mat4(by_job.models[ROOT]).determinant().abs().cbrt().max(1.0);
+        prop_assert!((fix.end_position - end).length() <= 1e-4 * (l1 + l2) * scale * 4.0,
+            "core predicts {} but the job put the end at {end}", fix.end_position);
+    }
+}
