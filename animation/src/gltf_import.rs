@@ -21,6 +21,8 @@
 //! - A missing `inverseBindMatrices` accessor means identity matrices.
 //! - The skinned mesh node's own transform is ignored, as the specification
 //!   says: skinned vertices are placed by the joints alone.
+//! - LINEAR and STEP rotation keys are normalized (exporters round them;
+//!   SimpleSkin stores 0.707 for the square root of one half).
 //! - Weights are renormalized to sum to one (with a warning when any vertex
 //!   needed it); `JOINTS_1`/`WEIGHTS_1` and morph targets are ignored with a
 //!   warning.
@@ -52,6 +54,10 @@ pub const WEIGHT_SUM_TOLERANCE: f32 = 1e-3;
 /// be folded exactly into translation/rotation/scale tracks, so the importer
 /// warns beyond it.
 pub const UNIFORM_SCALE_TOLERANCE: f32 = 1e-4;
+
+/// The smallest squared length a LINEAR/STEP rotation key may have before
+/// normalization; shorter keys carry no usable direction and are rejected.
+pub const MIN_KEY_QUAT_LENGTH_SQ: f32 = 1e-12;
 
 /// The deepest node hierarchy accepted; deeper chains are treated as cycles.
 /// Real rigs are a few dozen nodes deep; the limit only bounds the walk over
@@ -416,9 +422,9 @@ fn check_accessor(
             gltf::accessor::sparse::IndexType::U16 => 2,
             gltf::accessor::sparse::IndexType::U32 => 4,
         };
-        views.push((idx.view(), idx.offset() as usize, sparse.count(), idx_size));
+        views.push((idx.view(), idx.offset(), sparse.count(), idx_size));
         let vals = sparse.values();
-        views.push((vals.view(), vals.offset() as usize, sparse.count(), elem));
+        views.push((vals.view(), vals.offset(), sparse.count(), elem));
     }
     for (view, offset, count, elem) in views {
         let buffer_len = buffers
@@ -518,11 +524,52 @@ impl Prefix {
     }
 }
 
+/// Checks what the `gltf` crate's own validation leaves out but its
+/// accessors unwrap: animation channel targets (node index and path) and the
+/// MIME type of images stored in buffer views.
+fn validate_unchecked(doc: &gltf::Document) -> Result<(), Reason> {
+    use gltf::json::validation::Checked;
+    let json = doc.as_json();
+    for (a, anim) in json.animations.iter().enumerate() {
+        for (c, channel) in anim.channels.iter().enumerate() {
+            if channel.target.node.value() >= json.nodes.len() {
+                return Err(Reason::Document(format!(
+                    "animation {a} channel {c} targets node {}, but there are {} nodes",
+                    channel.target.node.value(),
+                    json.nodes.len()
+                )));
+            }
+            if matches!(channel.target.path, Checked::Invalid) {
+                return Err(Reason::Document(format!(
+                    "animation {a} channel {c} has an unknown target path"
+                )));
+            }
+        }
+    }
+    for (i, image) in json.images.iter().enumerate() {
+        if image.buffer_view.is_some() && image.mime_type.is_none() {
+            return Err(Reason::Document(format!(
+                "image {i} is stored in a buffer view but has no mimeType"
+            )));
+        }
+        if image.buffer_view.is_none() && image.uri.is_none() {
+            return Err(Reason::Document(format!(
+                "image {i} has neither a uri nor a bufferView"
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedModel, Reason> {
     let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| Reason::Document(e.to_string()))?;
-    let gltf::Gltf { document: doc, blob } = gltf;
-    let buffers = gltf::import_buffers(&doc, base_dir, blob)
-        .map_err(|e| Reason::Resources(e.to_string()))?;
+    let gltf::Gltf {
+        document: doc,
+        blob,
+    } = gltf;
+    validate_unchecked(&doc)?;
+    let buffers =
+        gltf::import_buffers(&doc, base_dir, blob).map_err(|e| Reason::Resources(e.to_string()))?;
     for image in doc.images() {
         if let gltf::image::Source::View { view, .. } = image.source() {
             let len = buffers.get(view.buffer().index()).map_or(0, |b| b.len());
@@ -534,8 +581,8 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
             }
         }
     }
-    let images =
-        gltf::import_images(&doc, base_dir, &buffers).map_err(|e| Reason::Resources(e.to_string()))?;
+    let images = gltf::import_images(&doc, base_dir, &buffers)
+        .map_err(|e| Reason::Resources(e.to_string()))?;
     let nodes = Nodes::new(&doc)?;
     let mut warnings = Vec::new();
 
@@ -546,7 +593,9 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
     // Per skin: node -> (skeleton index, prefix).
     let mut node_maps: Vec<HashMap<usize, (usize, Prefix)>> = Vec::new();
     for skin in doc.skins() {
-        let skin_name = skin.name().map_or_else(|| skin.index().to_string(), str::to_string);
+        let skin_name = skin
+            .name()
+            .map_or_else(|| skin.index().to_string(), str::to_string);
         let skin_err = |problem: String| Reason::Skin {
             skin: skin.index(),
             name: skin_name.clone(),
@@ -612,8 +661,13 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
         let mut node_map = HashMap::new();
         for &slot in &order {
             let n = joint_nodes[slot];
-            let node = doc.nodes().nth(n).expect("joint node index validated by gltf");
-            let joint_name = node.name().map_or_else(|| format!("node{n}"), str::to_string);
+            let node = doc
+                .nodes()
+                .nth(n)
+                .expect("joint node index validated by gltf");
+            let joint_name = node
+                .name()
+                .map_or_else(|| format!("node{n}"), str::to_string);
             let parent = parent_slot[slot].map(|ps| index_of_slot[ps]);
             let prefix_m = match nodes.parent[n] {
                 Some(p) => nodes.product_up_to(p, parent_slot[slot].map(|ps| joint_nodes[ps])),
@@ -649,7 +703,9 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
     let mut meshes = Vec::new();
     for node in doc.nodes() {
         let Some(mesh) = node.mesh() else { continue };
-        let mesh_name = mesh.name().map_or_else(|| mesh.index().to_string(), str::to_string);
+        let mesh_name = mesh
+            .name()
+            .map_or_else(|| mesh.index().to_string(), str::to_string);
         let Some(skin) = node.skin() else {
             warnings.push(format!(
                 "mesh '{mesh_name}' on node {} has no skin and was ignored",
@@ -677,7 +733,9 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
     // Animations.
     let mut clips = Vec::new();
     for anim in doc.animations() {
-        let anim_name = anim.name().map_or_else(|| anim.index().to_string(), str::to_string);
+        let anim_name = anim
+            .name()
+            .map_or_else(|| anim.index().to_string(), str::to_string);
         let mut per_skin: Vec<Clip> = skins
             .iter()
             .map(|_| Clip {
@@ -709,7 +767,9 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
                 return Err(chan_err("has no keys".into()));
             }
             if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[1] <= w[0]) {
-                return Err(chan_err("key times are not finite and strictly increasing".into()));
+                return Err(chan_err(
+                    "key times are not finite and strictly increasing".into(),
+                ));
             }
             duration = duration.max(*times.last().expect("non-empty"));
             let interpolation = match sampler.interpolation() {
@@ -737,7 +797,24 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
             }
             let values = match outputs {
                 ReadOutputs::Translations(it) => Values::T(it.map(Vec3::from).collect()),
-                ReadOutputs::Rotations(it) => Values::R(it.into_f32().map(Quat::from_array).collect()),
+                ReadOutputs::Rotations(it) => {
+                    let mut keys: Vec<Quat> = it.into_f32().map(Quat::from_array).collect();
+                    if interpolation != Interpolation::CubicSpline {
+                        // glTF requires unit keys, but exporters round them
+                        // (SimpleSkin stores 0.707 for sqrt(1/2)); slerp
+                        // needs them unit. Cubic tangents are not rotations
+                        // and stay as they are.
+                        for q in &mut keys {
+                            if !q.is_finite() || q.length_squared() < MIN_KEY_QUAT_LENGTH_SQ {
+                                return Err(chan_err(
+                                    "a rotation key is zero or not finite".into(),
+                                ));
+                            }
+                            *q = q.normalize();
+                        }
+                    }
+                    Values::R(keys)
+                }
                 ReadOutputs::Scales(it) => Values::S(it.map(Vec3::from).collect()),
                 ReadOutputs::MorphTargetWeights(_) => {
                     ignored += 1;
@@ -789,7 +866,13 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
                         times: times.clone(),
                         values: v
                             .iter()
-                            .map(|&q| if prefix.identity { q } else { prefix.rotation * q })
+                            .map(|&q| {
+                                if prefix.identity {
+                                    q
+                                } else {
+                                    prefix.rotation * q
+                                }
+                            })
                             .collect(),
                     }),
                     Values::S(v) => clip.scales.push(Track {
@@ -867,27 +950,31 @@ fn read_primitive(
     }
     let reader = prim.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
     let attr = |s: gltf::Semantic| prim.get(&s);
-    let positions: Vec<Vec3> = read_checked(attr(gltf::Semantic::Positions), buffers, "POSITION", || {
-        reader.read_positions()
-    })?
-    .ok_or_else(|| prim_err("has no POSITION".into()))?
-    .into_iter()
-    .map(Vec3::from)
-    .collect();
+    let positions: Vec<Vec3> =
+        read_checked(attr(gltf::Semantic::Positions), buffers, "POSITION", || {
+            reader.read_positions()
+        })?
+        .ok_or_else(|| prim_err("has no POSITION".into()))?
+        .into_iter()
+        .map(Vec3::from)
+        .collect();
     let n = positions.len();
     let same_len = |what: &str, len: usize| {
         if len == n {
             Ok(())
         } else {
-            Err(prim_err(format!("{what} has {len} elements, POSITION has {n}")))
+            Err(prim_err(format!(
+                "{what} has {len} elements, POSITION has {n}"
+            )))
         }
     };
-    let normals: Vec<Vec3> = match read_checked(attr(gltf::Semantic::Normals), buffers, "NORMAL", || {
-        reader.read_normals()
-    })? {
-        Some(v) => v.into_iter().map(Vec3::from).collect(),
-        None => vec![Vec3::ZERO; n],
-    };
+    let normals: Vec<Vec3> =
+        match read_checked(attr(gltf::Semantic::Normals), buffers, "NORMAL", || {
+            reader.read_normals()
+        })? {
+            Some(v) => v.into_iter().map(Vec3::from).collect(),
+            None => vec![Vec3::ZERO; n],
+        };
     same_len("NORMAL", normals.len())?;
     let uvs: Vec<[f32; 2]> = match read_checked(
         attr(gltf::Semantic::TexCoords(0)),
@@ -904,12 +991,17 @@ fn read_primitive(
     })?
     .ok_or_else(|| prim_err("has no JOINTS_0 although its node has a skin".into()))?;
     same_len("JOINTS_0", joints_raw.len())?;
-    let weights_raw = read_checked(attr(gltf::Semantic::Weights(0)), buffers, "WEIGHTS_0", || {
-        reader.read_weights(0).map(|w| w.into_f32())
-    })?
+    let weights_raw = read_checked(
+        attr(gltf::Semantic::Weights(0)),
+        buffers,
+        "WEIGHTS_0",
+        || reader.read_weights(0).map(|w| w.into_f32()),
+    )?
     .ok_or_else(|| prim_err("has no WEIGHTS_0 although its node has a skin".into()))?;
     same_len("WEIGHTS_0", weights_raw.len())?;
-    if prim.get(&gltf::Semantic::Joints(1)).is_some() || prim.get(&gltf::Semantic::Weights(1)).is_some() {
+    if prim.get(&gltf::Semantic::Joints(1)).is_some()
+        || prim.get(&gltf::Semantic::Weights(1)).is_some()
+    {
         warnings.push(format!(
             "primitive '{label}' has JOINTS_1/WEIGHTS_1; only the first {MAX_INFLUENCES} influences are used"
         ));
@@ -965,7 +1057,7 @@ fn read_primitive(
         Some(i) => i,
         None => (0..n as u32).collect(),
     };
-    if indices.len() % 3 != 0 {
+    if !indices.len().is_multiple_of(3) {
         return Err(prim_err(format!(
             "has {} indices, not a multiple of 3",
             indices.len()
@@ -1066,8 +1158,8 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::sampling::{Wrap, sample_at};
     use crate::local_to_model;
+    use crate::sampling::{Wrap, sample_at};
 
     /// The shared third-party models every CI checkout has beside the repo.
     const MODELS: [&str; 4] = [
@@ -1113,7 +1205,12 @@ mod tests {
 
     /// Independent glTF sampling of one animation for LINEAR and STEP
     /// samplers (clamped at both ends), giving every node's local matrix.
-    fn sampled_node_locals(doc: &gltf::Document, buffers: &[gltf::buffer::Data], anim: usize, t: f32) -> Vec<Mat4> {
+    fn sampled_node_locals(
+        doc: &gltf::Document,
+        buffers: &[gltf::buffer::Data],
+        anim: usize,
+        t: f32,
+    ) -> Vec<Mat4> {
         let mut trs: Vec<(Vec3, Quat, Vec3)> = doc
             .nodes()
             .map(|n| {
@@ -1130,7 +1227,15 @@ mod tests {
             let (i0, i1, u) = match k {
                 None => (0, 0, 0.0),
                 Some(k) if k + 1 >= times.len() => (k, k, 0.0),
-                Some(k) => (k, k + 1, if step { 0.0 } else { (t - times[k]) / (times[k + 1] - times[k]) }),
+                Some(k) => (
+                    k,
+                    k + 1,
+                    if step {
+                        0.0
+                    } else {
+                        (t - times[k]) / (times[k + 1] - times[k])
+                    },
+                ),
             };
             let node = ch.target().node().index();
             use gltf::animation::util::ReadOutputs;
@@ -1140,7 +1245,11 @@ mod tests {
                     trs[node].0 = v[i0].lerp(v[i1], u);
                 }
                 ReadOutputs::Rotations(it) => {
-                    let v: Vec<Quat> = it.into_f32().map(Quat::from_array).collect();
+                    // The spec requires unit keys; normalize the rounded ones.
+                    let v: Vec<Quat> = it
+                        .into_f32()
+                        .map(|q| Quat::from_array(q).normalize())
+                        .collect();
                     trs[node].1 = v[i0].slerp(v[i1], u);
                 }
                 ReadOutputs::Scales(it) => {
@@ -1177,7 +1286,7 @@ mod tests {
         for rel in MODELS {
             let path = model_path(rel);
             let model = load(&path).unwrap_or_else(|e| panic!("{e}"));
-            let (doc, buffers, _) = gltf::import(&path).unwrap();
+            let (doc, _, _) = gltf::import(&path).unwrap();
             let locals: Vec<Mat4> = doc
                 .nodes()
                 .map(|n| Mat4::from_cols_array_2d(&n.transform().matrix()))
@@ -1217,7 +1326,11 @@ mod tests {
                     for skin in &model.skins {
                         let ours = ours_at(skin, Some(c), t);
                         for (j, &node) in skin.joint_nodes.iter().enumerate() {
-                            assert_close(ours[j], globals[node], &format!("{rel} clip {c} t={t} joint {j}"));
+                            assert_close(
+                                ours[j],
+                                globals[node],
+                                &format!("{rel} clip {c} t={t} joint {j}"),
+                            );
                         }
                     }
                 }
@@ -1243,7 +1356,7 @@ mod tests {
     }
 
     #[test]
-    fn cesium_man_has_19_joints_a_clip_and_renormalized_weights() {
+    fn cesium_man_has_19_joints_one_clip_a_texture_and_unit_weights() {
         let model = load(&model_path(MODELS[0])).unwrap();
         assert_eq!(model.skins.len(), 1);
         assert_eq!(model.skins[0].skeleton.len(), 19);
@@ -1251,8 +1364,10 @@ mod tests {
         assert!(model.clips[0].duration > 1.0);
         let mesh = &model.meshes[0];
         assert!(mesh.material.base_color_texture.is_some());
-        assert!(mesh.renormalized_vertices > 0);
-        assert!(model.warnings.iter().any(|w| w.contains("renormalized")));
+        // CesiumMan's float weights already sum to one within rounding, so
+        // nothing counts as renormalized (the unorm8 test model does).
+        assert_eq!(mesh.renormalized_vertices, 0);
+        assert!(!model.warnings.iter().any(|w| w.contains("renormalized")));
         for w in &mesh.weights {
             assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         }
@@ -1266,11 +1381,11 @@ mod tests {
     /// Packs a JSON document and a binary chunk into a GLB.
     fn glb(json: &str, bin: &[u8]) -> Vec<u8> {
         let mut j = json.as_bytes().to_vec();
-        while j.len() % 4 != 0 {
+        while !j.len().is_multiple_of(4) {
             j.push(b' ');
         }
         let mut b = bin.to_vec();
-        while b.len() % 4 != 0 {
+        while !b.len().is_multiple_of(4) {
             b.push(0);
         }
         let total = 12 + 8 + j.len() + 8 + b.len();
@@ -1372,7 +1487,12 @@ mod tests {
         // "upper" sits at the offset node: (0,1,0); "lower" is one unit
         // along the offset's turned +Y, i.e. along -X.
         assert!(models[0].w_axis.truncate().abs_diff_eq(Vec3::Y, 1e-6));
-        assert!(models[1].w_axis.truncate().abs_diff_eq(Vec3::new(-1.0, 1.0, 0.0), 1e-6));
+        assert!(
+            models[1]
+                .w_axis
+                .truncate()
+                .abs_diff_eq(Vec3::new(-1.0, 1.0, 0.0), 1e-6)
+        );
     }
 
     #[test]
@@ -1386,7 +1506,10 @@ mod tests {
         // offset's (0,1,0) it is (0.5, 2.125, 0).
         let models = ours_at(skin, Some(0), 0.5);
         assert!(
-            models[0].w_axis.truncate().abs_diff_eq(Vec3::new(0.5, 2.125, 0.0), 1e-5),
+            models[0]
+                .w_axis
+                .truncate()
+                .abs_diff_eq(Vec3::new(0.5, 2.125, 0.0), 1e-5),
             "{}",
             models[0].w_axis
         );
@@ -1394,7 +1517,12 @@ mod tests {
         let at0 = ours_at(skin, Some(0), 0.0);
         let at1 = ours_at(skin, Some(0), 1.0);
         assert!(at0[0].w_axis.truncate().abs_diff_eq(Vec3::Y, 1e-5));
-        assert!(at1[0].w_axis.truncate().abs_diff_eq(Vec3::new(0.0, 3.0, 0.0), 1e-5));
+        assert!(
+            at1[0]
+                .w_axis
+                .truncate()
+                .abs_diff_eq(Vec3::new(0.0, 3.0, 0.0), 1e-5)
+        );
     }
 
     #[test]
@@ -1418,7 +1546,12 @@ mod tests {
         let model = load_from_bytes(&test_model(0), "test.glb", None).unwrap();
         assert_eq!(model.clips[0].channels, 3);
         assert_eq!(model.clips[0].ignored_channels, 1);
-        assert!(model.warnings.iter().any(|w| w.contains("no skin's joints")));
+        assert!(
+            model
+                .warnings
+                .iter()
+                .any(|w| w.contains("no skin's joints"))
+        );
         assert_eq!(model.clips[0].duration, 1.0);
     }
 
@@ -1443,21 +1576,37 @@ mod tests {
     #[test]
     fn joint_index_out_of_range_is_an_error_naming_the_file() {
         let err = reason(&test_model(7));
-        assert!(matches!(err.reason, ImportErrorReason::Primitive { .. }), "{err}");
+        assert!(
+            matches!(err.reason, ImportErrorReason::Primitive { .. }),
+            "{err}"
+        );
         let text = err.to_string();
-        assert!(text.starts_with("broken.glb: ") && text.contains("joint 7"), "{text}");
+        assert!(
+            text.starts_with("broken.glb: ") && text.contains("joint 7"),
+            "{text}"
+        );
     }
 
     #[test]
     fn invalid_json_bad_accessor_and_missing_buffer_are_errors() {
         let err = reason(b"{ this is not json");
-        assert!(matches!(err.reason, ImportErrorReason::Document(_)), "{err}");
+        assert!(
+            matches!(err.reason, ImportErrorReason::Document(_)),
+            "{err}"
+        );
         let bad_accessor = r#"{"asset":{"version":"2.0"},"nodes":[{}],"skins":[{"joints":[0],"inverseBindMatrices":5}]}"#;
         let err = reason(bad_accessor.as_bytes());
-        assert!(matches!(err.reason, ImportErrorReason::Document(_)), "{err}");
-        let missing = r#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":4,"uri":"missing.bin"}]}"#;
+        assert!(
+            matches!(err.reason, ImportErrorReason::Document(_)),
+            "{err}"
+        );
+        let missing =
+            r#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":4,"uri":"missing.bin"}]}"#;
         let err = reason(missing.as_bytes());
-        assert!(matches!(err.reason, ImportErrorReason::Resources(_)), "{err}");
+        assert!(
+            matches!(err.reason, ImportErrorReason::Resources(_)),
+            "{err}"
+        );
         let err = load(Path::new("/nonexistent/model.glb")).unwrap_err();
         assert!(err.to_string().contains("/nonexistent/model.glb"), "{err}");
     }
@@ -1467,7 +1616,10 @@ mod tests {
         let bytes = std::fs::read(model_path(MODELS[0])).unwrap();
         let check = |data: &[u8], what: &str| {
             if let Err(e) = load_from_bytes(data, "corrupt.glb", None) {
-                assert!(!matches!(e.reason, ImportErrorReason::Panic(_)), "{what}: {e}");
+                assert!(
+                    !matches!(e.reason, ImportErrorReason::Panic(_)),
+                    "{what}: {e}"
+                );
                 assert!(e.to_string().starts_with("corrupt.glb: "));
             }
         };
@@ -1487,7 +1639,11 @@ mod tests {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            let span = if i % 2 == 0 { 8192.min(bytes.len()) } else { bytes.len() };
+            let span = if i % 2 == 0 {
+                8192.min(bytes.len())
+            } else {
+                bytes.len()
+            };
             let pos = (state as usize) % span;
             let mut data = bytes.clone();
             data[pos] ^= 1 << (state >> 60 & 7);
