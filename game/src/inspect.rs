@@ -195,10 +195,19 @@ pub fn human(report: &Report) -> String {
             skin.name,
             skin.joints.len()
         );
-        let mut depth = vec![0usize; skin.joints.len()];
-        for (j, joint) in skin.joints.iter().enumerate() {
-            depth[j] = joint.parent.map_or(0, |p| depth[p] + 1);
-            let _ = writeln!(out, "  {}{} [{j}]", "  ".repeat(depth[j]), joint.name);
+        // Depth-first, so that every joint is printed under its parent.
+        let mut children = vec![Vec::new(); skin.joints.len()];
+        let mut stack = Vec::new();
+        for (j, joint) in skin.joints.iter().enumerate().rev() {
+            match joint.parent {
+                Some(p) if p < j => children[p].push(j),
+                _ => stack.push((j, 0usize)),
+            }
+        }
+        while let Some((j, depth)) = stack.pop() {
+            let _ = writeln!(out, "  {}{} [{j}]", "  ".repeat(depth), skin.joints[j].name);
+            // Children were collected in reverse order; popping restores it.
+            stack.extend(children[j].iter().map(|&c| (c, depth + 1)));
         }
     }
     let _ = writeln!(out, "clips: {}", report.clips.len());
@@ -265,9 +274,20 @@ mod tests {
         assert!(text.contains("19 joints"), "{text}");
         assert!(text.contains("clips: 1"), "{text}");
         assert!(text.contains("triangles"), "{text}");
-        assert!(text.contains("warnings: "), "{text}");
+        assert!(text.contains("warnings: 0"), "{text}");
+        // The tree is depth-first: the left leg's chain follows its root
+        // directly, each one level deeper.
+        let leg = text.find("    leg_joint_L_1 [").unwrap();
+        let next = &text[leg..];
         assert!(
-            text.contains("  Skeleton_torso_joint_1 [0]") || text.contains("[0]"),
+            next.lines()
+                .nth(1)
+                .unwrap()
+                .starts_with("      leg_joint_L_2 ["),
+            "{text}"
+        );
+        assert!(
+            text.contains("4672 triangles") && text.contains("3273 vertices"),
             "{text}"
         );
     }
