@@ -1415,6 +1415,12 @@ mod tests {
     /// non-joint node 0 (ignored). `joint_value` is the JOINTS_0 entry of
     /// the first vertex.
     fn test_model(joint_value: u8) -> Vec<u8> {
+        test_model_edited(joint_value, &[])
+    }
+
+    /// [`test_model`] with textual `(from, to)` replacements applied to its
+    /// JSON (the binary chunk stays the same).
+    fn test_model_edited(joint_value: u8, edits: &[(&str, &str)]) -> Vec<u8> {
         let s = std::f32::consts::FRAC_1_SQRT_2;
         let mut bin = Vec::new();
         let mut views = Vec::new();
@@ -1472,6 +1478,10 @@ mod tests {
             views.join(","),
             bin.len()
         );
+        let json = edits.iter().fold(json, |json, (from, to)| {
+            assert!(json.contains(from), "the test model contains {from}");
+            json.replace(from, to)
+        });
         glb(&json, &bin)
     }
 
@@ -1567,6 +1577,75 @@ mod tests {
         assert_eq!(mesh.joints[0][..2], [1, 0]);
         assert_eq!(mesh.indices, [0, 1, 2]);
         assert_eq!(mesh.material, Material::default());
+    }
+
+    #[test]
+    fn joints_without_a_common_root_become_several_skeleton_roots() {
+        let bytes = test_model_edited(
+            0,
+            &[
+                (r#""joints":[2,1]"#, r#""joints":[2,1,4]"#),
+                (r#""nodes":[0,3]"#, r#""nodes":[0,3,4]"#),
+                (
+                    r#""translation":[5,5,5]}"#,
+                    r#""translation":[5,5,5]},{"name":"hand","translation":[2,0,0]}"#,
+                ),
+            ],
+        );
+        let model = load_from_bytes(&bytes, "roots.glb", None).unwrap();
+        let skel = &model.skins[0].skeleton;
+        // "hand" is at the scene root, shallower than "upper": it sorts first.
+        assert_eq!(skel.names(), ["hand", "upper", "lower"]);
+        assert_eq!(skel.parent(0), None);
+        assert_eq!(skel.parent(1), None);
+        assert_eq!(skel.parent(2), Some(1));
+        let models = ours_at(&model.skins[0], None, 0.0);
+        assert!(models[0].w_axis.truncate().abs_diff_eq(Vec3::X * 2.0, 1e-6));
+        assert!(
+            models[2]
+                .w_axis
+                .truncate()
+                .abs_diff_eq(Vec3::new(-1.0, 1.0, 0.0), 1e-6)
+        );
+        // JOINTS_0 slot 1 is still "upper", now skeleton joint 1.
+        assert_eq!(model.meshes[0].joints[0][..2], [2, 1]);
+    }
+
+    #[test]
+    fn morph_targets_are_ignored_with_a_warning() {
+        let bytes = test_model_edited(
+            0,
+            &[(
+                r#""indices":7}"#,
+                r#""indices":7,"targets":[{"POSITION":4}]}"#,
+            )],
+        );
+        let model = load_from_bytes(&bytes, "morph.glb", None).unwrap();
+        assert_eq!(model.meshes[0].ignored_morph_targets, 1);
+        assert!(
+            model
+                .warnings
+                .iter()
+                .any(|w| w.contains("morph targets are ignored")),
+            "{:?}",
+            model.warnings
+        );
+    }
+
+    #[test]
+    fn skins_without_joints_and_accessors_past_their_buffer_are_errors() {
+        let err = reason(&test_model_edited(
+            0,
+            &[(r#""joints":[2,1]"#, r#""joints":[]"#)],
+        ));
+        assert!(err.to_string().contains("has no joints"), "{err}");
+        // Accessor 4 (POSITION) claims 300 vertices in a 36-byte view.
+        let err = reason(&test_model_edited(
+            0,
+            &[(r#""count":3,"type":"VEC3""#, r#""count":300,"type":"VEC3""#)],
+        ));
+        assert!(err.to_string().starts_with("broken.glb: "), "{err}");
+        assert!(!matches!(err.reason, ImportErrorReason::Panic(_)), "{err}");
     }
 
     fn reason(bytes: &[u8]) -> ImportError {
