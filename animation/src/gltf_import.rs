@@ -1447,6 +1447,9 @@ mod tests {
         push(vec![200, 100, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0]); // 6: weights unorm8
         push([0u16, 1, 2].iter().flat_map(|x| x.to_le_bytes()).collect()); // 7: indices
         push(f32s(&[0.0, 0.0, 0.0, 3.0, 0.0, 0.0])); // 8: node 0 translation
+        let u16s = |v: &[u16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        push(u16s(&[30000, 40000, 0, 0, 65535, 0, 0, 0, 65535, 0, 0, 0])); // 9: weights unorm16
+        push(u16s(&[1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0])); // 10: joints u16
         let json = format!(
             r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0,3]}}],
 "nodes":[
@@ -1472,7 +1475,9 @@ mod tests {
  {{"bufferView":5,"componentType":5121,"count":3,"type":"VEC4"}},
  {{"bufferView":6,"componentType":5121,"normalized":true,"count":3,"type":"VEC4"}},
  {{"bufferView":7,"componentType":5123,"count":3,"type":"SCALAR"}},
- {{"bufferView":8,"componentType":5126,"count":2,"type":"VEC3"}}],
+ {{"bufferView":8,"componentType":5126,"count":2,"type":"VEC3"}},
+ {{"bufferView":9,"componentType":5123,"normalized":true,"count":3,"type":"VEC4"}},
+ {{"bufferView":10,"componentType":5123,"count":3,"type":"VEC4"}}],
 "bufferViews":[{}],
 "buffers":[{{"byteLength":{}}}]}}"#,
             views.join(","),
@@ -1609,6 +1614,27 @@ mod tests {
         );
         // JOINTS_0 slot 1 is still "upper", now skeleton joint 1.
         assert_eq!(model.meshes[0].joints[0][..2], [2, 1]);
+    }
+
+    #[test]
+    fn u16_joints_and_unorm16_weights_are_read_and_renormalized() {
+        let bytes = test_model_edited(
+            0,
+            &[(
+                r#""JOINTS_0":5,"WEIGHTS_0":6"#,
+                r#""JOINTS_0":10,"WEIGHTS_0":9"#,
+            )],
+        );
+        let model = load_from_bytes(&bytes, "u16.glb", None).unwrap();
+        let mesh = &model.meshes[0];
+        // 30000/65535 + 40000/65535 = 1.07: renormalized to 3/7, 4/7.
+        assert!((mesh.weights[0][0] - 3.0 / 7.0).abs() < 1e-5);
+        assert!((mesh.weights[0][1] - 4.0 / 7.0).abs() < 1e-5);
+        assert_eq!(mesh.weights[1], [1.0, 0.0, 0.0, 0.0]);
+        assert_eq!(mesh.renormalized_vertices, 1);
+        // Skin slot 1 is "upper" (joint 0), slot 0 is "lower" (joint 1).
+        assert_eq!(mesh.joints[0][..2], [0, 1]);
+        assert_eq!(mesh.joints[2][0], 1);
     }
 
     #[test]
