@@ -1363,7 +1363,14 @@ mod tests {
         assert_eq!(model.clips.len(), 1);
         assert!(model.clips[0].duration > 1.0);
         let mesh = &model.meshes[0];
-        assert!(mesh.material.base_color_texture.is_some());
+        let texture = mesh.material.base_color_texture.as_ref().unwrap();
+        assert!(texture.width > 0 && texture.height > 0);
+        assert_eq!(
+            texture.pixels.len(),
+            texture.width as usize * texture.height as usize * 4
+        );
+        // The texture is not a flat colour.
+        assert!(texture.pixels.chunks(4).any(|p| p != &texture.pixels[..4]));
         // CesiumMan's float weights already sum to one within rounding, so
         // nothing counts as renormalized (the unorm8 test model does).
         assert_eq!(mesh.renormalized_vertices, 0);
