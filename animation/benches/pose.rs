@@ -9,6 +9,9 @@
 //! spline keys. Each benchmark iteration is one character for one frame, so
 //! the reported time is the cost per character per frame.
 //!
+//! The real CesiumMan from the shared assets runs the same frame
+//! (`frame/cesium_man`).
+//!
 //! Run: `cargo bench -p animation --bench pose`.
 
 use std::hint::black_box;
@@ -206,6 +209,33 @@ fn bench_pose(c: &mut Criterion) {
     }
 }
 
+/// The real CesiumMan (19 joints, 57 LINEAR channels over 2 s), imported
+/// from the shared assets: one character for one frame, sampled with a
+/// cursor at 60 Hz.
+fn bench_cesium_man(c: &mut Criterion) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/assets/third_party/gltf/CesiumMan/CesiumMan.glb");
+    let model = animation::gltf_import::load(&path).expect("CesiumMan imports");
+    let skin = &model.skins[0];
+    let skel = &skin.skeleton;
+    let clip = &skin.clips[0];
+    let n = skel.len();
+    let mut locals = skel.rest_locals().to_vec();
+    let mut models = vec![Mat4::IDENTITY; n];
+    let mut pal = vec![Mat4::IDENTITY; n];
+    let mut cursor = SamplingCursor::new(clip);
+    let mut time = 0.0f32;
+    c.bench_function("frame/cesium_man", |b| {
+        b.iter(|| {
+            time = (time + FRAME_DT) % clip.duration;
+            sample(clip, time, Wrap::Loop, &mut cursor, &mut locals);
+            local_to_model(skel, &locals, &mut models);
+            palette(&models, skel.inverse_bind(), &mut pal).unwrap();
+            black_box(&pal);
+        })
+    });
+}
+
 criterion_group! {
     name = benches;
     // Short runs: the figures are stable to a few percent on an idle machine
@@ -213,6 +243,6 @@ criterion_group! {
     config = Criterion::default()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
-    targets = bench_pose
+    targets = bench_pose, bench_cesium_man
 }
 criterion_main!(benches);

@@ -17,6 +17,8 @@
 
 pub mod blend;
 pub mod clip;
+#[cfg(feature = "gltf")]
+pub mod gltf_import;
 pub mod ik;
 pub mod palette;
 pub mod pose;
