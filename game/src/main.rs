@@ -21,6 +21,8 @@ enum Command {
     Inspect(inspect::InspectArgs),
     /// Run the simulation headless from an input script and report motion metrics.
     Run(game::headless::RunArgs),
+    /// Check Tiled level maps for problems (for designers and their CI).
+    CheckLevel(game::level::check::CheckArgs),
 }
 
 fn main() -> ExitCode {
@@ -28,6 +30,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Inspect(args)) => inspect::run(&args),
         Some(Command::Run(args)) => game::headless::run(&args),
+        Some(Command::CheckLevel(args)) => game::level::check::run(&args),
         None => {
             eprintln!(
                 "ironstep: the playable game is not built yet (see the issues); try `ironstep inspect MODEL.glb`"
