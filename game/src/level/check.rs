@@ -332,3 +332,180 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testmaps::{ladder, map, point};
+    use super::*;
+
+    /// A 3 m wall between low ground (columns 0–5) and high ground (6–11).
+    const WALL: &[&str] = &[
+        "............",
+        "......######",
+        "......######",
+        "......######",
+        "......######",
+        "......######",
+        "......######",
+        "############",
+    ];
+
+    fn ends() -> String {
+        point(1, "Spawn", 1.0, 7) + &point(2, "Exit", 10.0, 1)
+    }
+
+    fn check(layers: &[&[&str]], objects: &str) -> Vec<String> {
+        let l = super::super::from_tmx_str(&map(layers, objects), "t.tmx").unwrap();
+        check_level(&l)
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn a_wall_with_a_good_ladder_passes() {
+        let errs = check(
+            &[WALL],
+            &(ends() + &ladder(3, 170.0, 32.0, 16.0, 192.0, 0.30)),
+        );
+        assert!(errs.is_empty(), "{errs:?}");
+    }
+
+    #[test]
+    fn exit_behind_a_wall_without_ladder_is_unreachable() {
+        let errs = check(&[WALL], &ends());
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(
+            errs[0].starts_with("object 2") && errs[0].contains("unreachable"),
+            "{errs:?}"
+        );
+    }
+
+    #[test]
+    fn rung_spacing_beyond_the_rigs_reach_is_an_error() {
+        for bad in [0.15f32, 0.5] {
+            let errs = check(
+                &[WALL],
+                &(ends() + &ladder(3, 170.0, 32.0, 16.0, 192.0, bad)),
+            );
+            assert_eq!(errs.len(), 1, "{errs:?}");
+            assert!(
+                errs[0].starts_with("object 3") && errs[0].contains("rung spacing"),
+                "{errs:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn ladder_top_without_floor_is_an_error() {
+        // A ladder on the low side reaching 1 m above the high floor.
+        let errs = check(
+            &[WALL],
+            &(ends()
+                + &ladder(3, 170.0, 32.0, 16.0, 192.0, 0.30)
+                + &ladder(4, 40.0, 0.0, 16.0, 224.0, 0.30)),
+        );
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(
+            errs[0].starts_with("object 4") && errs[0].contains("no floor"),
+            "{errs:?}"
+        );
+    }
+
+    #[test]
+    fn slopes_steeper_than_walkable_are_errors() {
+        let rows: &[&str] = &["........", "...s....", "########"];
+        let objs = point(1, "Spawn", 0.0, 2) + &point(2, "Exit", 7.0, 2);
+        let errs = check(&[rows], &objs);
+        assert!(
+            errs.iter()
+                .any(|e| e.starts_with("column 3") && e.contains("60.0°")),
+            "{errs:?}"
+        );
+    }
+
+    #[test]
+    fn spawn_over_a_gap_is_unreachable() {
+        let rows: &[&str] = &["........", "###..###"];
+        let objs = point(1, "Spawn", 3.0, 1) + &point(2, "Exit", 7.0, 1);
+        let errs = check(&[rows], &objs);
+        assert!(
+            errs.iter()
+                .any(|e| e.starts_with("object 1") && e.contains("spawn")),
+            "{errs:?}"
+        );
+    }
+
+    #[test]
+    fn a_gap_wider_than_a_jump_cuts_the_exit_off_but_a_narrow_one_does_not() {
+        let narrow: &[&str] = &["...................", "########...########"];
+        let wide: &[&str] = &["...................", "####...........####"];
+        let objs = point(1, "Spawn", 0.0, 1) + &point(2, "Exit", 18.0, 1);
+        assert!(check(&[narrow], &objs).is_empty());
+        let errs = check(&[wide], &objs);
+        assert!(errs.iter().any(|e| e.contains("unreachable")), "{errs:?}");
+    }
+
+    #[test]
+    fn overlapping_solids_in_two_layers_are_errors() {
+        let a: &[&str] = &["......", "######"];
+        let b: &[&str] = &["......", "..#..."];
+        let objs = point(1, "Spawn", 0.0, 1) + &point(2, "Exit", 5.0, 1);
+        let errs = check(&[a, b], &objs);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(
+            errs[0].contains("tile (2,1)") && errs[0].contains("overlapping solids"),
+            "{errs:?}"
+        );
+    }
+
+    #[test]
+    fn unknown_classes_are_errors_for_the_checker() {
+        let rows: &[&str] = &["..L...", "######"];
+        let objs = point(1, "Spawn", 0.0, 1) + &point(2, "Exit", 5.0, 1);
+        let errs = check(&[rows], &objs);
+        assert!(errs.iter().any(|e| e.contains("'Lava'")), "{errs:?}");
+    }
+
+    #[test]
+    fn climbable_spacing_comes_from_the_rig_and_the_climb_clip() {
+        let (lo, hi) = climbable_rung_spacing();
+        let (clip_lo, clip_hi) = clips::RUNG_SPACING_RANGE;
+        assert!(lo >= clip_lo && hi <= clip_hi && lo < hi);
+        let arm = skeleton::UPPER_ARM + skeleton::FOREARM;
+        assert!(2.0 * hi <= ARM_REACH_FRACTION * arm + skeleton::UPPER_ARM + 1e-6);
+        assert!(lo >= FOOT_CLEARANCE);
+    }
+
+    #[test]
+    fn jump_rise_is_the_apex_near_and_falls_off_far() {
+        let p = MoveParams::default();
+        assert_eq!(jump_rise_at(&p, 0.0), p.jump_height);
+        assert!(
+            (jump_rise_at(&p, p.jump_distance)).abs() < 1e-4,
+            "lands level at jump_distance"
+        );
+        assert!(jump_rise_at(&p, 2.0 * p.jump_distance) < -1.0);
+    }
+
+    #[test]
+    fn every_shipped_level_passes() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/levels");
+        let mut n = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "tmx") {
+                let r = check_file(&path);
+                assert!(
+                    r.loaded && !r.has_errors(),
+                    "{}: {:?}",
+                    r.file,
+                    r.diagnostics
+                );
+                n += 1;
+            }
+        }
+        assert!(n >= 2, "at least two shipped levels");
+    }
+}

@@ -718,3 +718,284 @@ fn float_prop(
         }),
     }
 }
+
+/// Small crafted maps for tests: ASCII grids turned into TMX text.
+#[cfg(test)]
+pub(crate) mod testmaps {
+    /// The test tileset: `#` Solid, `-` OneWay, `/` 45° up, `\` 45° down,
+    /// `s` a 60° slope (too steep), `L` an unknown class `Lava`, `d` decoration.
+    const TILESET: &str = r#" <tileset firstgid="1" name="test" tilewidth="32" tileheight="32" tilecount="7" columns="7">
+  <image source="t.png" width="224" height="32"/>
+  <tile id="0" type="Solid"/>
+  <tile id="1" type="OneWay"/>
+  <tile id="2" type="Slope"><properties><property name="left" type="float" value="0"/><property name="right" type="float" value="1"/></properties></tile>
+  <tile id="3" type="Slope"><properties><property name="left" type="float" value="1"/><property name="right" type="float" value="0"/></properties></tile>
+  <tile id="4" type="Slope"><properties><property name="angle" type="float" value="60"/></properties></tile>
+  <tile id="5" type="Lava"/>
+ </tileset>
+"#;
+
+    fn gid(c: char) -> u32 {
+        match c {
+            '#' => 1,
+            '-' => 2,
+            '/' => 3,
+            '\\' => 4,
+            's' => 5,
+            'L' => 6,
+            'd' => 7,
+            _ => 0,
+        }
+    }
+
+    /// A map of tile layers (each a grid of equal rows) and raw object XML.
+    pub fn map(layers: &[&[&str]], objects: &str) -> String {
+        let h = layers[0].len();
+        let w = layers[0][0].len();
+        let mut s = format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<map version=\"1.10\" orientation=\"orthogonal\" renderorder=\"right-down\" width=\"{w}\" height=\"{h}\" tilewidth=\"32\" tileheight=\"32\" infinite=\"0\">\n{TILESET}"
+        );
+        for (i, rows) in layers.iter().enumerate() {
+            let csv: Vec<String> = rows
+                .iter()
+                .map(|r| {
+                    r.chars()
+                        .map(|c| gid(c).to_string())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                })
+                .collect();
+            s += &format!(
+                " <layer id=\"{}\" name=\"L{i}\" width=\"{w}\" height=\"{h}\"><data encoding=\"csv\">{}</data></layer>\n",
+                i + 1,
+                csv.join(",\n")
+            );
+        }
+        s += &format!(" <objectgroup id=\"99\" name=\"Objects\">{objects}</objectgroup>\n</map>\n");
+        s
+    }
+
+    /// A point object of `class` with feet at tile column `col` (its centre)
+    /// standing on row boundary `row_top` (pixels from the map top = row · 32).
+    pub fn point(id: u32, class: &str, col: f32, row_top: u32) -> String {
+        format!(
+            "<object id=\"{id}\" type=\"{class}\" x=\"{}\" y=\"{}\"><point/></object>",
+            (col + 0.5) * 32.0,
+            row_top * 32
+        )
+    }
+
+    /// A ladder rectangle in pixels with a rung spacing in metres.
+    pub fn ladder(id: u32, x: f32, y: f32, w: f32, h: f32, spacing: f32) -> String {
+        format!(
+            "<object id=\"{id}\" type=\"Ladder\" x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\"><properties><property name=\"rung_spacing\" type=\"float\" value=\"{spacing}\"/></properties></object>"
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testmaps::{map, point};
+    use super::*;
+
+    const FLAT: &[&str] = &["..........", "..........", "##########", "##########"];
+
+    fn flat_with(objects: &str) -> Result<LoadedLevel, LevelError> {
+        from_tmx_str(&map(&[FLAT], objects), "flat.tmx")
+    }
+
+    #[test]
+    fn flat_map_gives_ground_at_the_tile_tops_in_metres() {
+        let objs = point(1, "Spawn", 1.0, 2) + &point(2, "Exit", 8.0, 2);
+        let l = flat_with(&objs).unwrap();
+        assert_eq!(l.level.segments.len(), 1, "collinear columns merge");
+        let s = l.level.segments[0];
+        assert_eq!((s.x0, s.x1, s.y0, s.y1), (0.0, 5.0, 1.0, 1.0));
+        assert_eq!(l.level.spawn, Vec2::new(0.75, 1.0));
+        assert_eq!(l.level.exit, Vec2::new(4.25, 1.0));
+        assert_eq!(l.level.kill_height, 1.0 - DEFAULT_KILL_DEPTH);
+        assert!(l.diagnostics.is_empty(), "{:?}", l.diagnostics);
+    }
+
+    #[test]
+    fn slope_tiles_give_the_exact_surface_they_declare() {
+        let rows: &[&str] = &["....", "./\\.", "####"];
+        let objs = point(1, "Spawn", 0.0, 2) + &point(2, "Exit", 3.0, 2);
+        let l = from_tmx_str(&map(&[rows], &objs), "slope.tmx").unwrap();
+        let lv = &l.level;
+        for (x, h) in [
+            (0.25, 0.5),
+            (0.5, 0.5),
+            (0.75, 0.75),
+            (1.0, 1.0),
+            (1.25, 0.75),
+            (1.75, 0.5),
+        ] {
+            let got = lv.ground_height(x).unwrap();
+            assert!((got - h).abs() < 1e-6, "h({x}) = {got}, want {h}");
+        }
+        let n = lv.ground_normal(0.7);
+        assert!((n.angle_to(Vec2::Y).abs().to_degrees() - 45.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn gaps_between_columns_have_no_ground() {
+        let rows: &[&str] = &["##..##"];
+        let objs = point(1, "Spawn", 0.0, 0) + &point(2, "Exit", 5.0, 0);
+        let l = from_tmx_str(&map(&[rows], &objs), "gap.tmx").unwrap();
+        assert!(l.level.ground_height(1.2).is_none());
+        assert_eq!(l.level.ground_height(2.1), Some(0.5));
+        assert_eq!(l.level.segments.len(), 2);
+    }
+
+    #[test]
+    fn one_way_tiles_are_kept_apart_from_the_ground() {
+        let rows: &[&str] = &["..--..", "......", "######"];
+        let objs = point(1, "Spawn", 0.0, 2) + &point(2, "Exit", 5.0, 2);
+        let l = from_tmx_str(&map(&[rows], &objs), "oneway.tmx").unwrap();
+        assert_eq!(l.one_way.len(), 2);
+        assert_eq!(l.one_way[0].y0, 1.5);
+        assert_eq!(l.level.ground_height(1.2), Some(0.5));
+    }
+
+    #[test]
+    fn unknown_classes_and_properties_are_reported_and_ignored() {
+        let rows: &[&str] = &["..L.", "####"];
+        let objs = point(1, "Spawn", 0.0, 1)
+            + &point(2, "Exit", 3.0, 1)
+            + "<object id=\"3\" type=\"Coin\" x=\"5\" y=\"5\"><point/></object>"
+            + "<object id=\"4\" type=\"Spawnn\" x=\"5\" y=\"5\"><point/></object>";
+        let l = from_tmx_str(&map(&[rows], &objs), "unknown.tmx").unwrap();
+        let msgs: Vec<String> = l.diagnostics.iter().map(ToString::to_string).collect();
+        assert!(
+            msgs.iter().any(|m| m.contains("unknown tile class 'Lava'")),
+            "{msgs:?}"
+        );
+        assert!(
+            msgs.iter()
+                .any(|m| m.starts_with("object 3") && m.contains("'Coin'")),
+            "{msgs:?}"
+        );
+        assert!(
+            msgs.iter()
+                .any(|m| m.starts_with("object 4") && m.contains("'Spawnn'")),
+            "{msgs:?}"
+        );
+        assert_eq!(
+            l.level.ground_height(1.1),
+            Some(0.5),
+            "the Lava tile is not ground"
+        );
+    }
+
+    #[test]
+    fn missing_spawn_is_an_error_naming_the_file() {
+        let e = flat_with(&point(2, "Exit", 8.0, 2))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("flat.tmx:map:") && e.contains("no Spawn"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_ladder_that_is_not_a_rectangle_is_an_error_naming_the_object() {
+        let objs = point(1, "Spawn", 1.0, 2)
+            + &point(2, "Exit", 8.0, 2)
+            + "<object id=\"7\" type=\"Ladder\" x=\"5\" y=\"5\"><point/></object>";
+        let e = flat_with(&objs).unwrap_err().to_string();
+        assert!(
+            e.contains("flat.tmx:object 7") && e.contains("rectangle"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_property_of_the_wrong_type_is_an_error() {
+        let objs = point(1, "Spawn", 1.0, 2)
+            + &point(2, "Exit", 8.0, 2)
+            + "<object id=\"5\" type=\"Ladder\" x=\"64\" y=\"0\" width=\"16\" height=\"64\"><properties><property name=\"rung_spacing\" value=\"wide\"/></properties></object>";
+        let e = flat_with(&objs).unwrap_err().to_string();
+        assert!(e.contains("object 5") && e.contains("rung_spacing"), "{e}");
+    }
+
+    #[test]
+    fn malformed_xml_is_an_error_not_a_panic() {
+        let e = from_tmx_str("<map><layer", "broken.tmx")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("broken.tmx:"), "{e}");
+    }
+
+    #[test]
+    fn shipped_levels_load_with_every_slope_angle_and_several_ladders() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/levels");
+        for name in ["tutorial.tmx", "long.tmx"] {
+            let l = load(dir.join(name)).unwrap();
+            assert!(l.diagnostics.is_empty(), "{name}: {:?}", l.diagnostics);
+            for deg in [15.0f32, 30.0, 45.0] {
+                for sign in [1.0, -1.0] {
+                    let found = l
+                        .level
+                        .segments
+                        .iter()
+                        .any(|s| (s.angle().to_degrees() - sign * deg).abs() < 0.01);
+                    assert!(found, "{name}: no {}° slope", sign * deg);
+                }
+            }
+            let spacings: std::collections::BTreeSet<u32> = l
+                .level
+                .ladders
+                .iter()
+                .map(|l| (l.rung_spacing * 100.0).round() as u32)
+                .collect();
+            assert!(spacings.len() >= 3, "{name}: spacings {spacings:?}");
+            let heights: std::collections::BTreeSet<u32> = l
+                .level
+                .ladders
+                .iter()
+                .map(|l| ((l.top - l.bottom) * 100.0).round() as u32)
+                .collect();
+            assert!(heights.len() >= 3, "{name}: heights {heights:?}");
+        }
+    }
+
+    #[test]
+    fn embedded_tutorial_equals_the_file() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/levels");
+        let file = load(dir.join("tutorial.tmx")).unwrap();
+        let embedded = tutorial().unwrap();
+        assert_eq!(file.level.segments, embedded.level.segments);
+        assert_eq!(file.level.ladders, embedded.level.ladders);
+        assert!(
+            embedded
+                .level
+                .ground_height(embedded.level.spawn.x)
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn third_party_maps_load_or_fail_with_file_and_reason() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/assets/third_party/tiled/mapeditor-tiled-examples");
+        let maps = [
+            "forest/forest.tmx",
+            "sticker-knight/map/sandbox.tmx",
+            "sticker-knight/map/sandbox2.tmx",
+        ];
+        for m in maps {
+            let path = root.join(m);
+            assert!(path.exists(), "{} is missing", path.display());
+            match load(&path) {
+                Ok(l) => assert!(!l.level.segments.is_empty()),
+                Err(e) => {
+                    let msg = e.to_string();
+                    assert!(msg.starts_with(&path.display().to_string()), "{msg}");
+                    assert!(msg.contains("no ground"), "{msg}");
+                }
+            }
+        }
+    }
+}
