@@ -190,3 +190,139 @@ pub fn relocate(pos: Vec2, level: &Level) -> Vec2 {
         .min_by(|a, b| a.distance_squared(pos).total_cmp(&b.distance_squared(pos)))
         .unwrap_or(level.spawn)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testmaps::{map, point};
+    use super::*;
+
+    /// A fresh folder under the system temp dir, removed on drop.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(tag: &str) -> Self {
+            let p =
+                std::env::temp_dir().join(format!("ironstep-watch-{tag}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&p);
+            std::fs::create_dir_all(&p).unwrap();
+            Self(p)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn level_text(width: usize) -> String {
+        let floor = "#".repeat(width);
+        let air = ".".repeat(width);
+        let rows: &[&str] = &[&air, &floor];
+        map(
+            &[rows],
+            &(point(1, "Spawn", 0.0, 1) + &point(2, "Exit", (width - 1) as f32, 1)),
+        )
+    }
+
+    /// Generous wait for file events on a loaded CI machine; the reload itself
+    /// follows the last event by [`DEBOUNCE`].
+    const EVENT_WAIT: Duration = Duration::from_secs(10);
+
+    #[test]
+    fn saving_a_changed_map_reloads_it() {
+        let dir = TempDir::new("reload");
+        let path = dir.0.join("level.tmx");
+        std::fs::write(&path, level_text(6)).unwrap();
+        let mut w = LevelWatcher::new(&path).unwrap();
+        assert_eq!(w.current().level.extent(), (0.0, 3.0));
+        std::fs::write(&path, level_text(10)).unwrap();
+        match w.wait(EVENT_WAIT) {
+            Some(Reload::Reloaded(l)) => assert_eq!(l.level.extent(), (0.0, 5.0)),
+            other => panic!("expected a reload, got {other:?}"),
+        }
+        assert_eq!(w.current().level.extent(), (0.0, 5.0));
+        assert!(w.last_error().is_none());
+    }
+
+    #[test]
+    fn a_broken_save_keeps_the_old_level_and_reports_file_and_reason() {
+        let dir = TempDir::new("broken");
+        let path = dir.0.join("level.tmx");
+        std::fs::write(&path, level_text(6)).unwrap();
+        let mut w = LevelWatcher::new(&path).unwrap();
+        std::fs::write(&path, "<map><layer").unwrap();
+        match w.wait(EVENT_WAIT) {
+            Some(Reload::Error(msg)) => {
+                assert!(msg.contains("level.tmx"), "{msg}");
+                assert!(msg.contains("keeping the last good level"), "{msg}");
+            }
+            other => panic!("expected an error, got {other:?}"),
+        }
+        assert_eq!(w.current().level.extent(), (0.0, 3.0), "old level kept");
+        assert!(w.last_error().is_some());
+        // Fixing the file clears the error.
+        std::fs::write(&path, level_text(8)).unwrap();
+        match w.wait(EVENT_WAIT) {
+            Some(Reload::Reloaded(l)) => assert_eq!(l.level.extent(), (0.0, 4.0)),
+            other => panic!("expected a reload, got {other:?}"),
+        }
+        assert!(w.last_error().is_none());
+    }
+
+    #[test]
+    fn a_missing_file_fails_to_start_with_its_name() {
+        let e = LevelWatcher::new("/nonexistent/ironstep/level.tmx")
+            .err()
+            .unwrap();
+        assert!(
+            e.to_string().contains("/nonexistent/ironstep/level.tmx"),
+            "{e}"
+        );
+    }
+
+    fn gap_level() -> Level {
+        let rows: &[&str] = &["......", "##..##"];
+        super::super::from_tmx_str(
+            &map(
+                &[rows],
+                &(point(1, "Spawn", 0.0, 1) + &point(2, "Exit", 5.0, 1)),
+            ),
+            "gap.tmx",
+        )
+        .unwrap()
+        .level
+    }
+
+    #[test]
+    fn relocate_keeps_a_valid_spot_and_lifts_a_buried_one() {
+        let l = gap_level();
+        assert_eq!(relocate(Vec2::new(0.3, 2.0), &l), Vec2::new(0.3, 2.0));
+        assert_eq!(relocate(Vec2::new(0.3, -1.0), &l), Vec2::new(0.3, 0.5));
+    }
+
+    #[test]
+    fn relocate_moves_off_a_gap_to_the_nearest_ground() {
+        let l = gap_level();
+        let p = relocate(Vec2::new(1.2, 0.5), &l);
+        assert!((p.x - 1.0).abs() < 0.01 && p.y == 0.5, "{p}");
+        let p = relocate(Vec2::new(1.9, 0.5), &l);
+        assert_eq!(p, Vec2::new(2.0, 0.5));
+        let p = relocate(Vec2::new(40.0, 0.5), &l);
+        assert!((p.x - 3.0).abs() < 0.01 && p.y == 0.5, "{p}");
+        assert_eq!(relocate(Vec2::NAN, &l), l.spawn);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn relocated_spots_are_never_inside_the_ground(x in -10.0f32..10.0, y in -5.0f32..5.0) {
+            let l = gap_level();
+            let p = relocate(Vec2::new(x, y), &l);
+            proptest::prop_assert!(p.is_finite());
+            match l.ground_height(p.x) {
+                Some(h) => proptest::prop_assert!(p.y >= h - 1e-6),
+                None => proptest::prop_assert!(l.ladder_at(p, crate::player::LADDER_REACH).is_some()),
+            }
+        }
+    }
+}
