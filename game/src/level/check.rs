@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use super::{Diagnostic, LoadedLevel, Severity};
+use super::{Diagnostic, GRID_EPSILON, LoadedLevel, Severity};
 use crate::knight::{clips, skeleton};
 use crate::player::{LADDER_REACH, MAX_STEP_UP, MAX_WALKABLE_SLOPE, MoveParams};
 use crate::world::{Ladder, Level};
@@ -27,6 +27,9 @@ pub const LADDER_END_TOLERANCE: f32 = MAX_STEP_UP;
 /// Height kept in hand when judging whether a jump clears a ledge, metres: the
 /// reachability search stays on the safe side of the controller's real arc.
 pub const JUMP_SAFETY_MARGIN: f32 = 0.15;
+/// How far inside a run's end its edge height is probed, metres (the end
+/// itself belongs to the next segment or to a gap).
+const EDGE_PROBE: f32 = 1e-3;
 /// Fraction of the straight arm a hand may reach to (the notes' ~0.9 × arm).
 pub const ARM_REACH_FRACTION: f32 = 0.9;
 /// Clearance a boot needs between two rungs, metres: ankle height above and
@@ -105,7 +108,7 @@ pub fn check_level(loaded: &LoadedLevel) -> Vec<Diagnostic> {
             "object {}",
             loaded.ladder_ids.get(i).copied().unwrap_or_default()
         );
-        if !(lo - 1e-4..=hi + 1e-4).contains(&l.rung_spacing) {
+        if !(lo - GRID_EPSILON..=hi + GRID_EPSILON).contains(&l.rung_spacing) {
             out.push(err(
                 loc.clone(),
                 format!(
@@ -171,7 +174,9 @@ fn runs(level: &Level) -> Vec<Run> {
             continue;
         }
         match out.last_mut() {
-            Some(r) if (r.x1 - s.x0).abs() < 1e-4 && (s.y0 - last_y1).abs() <= MAX_STEP_UP => {
+            Some(r)
+                if (r.x1 - s.x0).abs() < GRID_EPSILON && (s.y0 - last_y1).abs() <= MAX_STEP_UP =>
+            {
                 r.x1 = s.x1;
             }
             _ => out.push(Run { x0: s.x0, x1: s.x1 }),
@@ -232,8 +237,8 @@ fn reachability(loaded: &LoadedLevel) -> Vec<Diagnostic> {
     for i in 0..n.saturating_sub(1) {
         let (a, b) = (runs[i], runs[i + 1]);
         let dx = (b.x0 - a.x1).max(0.0);
-        let ha = height(a.x1 - 1e-3);
-        let hb = height(b.x0 + 1e-3);
+        let ha = height(a.x1 - EDGE_PROBE);
+        let hb = height(b.x0 + EDGE_PROBE);
         if hb - ha <= jump_rise_at(&params, dx) - JUMP_SAFETY_MARGIN {
             edges[i].push(i + 1);
         }

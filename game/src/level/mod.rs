@@ -53,6 +53,13 @@ pub const DEFAULT_RUNG_SPACING: f32 = crate::knight::clips::DEFAULT_RUNG_SPACING
 /// Half the distance between a ladder's rails when its rectangle is too
 /// narrow to say, metres.
 pub const MIN_LADDER_HALF_WIDTH: f32 = 0.2;
+/// Steepest `angle` a Slope tile may declare, degrees: beyond it the rise per
+/// tile grows without bound (tan 90° is infinite). Walkability (45°) is
+/// `check-level`'s business, not the loader's.
+pub const MAX_SLOPE_ANGLE_DEG: f32 = 89.0;
+/// Distance below which two heights or x positions count as equal, metres:
+/// far below anything visible, far above f32 rounding at level scale.
+pub const GRID_EPSILON: f32 = 1e-4;
 /// The level embedded in the binary, so `ironstep` plays with no files around it.
 pub const TUTORIAL_TMX: &str = include_str!("../../../assets/levels/tutorial.tmx");
 /// The label errors give the embedded tutorial.
@@ -314,7 +321,8 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
                 let rise = t * deg.to_radians().tan();
                 let start = match prev {
                     Some((pc, h))
-                        if pc == col - 1 && (base - 1e-4..=base + t + 1e-4).contains(&h) =>
+                        if pc == col - 1
+                            && (base - GRID_EPSILON..=base + t + GRID_EPSILON).contains(&h) =>
                     {
                         h
                     }
@@ -335,9 +343,9 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
         };
         // Merge with the previous segment when it continues it exactly.
         if let Some(last) = segments.last_mut()
-            && (last.x1 - seg.x0).abs() < 1e-5
-            && (last.y1 - seg.y0).abs() < 1e-5
-            && (last.slope() - seg.slope()).abs() < 1e-5
+            && (last.x1 - seg.x0).abs() < GRID_EPSILON
+            && (last.y1 - seg.y0).abs() < GRID_EPSILON
+            && (last.slope() - seg.slope()).abs() < GRID_EPSILON
         {
             last.x1 = seg.x1;
             last.y1 = seg.y1;
@@ -553,7 +561,7 @@ fn collect_layer(
                     "Slope" => {
                         let angle = float_prop(&t.properties, "angle", 0.0, file, &loc)?;
                         if angle != 0.0 {
-                            if !(angle.abs() < 89.0) {
+                            if angle.abs() >= MAX_SLOPE_ANGLE_DEG {
                                 return Err(LevelError::Invalid {
                                     file: file.into(),
                                     location: loc,
