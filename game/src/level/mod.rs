@@ -50,6 +50,18 @@ pub const DEFAULT_KILL_DEPTH: f32 = 4.0;
 /// Rung spacing a `Ladder` gets when the map leaves it at the class default,
 /// metres (the knight's authored climb).
 pub const DEFAULT_RUNG_SPACING: f32 = crate::knight::clips::DEFAULT_RUNG_SPACING;
+/// Height of a `Ladder`'s first rung above its foot when the map leaves it at
+/// the class default, metres (one authored spacing).
+pub const DEFAULT_FIRST_RUNG_OFFSET: f32 = crate::knight::clips::DEFAULT_RUNG_SPACING;
+/// Default values of the class members, as `ironstep.tiled-project` declares
+/// them (Tiled leaves members at their default out of the TMX).
+pub const CLASS_DEFAULTS: [(&str, &str, f32); 5] = [
+    ("Slope", "angle", 0.0),
+    ("Slope", "left", 0.0),
+    ("Slope", "right", 1.0),
+    ("Ladder", "first_rung_offset", DEFAULT_FIRST_RUNG_OFFSET),
+    ("Ladder", "rung_spacing", DEFAULT_RUNG_SPACING),
+];
 /// Half the distance between a ladder's rails when its rectangle is too
 /// narrow to say, metres.
 pub const MIN_LADDER_HALF_WIDTH: f32 = 0.2;
@@ -69,6 +81,14 @@ pub const TUTORIAL_LABEL: &str = "assets/levels/tutorial.tmx";
 pub const TILE_CLASSES: [&str; 3] = ["Solid", "OneWay", "Slope"];
 /// The object classes the game knows.
 pub const OBJECT_CLASSES: [&str; 3] = ["Ladder", "Spawn", "Exit"];
+/// The default of a class member (0 for a member we do not declare).
+fn class_default(class: &str, key: &str) -> f32 {
+    CLASS_DEFAULTS
+        .iter()
+        .find(|(c, k, _)| *c == class && *k == key)
+        .map_or(0.0, |d| d.2)
+}
+
 /// Properties each known class may carry.
 fn known_properties(class: &str) -> &'static [&'static str] {
     match class {
@@ -398,12 +418,17 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
                 let rung_spacing = float_prop(
                     &o.properties,
                     "rung_spacing",
-                    DEFAULT_RUNG_SPACING,
+                    class_default("Ladder", "rung_spacing"),
                     file,
                     &loc,
                 )?;
-                let first_rung_offset =
-                    float_prop(&o.properties, "first_rung_offset", rung_spacing, file, &loc)?;
+                let first_rung_offset = float_prop(
+                    &o.properties,
+                    "first_rung_offset",
+                    class_default("Ladder", "first_rung_offset"),
+                    file,
+                    &loc,
+                )?;
                 if !(rung_spacing > 0.0 && rung_spacing.is_finite()) {
                     return Err(invalid(
                         &loc,
@@ -559,7 +584,13 @@ fn collect_layer(
                     "Solid" => Cell::Solid,
                     "OneWay" => Cell::OneWay,
                     "Slope" => {
-                        let angle = float_prop(&t.properties, "angle", 0.0, file, &loc)?;
+                        let angle = float_prop(
+                            &t.properties,
+                            "angle",
+                            class_default("Slope", "angle"),
+                            file,
+                            &loc,
+                        )?;
                         if angle != 0.0 {
                             if angle.abs() >= MAX_SLOPE_ANGLE_DEG {
                                 return Err(LevelError::Invalid {
@@ -572,8 +603,20 @@ fn collect_layer(
                             }
                             Cell::Angle(angle)
                         } else {
-                            let left = float_prop(&t.properties, "left", 0.0, file, &loc)?;
-                            let right = float_prop(&t.properties, "right", 1.0, file, &loc)?;
+                            let left = float_prop(
+                                &t.properties,
+                                "left",
+                                class_default("Slope", "left"),
+                                file,
+                                &loc,
+                            )?;
+                            let right = float_prop(
+                                &t.properties,
+                                "right",
+                                class_default("Slope", "right"),
+                                file,
+                                &loc,
+                            )?;
                             for (k, v) in [("left", left), ("right", right)] {
                                 if !(0.0..=1.0).contains(&v) {
                                     return Err(LevelError::Invalid {
@@ -982,6 +1025,47 @@ mod tests {
                 .ground_height(embedded.level.spawn.x)
                 .is_some()
         );
+    }
+
+    #[test]
+    fn the_tiled_project_declares_exactly_our_classes_and_defaults() {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/levels/ironstep.tiled-project");
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut classes = Vec::new();
+        let mut members = Vec::new();
+        for t in v["propertyTypes"].as_array().unwrap() {
+            let name = t["name"].as_str().unwrap();
+            let use_as = t["useAs"][0].as_str().unwrap();
+            classes.push((use_as.to_string(), name.to_string()));
+            for m in t["members"].as_array().unwrap() {
+                let key = m["name"].as_str().unwrap();
+                assert!(known_properties(name).contains(&key), "{name}.{key}");
+                members.push((
+                    name.to_string(),
+                    key.to_string(),
+                    m["value"].as_f64().unwrap() as f32,
+                ));
+            }
+        }
+        let mut want: Vec<(String, String)> = TILE_CLASSES
+            .iter()
+            .map(|c| ("tile".to_string(), c.to_string()))
+            .chain(
+                OBJECT_CLASSES
+                    .iter()
+                    .map(|c| ("object".to_string(), c.to_string())),
+            )
+            .collect();
+        want.sort();
+        classes.sort();
+        assert_eq!(classes, want);
+        let want: Vec<(String, String, f32)> = CLASS_DEFAULTS
+            .iter()
+            .map(|(c, k, v)| (c.to_string(), k.to_string(), *v))
+            .collect();
+        assert_eq!(members, want);
     }
 
     #[test]
