@@ -583,6 +583,13 @@ fn collect_layer(
                 let cell = match class {
                     "Solid" => Cell::Solid,
                     "OneWay" => Cell::OneWay,
+                    "Slope" if tile.flip_v || tile.flip_d => {
+                        return Err(LevelError::Invalid {
+                            file: file.into(),
+                            location: loc,
+                            reason: "a Slope tile flipped vertically or rotated would be a ceiling or a wall; only horizontal flips are supported".into(),
+                        });
+                    }
                     "Slope" => {
                         let angle = float_prop(
                             &t.properties,
@@ -597,7 +604,7 @@ fn collect_layer(
                                     file: file.into(),
                                     location: loc,
                                     reason: format!(
-                                        "Slope angle {angle}° is not between -89° and 89°"
+                                        "Slope angle {angle}° is not between -{MAX_SLOPE_ANGLE_DEG}° and {MAX_SLOPE_ANGLE_DEG}°"
                                     ),
                                 });
                             }
@@ -638,6 +645,15 @@ fn collect_layer(
                             .1 += 1;
                         return Ok(());
                     }
+                };
+                // A horizontally flipped slope mirrors its surface.
+                let cell = match cell {
+                    Cell::Slope { left, right } if tile.flip_h => Cell::Slope {
+                        left: right,
+                        right: left,
+                    },
+                    Cell::Angle(deg) if tile.flip_h => Cell::Angle(-deg),
+                    other => other,
                 };
                 placed.push(Placed {
                     col,
@@ -887,6 +903,27 @@ mod tests {
         }
         let n = lv.ground_normal(0.7);
         assert!((n.angle_to(Vec2::Y).abs().to_degrees() - 45.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn a_horizontally_flipped_slope_mirrors_and_a_vertical_flip_is_refused() {
+        // gid 3 (45° up) with Tiled's horizontal-flip bit.
+        let flipped_up = (0x8000_0000u32 | 3).to_string();
+        let text = map(
+            &[&["....", "./..", "####"]],
+            &(point(1, "Spawn", 0.0, 2) + &point(2, "Exit", 3.0, 2)),
+        )
+        .replacen("0,3,0,0", &format!("0,{flipped_up},0,0"), 1);
+        let l = from_tmx_str(&text, "flip.tmx").unwrap();
+        assert_eq!(l.level.ground_height(0.5), Some(1.0));
+        assert_eq!(l.level.ground_height(1.0), Some(0.5));
+        let vflip = (0x4000_0000u32 | 3).to_string();
+        let text = text.replacen(&flipped_up, &vflip, 1);
+        let e = from_tmx_str(&text, "flip.tmx").unwrap_err().to_string();
+        assert!(
+            e.starts_with("flip.tmx:layer 'L0' tile (1,1):") && e.contains("flipped"),
+            "{e}"
+        );
     }
 
     #[test]
