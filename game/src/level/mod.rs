@@ -179,6 +179,16 @@ pub struct LoadedLevel {
 pub fn load(path: impl AsRef<Path>) -> Result<LoadedLevel, LevelError> {
     let path = path.as_ref();
     let file = path.display().to_string();
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if !ext.eq_ignore_ascii_case("tmx") {
+        return Err(LevelError::Invalid {
+            file,
+            location: "map".into(),
+            reason: format!(
+                "only Tiled TMX maps are supported, not '.{ext}' files (in Tiled: File > Save As > .tmx)"
+            ),
+        });
+    }
     let map = Loader::new()
         .load_tmx_map(path)
         .map_err(|source| LevelError::Tiled {
@@ -922,6 +932,24 @@ mod tests {
         let e = from_tmx_str(&text, "flip.tmx").unwrap_err().to_string();
         assert!(
             e.starts_with("flip.tmx:layer 'L0' tile (1,1):") && e.contains("flipped"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn json_maps_and_isometric_maps_are_refused_clearly() {
+        let title = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/assets/third_party/tiled/mapeditor-tiled-examples/sticker-knight/ui/title.json");
+        let e = load(&title).unwrap_err().to_string();
+        assert!(
+            e.contains("title.json:map:") && e.contains("only Tiled TMX maps"),
+            "{e}"
+        );
+        let text = map(&[FLAT], &point(1, "Spawn", 1.0, 2))
+            .replace("orientation=\"orthogonal\"", "orientation=\"isometric\"");
+        let e = from_tmx_str(&text, "iso.tmx").unwrap_err().to_string();
+        assert!(
+            e.starts_with("iso.tmx:map:") && e.contains("Isometric"),
             "{e}"
         );
     }
