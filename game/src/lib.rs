@@ -8,6 +8,7 @@ pub mod clock;
 pub mod contact;
 pub mod headless;
 pub mod knight;
+pub mod level;
 pub mod metrics;
 pub mod player;
 pub mod pose_pipeline;

@@ -23,6 +23,8 @@ enum Command {
     Play(game::app::PlayArgs),
     /// Run the simulation headless from an input script and report motion metrics.
     Run(game::headless::RunArgs),
+    /// Check Tiled level maps for problems (for designers and their CI).
+    CheckLevel(game::level::check::CheckArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +38,7 @@ fn main() -> ExitCode {
             screenshot_dir: ".".into(),
             ..Default::default()
         }),
+        Some(Command::CheckLevel(args)) => game::level::check::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

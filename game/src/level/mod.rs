@@ -1,0 +1,1158 @@
+//! Levels made in the Tiled map editor: TMX maps turned into the game's
+//! [`Level`] (one ground height function h(x), ladders, spawn and exit).
+//!
+//! The scheme (documented for designers in `assets/levels/README.md`):
+//!
+//! - One tile is [`TILE_METRES`] wide and tall, whatever its size in pixels.
+//!   Column `c` spans `c·T ..(c+1)·T` in x; the lowest row holding any tile
+//!   sits on y = 0 and rows count upwards from there.
+//! - Tile classes: `Solid` (a full block), `Slope` (a block whose top runs
+//!   from `left` to `right`, in tile heights, or rises at `angle` degrees
+//!   from the ground to its left) and `OneWay` (a platform top, kept apart
+//!   from h(x)). The topmost `Solid`/`Slope` tile of each column gives the
+//!   ground there; a column without one is a gap.
+//! - Object classes: `Ladder` (a rectangle; `rung_spacing` and
+//!   `first_rung_offset` in metres), `Spawn` and `Exit` (points, or the
+//!   bottom centre of a rectangle).
+//! - Tiles and objects with no class are decoration and are ignored; tiles
+//!   and objects of other classes are ignored too and reported as
+//!   [`Diagnostic`]s, which `ironstep check-level` treats as errors.
+//!
+//! Every other problem (a file that cannot be read or parsed, a non-orthogonal
+//! map, no ground, no spawn, a ladder that is not a rectangle, a property of
+//! the wrong type) is a [`LevelError`] naming the file, the place and the
+//! reason.
+
+pub mod check;
+pub mod watch;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+
+use glam::Vec2;
+use thiserror::Error;
+use tiled::{
+    LayerTile, LayerType, Loader, Map, ObjectShape, Orientation, PropertyValue, TileLayer,
+};
+
+use crate::world::{GroundSegment, Ladder, Level};
+
+/// Size of one tile in metres, both ways: half a metre makes the knight
+/// (1.80 m) 3.6 tiles tall, a 45° slope one tile up per tile across, and a
+/// half-tile step (0.25 m) a stair the controller walks up (below
+/// [`crate::player::MAX_STEP_UP`]).
+pub const TILE_METRES: f32 = 0.5;
+/// How far below the lowest ground a falling player is lost, metres, when the
+/// map does not set `kill_height`: deeper than any jump can climb back.
+pub const DEFAULT_KILL_DEPTH: f32 = 4.0;
+/// Rung spacing a `Ladder` gets when the map leaves it at the class default,
+/// metres (the knight's authored climb).
+pub const DEFAULT_RUNG_SPACING: f32 = crate::knight::clips::DEFAULT_RUNG_SPACING;
+/// Height of a `Ladder`'s first rung above its foot when the map leaves it at
+/// the class default, metres (one authored spacing).
+pub const DEFAULT_FIRST_RUNG_OFFSET: f32 = crate::knight::clips::DEFAULT_RUNG_SPACING;
+/// Default values of the class members, as `ironstep.tiled-project` declares
+/// them (Tiled leaves members at their default out of the TMX).
+pub const CLASS_DEFAULTS: [(&str, &str, f32); 5] = [
+    ("Slope", "angle", 0.0),
+    ("Slope", "left", 0.0),
+    ("Slope", "right", 1.0),
+    ("Ladder", "first_rung_offset", DEFAULT_FIRST_RUNG_OFFSET),
+    ("Ladder", "rung_spacing", DEFAULT_RUNG_SPACING),
+];
+/// Half the distance between a ladder's rails when its rectangle is too
+/// narrow to say, metres.
+pub const MIN_LADDER_HALF_WIDTH: f32 = 0.2;
+/// Steepest `angle` a Slope tile may declare, degrees: beyond it the rise per
+/// tile grows without bound (tan 90° is infinite). Walkability (45°) is
+/// `check-level`'s business, not the loader's.
+pub const MAX_SLOPE_ANGLE_DEG: f32 = 89.0;
+/// Distance below which two heights or x positions count as equal, metres:
+/// far below anything visible, far above f32 rounding at level scale.
+pub const GRID_EPSILON: f32 = 1e-4;
+/// The level embedded in the binary, so `ironstep` plays with no files around it.
+pub const TUTORIAL_TMX: &str = include_str!("../../../assets/levels/tutorial.tmx");
+/// The label errors give the embedded tutorial.
+pub const TUTORIAL_LABEL: &str = "assets/levels/tutorial.tmx";
+
+/// The tile classes the game knows.
+pub const TILE_CLASSES: [&str; 3] = ["Solid", "OneWay", "Slope"];
+/// The object classes the game knows.
+pub const OBJECT_CLASSES: [&str; 3] = ["Ladder", "Spawn", "Exit"];
+/// The default of a class member (0 for a member we do not declare).
+fn class_default(class: &str, key: &str) -> f32 {
+    CLASS_DEFAULTS
+        .iter()
+        .find(|(c, k, _)| *c == class && *k == key)
+        .map_or(0.0, |d| d.2)
+}
+
+/// Properties each known class may carry.
+fn known_properties(class: &str) -> &'static [&'static str] {
+    match class {
+        "Slope" => &["left", "right", "angle"],
+        "Ladder" => &["rung_spacing", "first_rung_offset"],
+        _ => &[],
+    }
+}
+
+/// Why a level could not be loaded.
+#[derive(Debug, Error)]
+pub enum LevelError {
+    /// Tiled could not read or parse the file (or a tileset or template it names).
+    #[error("{file}: {source}")]
+    Tiled {
+        /// The map file.
+        file: String,
+        /// The parser's error.
+        source: tiled::Error,
+    },
+    /// The map parsed but does not make a level.
+    #[error("{file}:{location}: {reason}")]
+    Invalid {
+        /// The map file.
+        file: String,
+        /// Where in the map (layer, tile, object), or `map`.
+        location: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// How bad a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing; the level works.
+    Warning,
+    /// The level is wrong: `check-level` exits non-zero.
+    Error,
+}
+
+/// One finding about a level: where and what.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Diagnostic {
+    /// How bad it is.
+    pub severity: Severity,
+    /// Where in the map: `object 12`, `layer 'Ground' tile (3,7)`, `x 4.50 m`.
+    pub location: String,
+    /// What is wrong, as a sentence.
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sev = match self.severity {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        };
+        write!(f, "{}: {sev}: {}", self.location, self.message)
+    }
+}
+
+/// A level loaded from a map, with what the loader noticed on the way.
+#[derive(Clone, Debug)]
+pub struct LoadedLevel {
+    /// The level the game plays.
+    pub level: Level,
+    /// One-way platform tops (`OneWay` tiles), for the renderer and, later,
+    /// the controller; they are not part of h(x).
+    pub one_way: Vec<GroundSegment>,
+    /// The tile column (x = column · [`TILE_METRES`]) each ground segment starts at.
+    pub segment_columns: Vec<i32>,
+    /// The Tiled object id of each ladder, in [`Level::ladders`] order.
+    pub ladder_ids: Vec<u32>,
+    /// The Tiled object id of the spawn.
+    pub spawn_id: u32,
+    /// The Tiled object id of the exit.
+    pub exit_id: u32,
+    /// Unknown classes and properties, overlapping solids: things the loader
+    /// skipped or tolerated.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The file (or label) the level came from.
+    pub file: String,
+}
+
+/// Loads a TMX file; external tilesets and templates are read beside it.
+pub fn load(path: impl AsRef<Path>) -> Result<LoadedLevel, LevelError> {
+    let path = path.as_ref();
+    let file = path.display().to_string();
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if !ext.eq_ignore_ascii_case("tmx") {
+        return Err(LevelError::Invalid {
+            file,
+            location: "map".into(),
+            reason: format!(
+                "only Tiled TMX maps are supported, not '.{ext}' files (in Tiled: File > Save As > .tmx)"
+            ),
+        });
+    }
+    let map = Loader::new()
+        .load_tmx_map(path)
+        .map_err(|source| LevelError::Tiled {
+            file: file.clone(),
+            source,
+        })?;
+    convert(&map, &file)
+}
+
+/// Loads a TMX map from text (an embedded level); `label` names it in errors.
+/// External tilesets and templates cannot be resolved this way: embed them.
+pub fn from_tmx_str(text: &str, label: &str) -> Result<LoadedLevel, LevelError> {
+    let bytes = text.as_bytes().to_vec();
+    let own = PathBuf::from(label);
+    let reader = move |p: &Path| -> Result<Cursor<Vec<u8>>, std::io::Error> {
+        if p == own {
+            Ok(Cursor::new(bytes.clone()))
+        } else {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!(
+                    "{}: an embedded level cannot load external files",
+                    p.display()
+                ),
+            ))
+        }
+    };
+    let map = Loader::with_reader(reader)
+        .load_tmx_map(label)
+        .map_err(|source| LevelError::Tiled {
+            file: label.to_string(),
+            source,
+        })?;
+    convert(&map, label)
+}
+
+/// The embedded tutorial, the game's default level.
+pub fn tutorial() -> Result<LoadedLevel, LevelError> {
+    from_tmx_str(TUTORIAL_TMX, TUTORIAL_LABEL)
+}
+
+/// What a ground cell contributes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Cell {
+    Solid,
+    /// Top from `left` to `right`, in tile heights above the tile's bottom.
+    Slope {
+        left: f32,
+        right: f32,
+    },
+    /// Top rising at this angle (degrees) from the ground to the left.
+    Angle(f32),
+    OneWay,
+}
+
+/// A classified tile at a grid position.
+struct Placed {
+    col: i32,
+    row: i32,
+    cell: Cell,
+    layer: String,
+}
+
+/// Turns a parsed map into a level.
+fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
+    let invalid = |location: &str, reason: String| LevelError::Invalid {
+        file: file.to_string(),
+        location: location.to_string(),
+        reason,
+    };
+    if map.orientation != Orientation::Orthogonal {
+        return Err(invalid(
+            "map",
+            format!(
+                "{:?} maps are not supported: a side-scroller level is orthogonal",
+                map.orientation
+            ),
+        ));
+    }
+    if map.tile_width == 0 || map.tile_height == 0 {
+        return Err(invalid("map", "tile size is zero".into()));
+    }
+    let mut diagnostics = Vec::new();
+    let mut placed = Vec::new();
+    let mut objects = Vec::new();
+    let mut unknown_tiles = BTreeMap::new();
+    for layer in map.layers() {
+        collect_layer(
+            layer,
+            &mut placed,
+            &mut objects,
+            &mut unknown_tiles,
+            &mut diagnostics,
+            file,
+        )?;
+    }
+    diagnostics.extend(tileset_diagnostics(map));
+    for ((tileset, id), (class, count)) in &unknown_tiles {
+        diagnostics.push(Diagnostic {
+            severity: Severity::Error,
+            location: format!("tileset '{tileset}' tile {id}"),
+            message: format!(
+                "unknown tile class '{class}' ({count} cells ignored; known: {})",
+                TILE_CLASSES.join(", ")
+            ),
+        });
+    }
+
+    let ground: Vec<&Placed> = placed.iter().filter(|p| p.cell != Cell::OneWay).collect();
+    let Some(bottom_row) = placed.iter().map(|p| p.row).max() else {
+        return Err(invalid(
+            "map",
+            "no ground: no tile has the class Solid, Slope or OneWay".into(),
+        ));
+    };
+    let t = TILE_METRES;
+    let y_bottom = |row: i32| (bottom_row - row) as f32 * t;
+
+    // Overlapping solids: two ground tiles in one cell (different layers).
+    let mut cells: BTreeMap<(i32, i32), &Placed> = BTreeMap::new();
+    for p in &ground {
+        if let Some(prev) = cells.insert((p.col, p.row), p) {
+            diagnostics.push(Diagnostic {
+                severity: Severity::Error,
+                location: format!("layer '{}' tile ({},{})", p.layer, p.col, p.row),
+                message: format!(
+                    "overlapping solids: layer '{}' already has ground in this cell",
+                    prev.layer
+                ),
+            });
+        }
+    }
+    // The topmost ground cell of every column.
+    let mut top: BTreeMap<i32, (i32, Cell)> = BTreeMap::new();
+    for (&(col, row), p) in &cells {
+        top.entry(col)
+            .and_modify(|e| {
+                if row < e.0 {
+                    *e = (row, p.cell);
+                }
+            })
+            .or_insert((row, p.cell));
+    }
+    if top.is_empty() {
+        return Err(invalid(
+            "map",
+            "no ground: no tile has the class Solid or Slope".into(),
+        ));
+    }
+    let mut segments: Vec<GroundSegment> = Vec::new();
+    let mut segment_columns = Vec::new();
+    let mut prev: Option<(i32, f32)> = None; // column, right-edge height
+    for (&col, &(row, cell)) in &top {
+        let base = y_bottom(row);
+        let x0 = col as f32 * t;
+        let (y0, y1) = match cell {
+            Cell::Solid => (base + t, base + t),
+            Cell::Slope { left, right } => (base + left * t, base + right * t),
+            Cell::Angle(deg) => {
+                let rise = t * deg.to_radians().tan();
+                let start = match prev {
+                    Some((pc, h))
+                        if pc == col - 1
+                            && (base - GRID_EPSILON..=base + t + GRID_EPSILON).contains(&h) =>
+                    {
+                        h
+                    }
+                    _ if deg >= 0.0 => base,
+                    _ => base + t,
+                };
+                (start, start + rise)
+            }
+            // One-way tops are filtered out of `cells` above.
+            Cell::OneWay => continue,
+        };
+        prev = Some((col, y1));
+        let seg = GroundSegment {
+            x0,
+            x1: x0 + t,
+            y0,
+            y1,
+        };
+        // Merge with the previous segment when it continues it exactly.
+        if let Some(last) = segments.last_mut()
+            && (last.x1 - seg.x0).abs() < GRID_EPSILON
+            && (last.y1 - seg.y0).abs() < GRID_EPSILON
+            && (last.slope() - seg.slope()).abs() < GRID_EPSILON
+        {
+            last.x1 = seg.x1;
+            last.y1 = seg.y1;
+            continue;
+        }
+        segments.push(seg);
+        segment_columns.push(col);
+    }
+    let one_way = placed
+        .iter()
+        .filter(|p| p.cell == Cell::OneWay)
+        .map(|p| {
+            let y = y_bottom(p.row) + t;
+            GroundSegment {
+                x0: p.col as f32 * t,
+                x1: (p.col + 1) as f32 * t,
+                y0: y,
+                y1: y,
+            }
+        })
+        .collect();
+
+    // Objects: pixel coordinates, y down from the map's top row.
+    let px_x = t / map.tile_width as f32;
+    let px_y = t / map.tile_height as f32;
+    let world = |x: f32, y: f32| Vec2::new(x * px_x, (bottom_row + 1) as f32 * t - y * px_y);
+    let mut ladders = Vec::new();
+    let mut ladder_ids = Vec::new();
+    let mut spawn = None;
+    let mut exit = None;
+    for o in &objects {
+        let loc = format!("object {}", o.id);
+        let feet = |o: &Obj| -> Result<Vec2, LevelError> {
+            match o.shape {
+                ObjectShape::Point(..) => Ok(world(o.x, o.y)),
+                ObjectShape::Rect { width, height } => Ok(world(o.x + 0.5 * width, o.y + height)),
+                _ => Err(invalid(
+                    &loc,
+                    format!("a {} must be a point or a rectangle", o.class),
+                )),
+            }
+        };
+        match o.class.as_str() {
+            "Ladder" => {
+                let ObjectShape::Rect { width, height } = o.shape else {
+                    return Err(invalid(&loc, "a Ladder must be a rectangle".into()));
+                };
+                let top_left = world(o.x, o.y);
+                let bottom_right = world(o.x + width, o.y + height);
+                let rung_spacing = float_prop(
+                    &o.properties,
+                    "rung_spacing",
+                    class_default("Ladder", "rung_spacing"),
+                    file,
+                    &loc,
+                )?;
+                let first_rung_offset = float_prop(
+                    &o.properties,
+                    "first_rung_offset",
+                    class_default("Ladder", "first_rung_offset"),
+                    file,
+                    &loc,
+                )?;
+                if !(rung_spacing > 0.0 && rung_spacing.is_finite()) {
+                    return Err(invalid(
+                        &loc,
+                        format!(
+                            "rung_spacing must be a positive number of metres, not {rung_spacing}"
+                        ),
+                    ));
+                }
+                if !(first_rung_offset >= 0.0 && first_rung_offset.is_finite()) {
+                    return Err(invalid(
+                        &loc,
+                        format!(
+                            "first_rung_offset must be zero or more metres, not {first_rung_offset}"
+                        ),
+                    ));
+                }
+                if height <= 0.0 || width <= 0.0 {
+                    return Err(invalid(&loc, "the Ladder rectangle is empty".into()));
+                }
+                ladders.push(Ladder {
+                    x: 0.5 * (top_left.x + bottom_right.x),
+                    bottom: bottom_right.y,
+                    top: top_left.y,
+                    rung_spacing,
+                    first_rung_offset,
+                    half_width: (0.5 * (bottom_right.x - top_left.x)).max(MIN_LADDER_HALF_WIDTH),
+                });
+                ladder_ids.push(o.id);
+            }
+            "Spawn" | "Exit" => {
+                let slot = if o.class == "Spawn" {
+                    &mut spawn
+                } else {
+                    &mut exit
+                };
+                if let Some((first, _)) = slot {
+                    return Err(invalid(
+                        &loc,
+                        format!("a second {} (the first is object {first})", o.class),
+                    ));
+                }
+                *slot = Some((o.id, feet(o)?));
+            }
+            _ => {}
+        }
+    }
+    let Some((spawn_id, spawn)) = spawn else {
+        return Err(invalid(
+            "map",
+            "no Spawn object: the player has nowhere to start".into(),
+        ));
+    };
+    let Some((exit_id, exit)) = exit else {
+        return Err(invalid(
+            "map",
+            "no Exit object: the level has no end".into(),
+        ));
+    };
+    let lowest = segments
+        .iter()
+        .map(|s| s.y0.min(s.y1))
+        .fold(f32::INFINITY, f32::min);
+    let kill_height = match map.properties.get("kill_height") {
+        None => lowest - DEFAULT_KILL_DEPTH,
+        Some(PropertyValue::FloatValue(v)) if v.is_finite() => *v,
+        Some(PropertyValue::IntValue(v)) => *v as f32,
+        Some(other) => {
+            return Err(invalid(
+                "map",
+                format!("kill_height must be a number of metres, not {other:?}"),
+            ));
+        }
+    };
+    for key in map.properties.keys() {
+        if key != "kill_height" && key != "name" {
+            diagnostics.push(Diagnostic {
+                severity: Severity::Error,
+                location: "map".into(),
+                message: format!("unknown map property '{key}' (known: name, kill_height)"),
+            });
+        }
+    }
+    let name = match map.properties.get("name") {
+        Some(PropertyValue::StringValue(s)) => s.clone(),
+        _ => Path::new(file)
+            .file_stem()
+            .map_or_else(|| file.to_string(), |s| s.to_string_lossy().into_owned()),
+    };
+    Ok(LoadedLevel {
+        level: Level {
+            name,
+            segments,
+            ladders,
+            spawn,
+            exit,
+            kill_height,
+        },
+        one_way,
+        segment_columns,
+        ladder_ids,
+        spawn_id,
+        exit_id,
+        diagnostics,
+        file: file.to_string(),
+    })
+}
+
+/// An object of a known class, copied out of the map.
+struct Obj {
+    id: u32,
+    class: String,
+    x: f32,
+    y: f32,
+    shape: ObjectShape,
+    properties: tiled::Properties,
+}
+
+/// Walks a layer (recursing into groups), classifying tiles and objects.
+fn collect_layer(
+    layer: tiled::Layer<'_>,
+    placed: &mut Vec<Placed>,
+    objects: &mut Vec<Obj>,
+    unknown_tiles: &mut BTreeMap<(String, u32), (String, usize)>,
+    diagnostics: &mut Vec<Diagnostic>,
+    file: &str,
+) -> Result<(), LevelError> {
+    let name = layer.name.clone();
+    if layer.offset_x != 0.0 || layer.offset_y != 0.0 {
+        diagnostics.push(Diagnostic {
+            severity: Severity::Warning,
+            location: format!("layer '{name}'"),
+            message: "layer offsets are ignored: the grid decides where ground is".into(),
+        });
+    }
+    match layer.layer_type() {
+        LayerType::Group(g) => {
+            for child in g.layers() {
+                collect_layer(child, placed, objects, unknown_tiles, diagnostics, file)?;
+            }
+        }
+        LayerType::Image(_) => {}
+        LayerType::Tiles(tl) => {
+            let mut visit = |col: i32, row: i32, tile: LayerTile<'_>| -> Result<(), LevelError> {
+                let tileset = tile.get_tileset();
+                let Some(t) = tile.get_tile() else {
+                    return Ok(());
+                };
+                let Some(class) = t.user_type.as_deref().filter(|c| !c.is_empty()) else {
+                    return Ok(());
+                };
+                let loc = format!("layer '{name}' tile ({col},{row})");
+                let cell = match class {
+                    "Solid" => Cell::Solid,
+                    "OneWay" => Cell::OneWay,
+                    "Slope" if tile.flip_v || tile.flip_d => {
+                        return Err(LevelError::Invalid {
+                            file: file.into(),
+                            location: loc,
+                            reason: "a Slope tile flipped vertically or rotated would be a ceiling or a wall; only horizontal flips are supported".into(),
+                        });
+                    }
+                    "Slope" => {
+                        let angle = float_prop(
+                            &t.properties,
+                            "angle",
+                            class_default("Slope", "angle"),
+                            file,
+                            &loc,
+                        )?;
+                        if angle != 0.0 {
+                            if angle.abs() >= MAX_SLOPE_ANGLE_DEG {
+                                return Err(LevelError::Invalid {
+                                    file: file.into(),
+                                    location: loc,
+                                    reason: format!(
+                                        "Slope angle {angle}° is not between -{MAX_SLOPE_ANGLE_DEG}° and {MAX_SLOPE_ANGLE_DEG}°"
+                                    ),
+                                });
+                            }
+                            Cell::Angle(angle)
+                        } else {
+                            let left = float_prop(
+                                &t.properties,
+                                "left",
+                                class_default("Slope", "left"),
+                                file,
+                                &loc,
+                            )?;
+                            let right = float_prop(
+                                &t.properties,
+                                "right",
+                                class_default("Slope", "right"),
+                                file,
+                                &loc,
+                            )?;
+                            for (k, v) in [("left", left), ("right", right)] {
+                                if !(0.0..=1.0).contains(&v) {
+                                    return Err(LevelError::Invalid {
+                                        file: file.into(),
+                                        location: loc,
+                                        reason: format!(
+                                            "Slope {k} height {v} is outside 0..1 tile heights"
+                                        ),
+                                    });
+                                }
+                            }
+                            Cell::Slope { left, right }
+                        }
+                    }
+                    other => {
+                        unknown_tiles
+                            .entry((tileset.name.clone(), tile.id()))
+                            .or_insert_with(|| (other.to_string(), 0))
+                            .1 += 1;
+                        return Ok(());
+                    }
+                };
+                // A horizontally flipped slope mirrors its surface.
+                let cell = match cell {
+                    Cell::Slope { left, right } if tile.flip_h => Cell::Slope {
+                        left: right,
+                        right: left,
+                    },
+                    Cell::Angle(deg) if tile.flip_h => Cell::Angle(-deg),
+                    other => other,
+                };
+                placed.push(Placed {
+                    col,
+                    row,
+                    cell,
+                    layer: name.clone(),
+                });
+                Ok(())
+            };
+            match tl {
+                TileLayer::Finite(f) => {
+                    for row in 0..f.height() as i32 {
+                        for col in 0..f.width() as i32 {
+                            if let Some(tile) = f.get_tile(col, row) {
+                                visit(col, row, tile)?;
+                            }
+                        }
+                    }
+                }
+                TileLayer::Infinite(inf) => {
+                    let w = tiled::ChunkData::WIDTH as i32;
+                    let h = tiled::ChunkData::HEIGHT as i32;
+                    for ((cx, cy), chunk) in inf.chunks() {
+                        for ly in 0..h {
+                            for lx in 0..w {
+                                if let Some(tile) = chunk.get_tile(lx, ly) {
+                                    visit(cx * w + lx, cy * h + ly, tile)?;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        LayerType::Objects(ol) => {
+            for o in ol.objects() {
+                let class = o.user_type.clone();
+                let loc = format!("object {}", o.id());
+                if class.is_empty() {
+                    continue;
+                }
+                if !OBJECT_CLASSES.contains(&class.as_str()) {
+                    diagnostics.push(Diagnostic {
+                        severity: Severity::Error,
+                        location: loc,
+                        message: format!(
+                            "unknown object class '{class}' (ignored; known: {})",
+                            OBJECT_CLASSES.join(", ")
+                        ),
+                    });
+                    continue;
+                }
+                unknown_props(&class, &o.properties, &loc, diagnostics);
+                objects.push(Obj {
+                    id: o.id(),
+                    class,
+                    x: o.x,
+                    y: o.y,
+                    shape: o.shape.clone(),
+                    properties: o.properties.clone(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reports properties a known class does not have.
+fn unknown_props(
+    class: &str,
+    props: &tiled::Properties,
+    loc: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let known = known_properties(class);
+    let mut keys: Vec<&String> = props
+        .keys()
+        .filter(|k| !known.contains(&k.as_str()))
+        .collect();
+    keys.sort();
+    for k in keys {
+        diagnostics.push(Diagnostic {
+            severity: Severity::Error,
+            location: loc.to_string(),
+            message: format!(
+                "unknown property '{k}' on a {class} (known: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ),
+        });
+    }
+}
+
+/// Reports unknown properties on the classed tiles of every tileset.
+fn tileset_diagnostics(map: &Map) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for ts in map.tilesets() {
+        for (id, tile) in ts.tiles() {
+            if let Some(class) = tile.user_type.as_deref()
+                && TILE_CLASSES.contains(&class)
+            {
+                let loc = format!("tileset '{}' tile {id}", ts.name);
+                unknown_props(class, &tile.properties, &loc, &mut out);
+            }
+        }
+    }
+    out
+}
+
+/// A float property with a default; integers are accepted, other types are an error.
+fn float_prop(
+    props: &tiled::Properties,
+    key: &str,
+    default: f32,
+    file: &str,
+    loc: &str,
+) -> Result<f32, LevelError> {
+    match props.get(key) {
+        None => Ok(default),
+        Some(PropertyValue::FloatValue(v)) if v.is_finite() => Ok(*v),
+        Some(PropertyValue::IntValue(v)) => Ok(*v as f32),
+        Some(other) => Err(LevelError::Invalid {
+            file: file.to_string(),
+            location: loc.to_string(),
+            reason: format!("property '{key}' must be a number, not {other:?}"),
+        }),
+    }
+}
+
+/// Small crafted maps for tests: ASCII grids turned into TMX text.
+#[cfg(test)]
+pub(crate) mod testmaps {
+    /// The test tileset: `#` Solid, `-` OneWay, `/` 45° up, `\` 45° down,
+    /// `s` a 60° slope (too steep), `L` an unknown class `Lava`, `d` decoration.
+    const TILESET: &str = r#" <tileset firstgid="1" name="test" tilewidth="32" tileheight="32" tilecount="7" columns="7">
+  <image source="t.png" width="224" height="32"/>
+  <tile id="0" type="Solid"/>
+  <tile id="1" type="OneWay"/>
+  <tile id="2" type="Slope"><properties><property name="left" type="float" value="0"/><property name="right" type="float" value="1"/></properties></tile>
+  <tile id="3" type="Slope"><properties><property name="left" type="float" value="1"/><property name="right" type="float" value="0"/></properties></tile>
+  <tile id="4" type="Slope"><properties><property name="angle" type="float" value="60"/></properties></tile>
+  <tile id="5" type="Lava"/>
+ </tileset>
+"#;
+
+    fn gid(c: char) -> u32 {
+        match c {
+            '#' => 1,
+            '-' => 2,
+            '/' => 3,
+            '\\' => 4,
+            's' => 5,
+            'L' => 6,
+            'd' => 7,
+            _ => 0,
+        }
+    }
+
+    /// A map of tile layers (each a grid of equal rows) and raw object XML.
+    pub fn map(layers: &[&[&str]], objects: &str) -> String {
+        let h = layers[0].len();
+        let w = layers[0][0].len();
+        let mut s = format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<map version=\"1.10\" orientation=\"orthogonal\" renderorder=\"right-down\" width=\"{w}\" height=\"{h}\" tilewidth=\"32\" tileheight=\"32\" infinite=\"0\">\n{TILESET}"
+        );
+        for (i, rows) in layers.iter().enumerate() {
+            let csv: Vec<String> = rows
+                .iter()
+                .map(|r| {
+                    r.chars()
+                        .map(|c| gid(c).to_string())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                })
+                .collect();
+            s += &format!(
+                " <layer id=\"{}\" name=\"L{i}\" width=\"{w}\" height=\"{h}\"><data encoding=\"csv\">{}</data></layer>\n",
+                i + 1,
+                csv.join(",\n")
+            );
+        }
+        s += &format!(" <objectgroup id=\"99\" name=\"Objects\">{objects}</objectgroup>\n</map>\n");
+        s
+    }
+
+    /// A point object of `class` with feet at tile column `col` (its centre)
+    /// standing on row boundary `row_top` (pixels from the map top = row · 32).
+    pub fn point(id: u32, class: &str, col: f32, row_top: u32) -> String {
+        format!(
+            "<object id=\"{id}\" type=\"{class}\" x=\"{}\" y=\"{}\"><point/></object>",
+            (col + 0.5) * 32.0,
+            row_top * 32
+        )
+    }
+
+    /// A ladder rectangle in pixels with a rung spacing in metres.
+    pub fn ladder(id: u32, x: f32, y: f32, w: f32, h: f32, spacing: f32) -> String {
+        format!(
+            "<object id=\"{id}\" type=\"Ladder\" x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\"><properties><property name=\"rung_spacing\" type=\"float\" value=\"{spacing}\"/></properties></object>"
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testmaps::{map, point};
+    use super::*;
+
+    const FLAT: &[&str] = &["..........", "..........", "##########", "##########"];
+
+    fn flat_with(objects: &str) -> Result<LoadedLevel, LevelError> {
+        from_tmx_str(&map(&[FLAT], objects), "flat.tmx")
+    }
+
+    #[test]
+    fn flat_map_gives_ground_at_the_tile_tops_in_metres() {
+        let objs = point(1, "Spawn", 1.0, 2) + &point(2, "Exit", 8.0, 2);
+        let l = flat_with(&objs).unwrap();
+        assert_eq!(l.level.segments.len(), 1, "collinear columns merge");
+        let s = l.level.segments[0];
+        assert_eq!((s.x0, s.x1, s.y0, s.y1), (0.0, 5.0, 1.0, 1.0));
+        assert_eq!(l.level.spawn, Vec2::new(0.75, 1.0));
+        assert_eq!(l.level.exit, Vec2::new(4.25, 1.0));
+        assert_eq!(l.level.kill_height, 1.0 - DEFAULT_KILL_DEPTH);
+        assert!(l.diagnostics.is_empty(), "{:?}", l.diagnostics);
+    }
+
+    #[test]
+    fn slope_tiles_give_the_exact_surface_they_declare() {
+        let rows: &[&str] = &["....", "./\\.", "####"];
+        let objs = point(1, "Spawn", 0.0, 2) + &point(2, "Exit", 3.0, 2);
+        let l = from_tmx_str(&map(&[rows], &objs), "slope.tmx").unwrap();
+        let lv = &l.level;
+        for (x, h) in [
+            (0.25, 0.5),
+            (0.5, 0.5),
+            (0.75, 0.75),
+            (1.0, 1.0),
+            (1.25, 0.75),
+            (1.75, 0.5),
+        ] {
+            let got = lv.ground_height(x).unwrap();
+            assert!((got - h).abs() < 1e-6, "h({x}) = {got}, want {h}");
+        }
+        let n = lv.ground_normal(0.7);
+        assert!((n.angle_to(Vec2::Y).abs().to_degrees() - 45.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn a_horizontally_flipped_slope_mirrors_and_a_vertical_flip_is_refused() {
+        // gid 3 (45° up) with Tiled's horizontal-flip bit.
+        let flipped_up = (0x8000_0000u32 | 3).to_string();
+        let text = map(
+            &[&["....", "./..", "####"]],
+            &(point(1, "Spawn", 0.0, 2) + &point(2, "Exit", 3.0, 2)),
+        )
+        .replacen("0,3,0,0", &format!("0,{flipped_up},0,0"), 1);
+        let l = from_tmx_str(&text, "flip.tmx").unwrap();
+        assert_eq!(l.level.ground_height(0.5), Some(1.0));
+        assert_eq!(l.level.ground_height(1.0), Some(0.5));
+        let vflip = (0x4000_0000u32 | 3).to_string();
+        let text = text.replacen(&flipped_up, &vflip, 1);
+        let e = from_tmx_str(&text, "flip.tmx").unwrap_err().to_string();
+        assert!(
+            e.starts_with("flip.tmx:layer 'L0' tile (1,1):") && e.contains("flipped"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn json_maps_and_isometric_maps_are_refused_clearly() {
+        let title = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/assets/third_party/tiled/mapeditor-tiled-examples/sticker-knight/ui/title.json");
+        let e = load(&title).unwrap_err().to_string();
+        assert!(
+            e.contains("title.json:map:") && e.contains("only Tiled TMX maps"),
+            "{e}"
+        );
+        let text = map(&[FLAT], &point(1, "Spawn", 1.0, 2))
+            .replace("orientation=\"orthogonal\"", "orientation=\"isometric\"");
+        let e = from_tmx_str(&text, "iso.tmx").unwrap_err().to_string();
+        assert!(
+            e.starts_with("iso.tmx:map:") && e.contains("Isometric"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn gaps_between_columns_have_no_ground() {
+        let rows: &[&str] = &["##..##"];
+        let objs = point(1, "Spawn", 0.0, 0) + &point(2, "Exit", 5.0, 0);
+        let l = from_tmx_str(&map(&[rows], &objs), "gap.tmx").unwrap();
+        assert!(l.level.ground_height(1.2).is_none());
+        assert_eq!(l.level.ground_height(2.1), Some(0.5));
+        assert_eq!(l.level.segments.len(), 2);
+    }
+
+    #[test]
+    fn one_way_tiles_are_kept_apart_from_the_ground() {
+        let rows: &[&str] = &["..--..", "......", "######"];
+        let objs = point(1, "Spawn", 0.0, 2) + &point(2, "Exit", 5.0, 2);
+        let l = from_tmx_str(&map(&[rows], &objs), "oneway.tmx").unwrap();
+        assert_eq!(l.one_way.len(), 2);
+        assert_eq!(l.one_way[0].y0, 1.5);
+        assert_eq!(l.level.ground_height(1.2), Some(0.5));
+    }
+
+    #[test]
+    fn unknown_classes_and_properties_are_reported_and_ignored() {
+        let rows: &[&str] = &["..L.", "####"];
+        let objs = point(1, "Spawn", 0.0, 1)
+            + &point(2, "Exit", 3.0, 1)
+            + "<object id=\"3\" type=\"Coin\" x=\"5\" y=\"5\"><point/></object>"
+            + "<object id=\"4\" type=\"Spawnn\" x=\"5\" y=\"5\"><point/></object>";
+        let l = from_tmx_str(&map(&[rows], &objs), "unknown.tmx").unwrap();
+        let msgs: Vec<String> = l.diagnostics.iter().map(ToString::to_string).collect();
+        assert!(
+            msgs.iter().any(|m| m.contains("unknown tile class 'Lava'")),
+            "{msgs:?}"
+        );
+        assert!(
+            msgs.iter()
+                .any(|m| m.starts_with("object 3") && m.contains("'Coin'")),
+            "{msgs:?}"
+        );
+        assert!(
+            msgs.iter()
+                .any(|m| m.starts_with("object 4") && m.contains("'Spawnn'")),
+            "{msgs:?}"
+        );
+        assert_eq!(
+            l.level.ground_height(1.1),
+            Some(0.5),
+            "the Lava tile is not ground"
+        );
+    }
+
+    #[test]
+    fn missing_spawn_is_an_error_naming_the_file() {
+        let e = flat_with(&point(2, "Exit", 8.0, 2))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("flat.tmx:map:") && e.contains("no Spawn"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_ladder_that_is_not_a_rectangle_is_an_error_naming_the_object() {
+        let objs = point(1, "Spawn", 1.0, 2)
+            + &point(2, "Exit", 8.0, 2)
+            + "<object id=\"7\" type=\"Ladder\" x=\"5\" y=\"5\"><point/></object>";
+        let e = flat_with(&objs).unwrap_err().to_string();
+        assert!(
+            e.contains("flat.tmx:object 7") && e.contains("rectangle"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_property_of_the_wrong_type_is_an_error() {
+        let objs = point(1, "Spawn", 1.0, 2)
+            + &point(2, "Exit", 8.0, 2)
+            + "<object id=\"5\" type=\"Ladder\" x=\"64\" y=\"0\" width=\"16\" height=\"64\"><properties><property name=\"rung_spacing\" value=\"wide\"/></properties></object>";
+        let e = flat_with(&objs).unwrap_err().to_string();
+        assert!(e.contains("object 5") && e.contains("rung_spacing"), "{e}");
+    }
+
+    #[test]
+    fn malformed_xml_is_an_error_not_a_panic() {
+        let e = from_tmx_str("<map><layer", "broken.tmx")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("broken.tmx:"), "{e}");
+    }
+
+    #[test]
+    fn shipped_levels_load_with_every_slope_angle_and_several_ladders() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/levels");
+        for name in ["tutorial.tmx", "long.tmx"] {
+            let l = load(dir.join(name)).unwrap();
+            assert!(l.diagnostics.is_empty(), "{name}: {:?}", l.diagnostics);
+            for deg in [15.0f32, 30.0, 45.0] {
+                for sign in [1.0, -1.0] {
+                    let found = l
+                        .level
+                        .segments
+                        .iter()
+                        .any(|s| (s.angle().to_degrees() - sign * deg).abs() < 0.01);
+                    assert!(found, "{name}: no {}° slope", sign * deg);
+                }
+            }
+            let spacings: std::collections::BTreeSet<u32> = l
+                .level
+                .ladders
+                .iter()
+                .map(|l| (l.rung_spacing * 100.0).round() as u32)
+                .collect();
+            assert!(spacings.len() >= 3, "{name}: spacings {spacings:?}");
+            let heights: std::collections::BTreeSet<u32> = l
+                .level
+                .ladders
+                .iter()
+                .map(|l| ((l.top - l.bottom) * 100.0).round() as u32)
+                .collect();
+            assert!(heights.len() >= 3, "{name}: heights {heights:?}");
+        }
+    }
+
+    #[test]
+    fn embedded_tutorial_equals_the_file() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/levels");
+        let file = load(dir.join("tutorial.tmx")).unwrap();
+        let embedded = tutorial().unwrap();
+        assert_eq!(file.level.segments, embedded.level.segments);
+        assert_eq!(file.level.ladders, embedded.level.ladders);
+        assert!(
+            embedded
+                .level
+                .ground_height(embedded.level.spawn.x)
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn the_tiled_project_declares_exactly_our_classes_and_defaults() {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/levels/ironstep.tiled-project");
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut classes = Vec::new();
+        let mut members = Vec::new();
+        for t in v["propertyTypes"].as_array().unwrap() {
+            let name = t["name"].as_str().unwrap();
+            let use_as = t["useAs"][0].as_str().unwrap();
+            classes.push((use_as.to_string(), name.to_string()));
+            for m in t["members"].as_array().unwrap() {
+                let key = m["name"].as_str().unwrap();
+                assert!(known_properties(name).contains(&key), "{name}.{key}");
+                members.push((
+                    name.to_string(),
+                    key.to_string(),
+                    m["value"].as_f64().unwrap() as f32,
+                ));
+            }
+        }
+        let mut want: Vec<(String, String)> = TILE_CLASSES
+            .iter()
+            .map(|c| ("tile".to_string(), c.to_string()))
+            .chain(
+                OBJECT_CLASSES
+                    .iter()
+                    .map(|c| ("object".to_string(), c.to_string())),
+            )
+            .collect();
+        want.sort();
+        classes.sort();
+        assert_eq!(classes, want);
+        let want: Vec<(String, String, f32)> = CLASS_DEFAULTS
+            .iter()
+            .map(|(c, k, v)| (c.to_string(), k.to_string(), *v))
+            .collect();
+        assert_eq!(members, want);
+    }
+
+    #[test]
+    fn third_party_maps_load_or_fail_with_file_and_reason() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/assets/third_party/tiled/mapeditor-tiled-examples");
+        let maps = [
+            "forest/forest.tmx",
+            "sticker-knight/map/sandbox.tmx",
+            "sticker-knight/map/sandbox2.tmx",
+        ];
+        for m in maps {
+            let path = root.join(m);
+            assert!(path.exists(), "{} is missing", path.display());
+            match load(&path) {
+                Ok(l) => assert!(!l.level.segments.is_empty()),
+                Err(e) => {
+                    let msg = e.to_string();
+                    assert!(msg.starts_with(&path.display().to_string()), "{msg}");
+                    assert!(msg.contains("no ground"), "{msg}");
+                }
+            }
+        }
+    }
+}
