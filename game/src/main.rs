@@ -23,6 +23,8 @@ enum Command {
     Play(game::app::PlayArgs),
     /// Run the simulation headless from an input script and report motion metrics.
     Run(game::headless::RunArgs),
+    /// Drag a target and watch IK chains follow (two-bone strategies, CCD, FABRIK).
+    IkLab(game::ik_lab::IkLabArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
         Some(Command::Inspect(args)) => inspect::run(&args),
         Some(Command::Run(args)) => game::headless::run(&args),
         Some(Command::Play(args)) => game::app::play(args),
+        Some(Command::IkLab(args)) => game::ik_lab::run(args),
         None => game::app::play(game::app::PlayArgs {
             level: "builtin".into(),
             screenshot_dir: ".".into(),
