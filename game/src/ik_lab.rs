@@ -24,7 +24,9 @@ use animation::{JointDef, Pose, Skeleton, SkeletonError, Transform, local_to_mod
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 use glam::{Mat4, Quat, Vec2, Vec3};
-use renderer::{Camera, Frame, Gpu, Lighting, OffscreenTarget, Renderer, SurfaceTarget};
+use renderer::{
+    Camera, Frame, Gpu, Lighting, OffscreenTarget, Projection, Renderer, SurfaceTarget,
+};
 use thiserror::Error;
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
@@ -40,9 +42,10 @@ use crate::ui::EguiLayer;
 const TARGET_FPS: u32 = 60;
 /// Initial window size in pixels.
 const WINDOW_SIZE: (u32, u32) = (1280, 720);
-/// Metres between neighbouring chain bases: each chain reaches 2 m, so 3.2 m
-/// keeps their reach circles from covering each other's bases.
-pub const CHAIN_SPACING: f32 = 3.2;
+/// Metres between neighbouring chain bases: each chain reaches 2 m, so 2.6 m
+/// keeps every base outside its neighbours' reach while all five chains fit
+/// beside the panel.
+pub const CHAIN_SPACING: f32 = 2.6;
 /// Bone lengths of the two-bone chains (thigh, shin), metres.
 const TWO_BONE_LENGTHS: [f32; 2] = [1.0, 1.0];
 /// Bone lengths of the iterative chains: four 0.5 m links, the same 2 m reach
@@ -69,7 +72,7 @@ const DEFAULT_TARGET: Vec3 = Vec3::new(0.8, 1.2, 0.0);
 /// the plane, showing the strategy in 3D).
 const DEFAULT_POLE: Vec3 = Vec3::new(0.0, 1.0, 1.5);
 /// Distance from the camera to the play plane, metres (frames all five chains).
-const CAMERA_DISTANCE: f32 = 13.0;
+const CAMERA_DISTANCE: f32 = 15.0;
 /// Width of the parameter panel in egui points.
 const PANEL_WIDTH: f32 = 290.0;
 
@@ -276,6 +279,17 @@ impl Solver {
             Solver::TwoBoneMinimal => "two-bone: minimal motion",
             Solver::TwoBonePosePreserving => "two-bone: pose-preserving",
             Solver::TwoBonePole => "two-bone: pole",
+            Solver::Ccd => "CCD",
+            Solver::Fabrik => "FABRIK",
+        }
+    }
+
+    /// A shorter label for the results table.
+    pub fn short(self) -> &'static str {
+        match self {
+            Solver::TwoBoneMinimal => "2-bone minimal",
+            Solver::TwoBonePosePreserving => "2-bone pose",
+            Solver::TwoBonePole => "2-bone pole",
             Solver::Ccd => "CCD",
             Solver::Fabrik => "FABRIK",
         }
@@ -664,6 +678,40 @@ impl Lab {
             reset = true;
         }
         ui.separator();
+        ui.strong("results");
+        egui::Grid::new("results").striped(true).show(ui, |ui| {
+            ui.label("chain");
+            ui.label("reached");
+            ui.label("residual m");
+            ui.label("iters");
+            ui.end_row();
+            for c in &self.chains {
+                ui.label(c.solver.short());
+                match &c.outcome {
+                    Some(Outcome::Solved {
+                        reached,
+                        residual,
+                        iterations,
+                    }) => {
+                        ui.label(if *reached { "yes" } else { "no" });
+                        ui.label(format!("{residual:.4}"));
+                        ui.label(iterations.map_or("-".into(), |i| i.to_string()));
+                    }
+                    Some(Outcome::Refused(why)) => {
+                        ui.colored_label(egui::Color32::RED, "refused");
+                        ui.label(why.as_str());
+                        ui.label("");
+                    }
+                    None => {
+                        ui.label("-");
+                        ui.label("-");
+                        ui.label("-");
+                    }
+                }
+                ui.end_row();
+            }
+        });
+        ui.separator();
         ui.strong("two-bone");
         ui.add(egui::Slider::new(&mut p.soften, 0.5..=1.0).text("soften"));
         ui.add(egui::Slider::new(&mut p.weight, 0.0..=1.0).text("weight"));
@@ -680,7 +728,10 @@ impl Lab {
         ui.separator();
         ui.strong("CCD");
         ui.add(egui::Slider::new(&mut p.ccd_iterations, 1..=64).text("iterations"));
-        ui.add(egui::Slider::new(&mut p.ccd_max_step, 0.05..=3.14).text("damping (max step)"));
+        ui.add(
+            egui::Slider::new(&mut p.ccd_max_step, 0.05..=std::f32::consts::PI)
+                .text("damping (max step)"),
+        );
         ui.add(
             egui::Slider::new(&mut p.ccd_tolerance, 0.001..=0.1)
                 .logarithmic(true)
@@ -706,40 +757,6 @@ impl Lab {
         );
         ui.add(egui::Slider::new(&mut p.fabrik_cone, 0.05..=3.1).text("cone"));
         ui.checkbox(&mut p.fabrik_pole, "bend toward the pole");
-        ui.separator();
-        ui.strong("results");
-        egui::Grid::new("results").striped(true).show(ui, |ui| {
-            ui.label("chain");
-            ui.label("reached");
-            ui.label("residual");
-            ui.label("iters");
-            ui.end_row();
-            for c in &self.chains {
-                ui.label(c.solver.label());
-                match &c.outcome {
-                    Some(Outcome::Solved {
-                        reached,
-                        residual,
-                        iterations,
-                    }) => {
-                        ui.label(if *reached { "yes" } else { "no" });
-                        ui.label(format!("{residual:.4} m"));
-                        ui.label(iterations.map_or("-".into(), |i| i.to_string()));
-                    }
-                    Some(Outcome::Refused(why)) => {
-                        ui.colored_label(egui::Color32::RED, "refused");
-                        ui.label(why.as_str());
-                        ui.label("");
-                    }
-                    None => {
-                        ui.label("-");
-                        ui.label("-");
-                        ui.label("-");
-                    }
-                }
-                ui.end_row();
-            }
-        });
         reset
     }
 }
@@ -763,14 +780,27 @@ fn circle(frame: &mut Frame, c: Vec3, r: f32, colour: [f32; 4]) {
 }
 
 /// The lab's camera: a side view of all chains, their reach included.
-pub fn lab_camera() -> Camera {
-    Camera::side_view(Vec3::new(0.0, 0.8, 0.0), CAMERA_DISTANCE)
+/// The view is shifted so that the chains centre in the part of a `size`
+/// viewport right of a `panel_px` wide panel.
+pub fn lab_camera(size: (u32, u32), panel_px: f32) -> Camera {
+    let camera = Camera::side_view(Vec3::new(0.0, 0.8, 0.0), CAMERA_DISTANCE);
+    let view_height = match camera.projection {
+        Projection::Perspective { fov_y } => 2.0 * CAMERA_DISTANCE * (fov_y * 0.5).tan(),
+        Projection::Orthographic { height } => height,
+    };
+    let metres_per_px = view_height / size.1.max(1) as f32;
+    let shift = Vec3::X * panel_px.max(0.0) * 0.5 * metres_per_px;
+    Camera {
+        position: camera.position - shift,
+        target: camera.target - shift,
+        ..camera
+    }
 }
 
 /// The lab's lighting: no shadows (there is nothing to cast them but lines).
 fn lab_lighting() -> Lighting {
     Lighting {
-        clear_color: Vec3::new(0.16, 0.18, 0.22),
+        clear_color: Vec3::new(0.02, 0.025, 0.035),
         shadow: None,
         ..Lighting::default()
     }
@@ -799,6 +829,8 @@ struct LabApp {
     pacer: FramePacer,
     frames: u64,
     cursor: Vec2,
+    /// The camera of the last frame drawn (the one the cursor ray uses).
+    camera: Camera,
     drag: Drag,
     error: Option<anyhow::Error>,
 }
@@ -842,7 +874,7 @@ impl LabApp {
             Drag::Target => self.lab.target.z,
             Drag::Pole => self.lab.pole.z,
         };
-        let Some(hit) = cursor_ray(&lab_camera(), r.surface.size(), self.cursor)
+        let Some(hit) = cursor_ray(&self.camera, r.surface.size(), self.cursor)
             .and_then(|ray| ray_plane_z(ray, depth))
         else {
             return;
@@ -915,9 +947,10 @@ impl LabApp {
         self.lab.solve();
         r.frame.clear();
         self.lab.draw(&mut r.frame);
-        let camera = lab_camera();
-        let light = lab_lighting();
         let size = r.surface.size();
+        let camera = lab_camera(size, PANEL_WIDTH * r.window.scale_factor() as f32);
+        self.camera = camera;
+        let light = lab_lighting();
         let lab = &mut self.lab;
         let mut reset = false;
         r.egui.run(&r.window, |ui| {
@@ -934,7 +967,7 @@ impl LabApp {
                     painter.text(
                         egui::pos2(px.x / ppp, px.y / ppp),
                         egui::Align2::CENTER_TOP,
-                        c.solver.label(),
+                        c.solver.short(),
                         egui::FontId::proportional(14.0),
                         egui::Color32::from_gray(230),
                     );
@@ -1034,6 +1067,7 @@ pub fn run(args: IkLabArgs) -> Result<()> {
         pacer: FramePacer::new(TARGET_FPS),
         frames: 0,
         cursor: Vec2::ZERO,
+        camera: lab_camera(WINDOW_SIZE, 0.0),
         drag: Drag::None,
         error: None,
     };
@@ -1057,7 +1091,7 @@ mod tests {
 
     #[test]
     fn centre_pixel_ray_hits_the_camera_focus() {
-        let cam = lab_camera();
+        let cam = lab_camera(size(), 0.0);
         let ray = cursor_ray(&cam, size(), Vec2::new(640.0, 360.0)).unwrap();
         let hit = ray_plane_z(ray, 0.0).unwrap();
         assert!((hit - cam.target).length() < 1e-3, "{hit}");
@@ -1065,8 +1099,8 @@ mod tests {
 
     #[test]
     fn empty_viewport_gives_no_ray() {
-        assert!(cursor_ray(&lab_camera(), (0, 10), Vec2::ZERO).is_none());
-        assert!(cursor_ray(&lab_camera(), size(), Vec2::NAN).is_none());
+        assert!(cursor_ray(&lab_camera(size(), 0.0), (0, 10), Vec2::ZERO).is_none());
+        assert!(cursor_ray(&lab_camera(size(), 0.0), size(), Vec2::NAN).is_none());
     }
 
     #[test]
@@ -1083,7 +1117,7 @@ mod tests {
         fn cursor_ray_lands_on_the_point_drawn_under_the_cursor(
             x in -6.0f32..6.0, y in -2.0f32..3.0, z in -2.0f32..2.0,
         ) {
-            let cam = lab_camera();
+            let cam = lab_camera(size(), 0.0);
             let p = Vec3::new(x, y, z);
             let px = world_to_screen(&cam, size(), p).unwrap();
             let hit = ray_plane_z(cursor_ray(&cam, size(), px).unwrap(), z).unwrap();

@@ -194,19 +194,26 @@ mod tests {
     use super::*;
     use renderer::{OffscreenTarget, Renderer};
 
-    /// Paints a UI with one opaque panel over a cleared target and returns the
-    /// pixels before and after.
-    fn paint_panel() -> Option<(Vec<u8>, Vec<u8>, (u32, u32))> {
-        let Ok(mut renderer) = Renderer::headless() else {
-            return None;
-        };
+    /// Pixels of a target before and after painting the UI, and its size.
+    struct Painted {
+        before: Vec<u8>,
+        after: Vec<u8>,
+        size: (u32, u32),
+    }
+
+    /// Paints a UI with one opaque panel over a cleared target.
+    fn paint_panel() -> Painted {
+        let mut renderer =
+            Renderer::headless().expect("a wgpu adapter (install mesa-vulkan-drivers)");
         let target = OffscreenTarget::new(&renderer, 200, 100);
         // Clear the target to a known colour by rendering an empty frame.
         let mut frame = renderer::Frame::new();
         let camera = renderer::Camera::side_view(glam::Vec3::ZERO, 5.0);
-        let mut light = renderer::Lighting::default();
-        light.clear_color = glam::Vec3::ZERO;
-        light.shadow = None;
+        let light = renderer::Lighting {
+            clear_color: glam::Vec3::ZERO,
+            shadow: None,
+            ..Default::default()
+        };
         renderer
             .render(&mut frame, &camera, &light, target.view(), target.size())
             .unwrap();
@@ -236,13 +243,20 @@ mod tests {
             target.size(),
         );
         let after = target.read_rgba(&mut renderer).unwrap();
-        Some((before, after, target.size()))
+        Painted {
+            before,
+            after,
+            size: target.size(),
+        }
     }
 
     #[test]
     fn panel_paints_over_the_scene_and_keeps_the_rest() {
-        let (before, after, (w, h)) =
-            paint_panel().expect("a wgpu adapter (install mesa-vulkan-drivers)");
+        let Painted {
+            before,
+            after,
+            size: (w, h),
+        } = paint_panel();
         let px = |img: &[u8], x: u32, y: u32| {
             let i = ((y * w + x) * 4) as usize;
             [img[i], img[i + 1], img[i + 2]]
