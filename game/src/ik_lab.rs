@@ -74,7 +74,7 @@ const DEFAULT_POLE: Vec3 = Vec3::new(0.0, 1.0, 1.5);
 /// Distance from the camera to the play plane, metres (frames all five chains).
 const CAMERA_DISTANCE: f32 = 15.0;
 /// Width of the parameter panel in egui points.
-const PANEL_WIDTH: f32 = 290.0;
+pub const PANEL_WIDTH: f32 = 290.0;
 
 /// Why a lab chain could not be built.
 #[derive(Debug, Error)]

@@ -95,3 +95,85 @@ fn scripted_target_moves_the_chains_in_a_real_window() {
     // Every chain reported a solve in the screenshot log.
     assert!(stdout.contains("FABRIK: Some(Solved"), "{stdout}");
 }
+
+/// Where a drag to window pixel `cursor` puts the shared target, computed
+/// with the lab's own camera and ray (scale factor 1 under Xvfb).
+fn expected_drag_target(size: (u32, u32), cursor: glam::Vec2) -> glam::Vec3 {
+    use game::ik_lab::{Lab, PANEL_WIDTH, cursor_ray, lab_camera, ray_plane_z};
+    let camera = lab_camera(size, PANEL_WIDTH);
+    let hit = ray_plane_z(cursor_ray(&camera, size, cursor).unwrap(), 0.0).unwrap();
+    let mut lab = Lab::new().unwrap();
+    lab.drag_target(hit);
+    lab.target
+}
+
+#[test]
+fn mouse_drag_and_wheel_move_the_target() {
+    require("xvfb-run", "xvfb xauth");
+    require("xdotool", "xdotool");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ik-lab-mouse");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = env!("CARGO_BIN_EXE_ironstep");
+    // Real pointer events (XTEST): press in the scene, drag to (560, 120),
+    // release, then two wheel-up clicks push the target toward the viewer.
+    let script = format!(
+        r#"'{bin}' ik-lab --window-size 800x450 --exit-after 300 --screenshot-at 290 --screenshot-dir '{dir}' &
+lab=$!
+win=$(xdotool search --sync --name '^Ironstep IK lab$' | head -n 1)
+sleep 0.5
+xdotool mousemove --window "$win" 500 250 mousedown 1
+sleep 0.2
+xdotool mousemove --window "$win" 530 180
+sleep 0.2
+xdotool mousemove --window "$win" 560 120
+sleep 0.2
+xdotool mouseup 1
+sleep 0.2
+xdotool click 4
+sleep 0.1
+xdotool click 4
+wait $lab"#,
+        dir = dir.display()
+    );
+    let out = Command::new("timeout")
+        .args([
+            "300",
+            "xvfb-run",
+            "-a",
+            "-s",
+            "-screen 0 1024x768x24",
+            "sh",
+            "-c",
+            &script,
+        ])
+        .output()
+        .expect("running xvfb-run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "ik-lab failed:\n{stdout}\n{stderr}");
+    // "screenshot PATH target X Y Z".
+    let target: Vec<f32> = stdout
+        .lines()
+        .find_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w.len() == 6 && w[0] == "screenshot")
+                .then(|| w[3..].iter().map(|v| v.parse().unwrap()).collect())
+        })
+        .unwrap_or_else(|| panic!("no screenshot line:\n{stdout}\n{stderr}"));
+    let want = expected_drag_target((800, 450), glam::Vec2::new(560.0, 120.0));
+    assert!(
+        (target[0] - want.x).abs() < 0.02 && (target[1] - want.y).abs() < 0.02,
+        "target {target:?}, expected ({}, {}) from the drag",
+        want.x,
+        want.y
+    );
+    // Two notches of 0.1 m toward the viewer. winit under Xvfb reports each
+    // XTEST wheel click as one or two line deltas, so 0.2 or 0.4 m.
+    let notches = target[2] / 0.1;
+    assert!(
+        (notches - notches.round()).abs() < 1e-3 && (2.0..=4.0).contains(&notches.round()),
+        "depth {}\n{stderr}",
+        target[2]
+    );
+}
