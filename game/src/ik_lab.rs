@@ -449,8 +449,15 @@ impl LabChain {
     }
 
     /// Solves toward `target` with the pole at `pole` (both world space).
+    ///
+    /// The pose-preserving chain always starts from its rest pose, which
+    /// stands in for the animated pose of seed 003 (the animation supplies a
+    /// fresh thigh every frame and IK keeps closest to it): it has no memory.
+    /// The other chains start from last frame's solution unless
+    /// [`LabParams::from_rest`] is set, so minimal motion keeps its knee
+    /// where it last was, as in seed 000's interactive demo.
     pub fn solve(&mut self, p: &LabParams, target: Vec3, pole: Vec3) {
-        if p.from_rest {
+        if p.from_rest || self.solver == Solver::TwoBonePosePreserving {
             self.reset();
         }
         let result = self.run_solver(p, target, pole);
@@ -1205,6 +1212,25 @@ mod tests {
             ccd.outcome
         );
         assert!((ccd.end_position() - (ccd.base + lab.target)).length() < 0.01);
+    }
+
+    #[test]
+    fn pose_preserving_chain_has_no_memory_of_past_targets() {
+        let mut walked = Lab::new().unwrap();
+        for frame in 0..90 {
+            walked.target = TargetPath::Figure8.at(frame);
+            walked.solve();
+        }
+        let mut fresh = Lab::new().unwrap();
+        fresh.target = walked.target;
+        fresh.solve();
+        let k = Solver::ALL
+            .iter()
+            .position(|&s| s == Solver::TwoBonePosePreserving)
+            .unwrap();
+        for (a, b) in walked.chains[k].models.iter().zip(&fresh.chains[k].models) {
+            assert!(a.abs_diff_eq(*b, 1e-5), "{a} vs {b}");
+        }
     }
 
     #[test]
