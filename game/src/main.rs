@@ -25,6 +25,8 @@ enum Command {
     Run(game::headless::RunArgs),
     /// Check Tiled level maps for problems (for designers and their CI).
     CheckLevel(game::level::check::CheckArgs),
+    /// Drag a target and watch IK chains follow (two-bone strategies, CCD, FABRIK).
+    IkLab(game::ik_lab::IkLabArgs),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +35,7 @@ fn main() -> ExitCode {
         Some(Command::Inspect(args)) => inspect::run(&args),
         Some(Command::Run(args)) => game::headless::run(&args),
         Some(Command::Play(args)) => game::app::play(args),
+        Some(Command::IkLab(args)) => game::ik_lab::run(args),
         None => game::app::play(game::app::PlayArgs {
             level: "builtin".into(),
             screenshot_dir: ".".into(),
