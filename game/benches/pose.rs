@@ -34,7 +34,11 @@ fn state_at(script: &str, frames: u32) -> (Player, Layers, f32) {
     }
     let player = *sim.world.get::<&Player>(sim.player).unwrap();
     let layers = *sim.world.get::<&Layers>(sim.player).unwrap();
-    let phase = sim.world.get::<&AnimState>(sim.player).unwrap().climb_phase();
+    let phase = sim
+        .world
+        .get::<&AnimState>(sim.player)
+        .unwrap()
+        .climb_phase();
     (player, layers, phase)
 }
 
