@@ -30,8 +30,10 @@ fn example_binary() -> PathBuf {
     let out = Command::new(env!("CARGO"))
         .args([
             "build",
-            "-p",
-            "renderer",
+            // The whole workspace, as `cargo test --workspace` selects it:
+            // with `-p renderer` alone, cargo unifies wgpu's features
+            // differently and rebuilds the whole wgpu stack (minutes in CI).
+            "--workspace",
             "--example",
             "window_smoke",
             "--profile",
