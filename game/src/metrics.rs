@@ -88,6 +88,9 @@ pub struct Summary {
     /// Foot-frames whose clip says "in contact" but whose foot was not yet
     /// locked to the ground (still coming down after a stop or a landing).
     pub unlocked_contact_frames: u64,
+    /// Largest distance from the ground of a foot the clip has in contact
+    /// but the pipeline has not locked yet, metres.
+    pub unlocked_contact_max_error_m: f32,
     /// Limb-frames in a grip with no rung within half a rung spacing (a hand
     /// above the ladder's top, a foot below its first rung).
     pub rung_missing_frames: u64,
@@ -151,8 +154,20 @@ impl Recorder {
             let ankle = ankle_m.w_axis.truncate();
             let sole = ankle_m.transform_point3(c.sole_local[i]);
             let planted = on_ground && contact >= PLANTED_CONTACT && p.debug.feet[i].locked;
-            if on_ground && contact >= PLANTED_CONTACT && !p.debug.feet[i].locked {
+            if on_ground
+                && contact >= PLANTED_CONTACT
+                && !p.debug.feet[i].locked
+                && !p.debug.feet[i].stepping
+            {
                 s.unlocked_contact_frames += 1;
+                // Not locked yet (settling onto a new slope), but the clip
+                // says the foot is on the ground: it must be, too.
+                if let (Some(seg), Some(h)) =
+                    (level.segment_at(sole.x), level.ground_height(sole.x))
+                {
+                    let err = ((sole.y - h) * seg.normal().y).abs();
+                    s.unlocked_contact_max_error_m = s.unlocked_contact_max_error_m.max(err);
+                }
             }
             feet[i] = FootFrame {
                 contact,

@@ -33,7 +33,7 @@ use glam::{Mat4, Quat, Vec2, Vec3};
 use crate::anim_state::{Layer, MAX_LAYERS};
 use crate::character::{Character, Grip, Limb};
 use crate::player::{Locomotion, Player};
-use crate::world::{Ladder, Level};
+use crate::world::{GroundSegment, Ladder, Level};
 
 /// The most the pelvis is lowered for the feet, metres. Half the knight's leg:
 /// lower than this the pose reads as kneeling, and no walkable slope (≤ 45°)
@@ -75,8 +75,16 @@ const LOCK_LIFT: f32 = 0.02;
 /// ...and when the ground height it follows has settled to within this of
 /// the ground under it, metres (after a stair edge passed under the foot).
 const LOCK_SETTLED: f32 = 0.002;
+/// A foot locks only once its sole lies within this angle of the surface
+/// under it, radians: the foot turns to a new slope with a lag (so crossing
+/// a kink never snaps it), and locking it still tilted would hold the sole
+/// off the ground for the whole stance.
+const LOCK_TILT: f32 = 0.03;
+/// A swinging foot starts turning to the surface below it when its animated
+/// lift above the ground is less than this, metres.
+const ALIGN_NEAR_LIFT: f32 = 0.05;
 /// A locked foot is released below this contact weight.
-const UNLOCK_CONTACT: f32 = 0.5;
+const UNLOCK_CONTACT: f32 = 0.88;
 /// A lock further than this from where the animation wants the foot is
 /// released, metres: the leg would have to stretch or cross.
 const LOCK_MAX_DRIFT: f32 = 0.3;
@@ -130,6 +138,9 @@ pub struct LimbDebug {
     pub rung: Option<f32>,
     /// Whether the foot is locked to the ground (planted).
     pub locked: bool,
+    /// Whether the limb is taking a deliberate step while standing (a foot
+    /// lifted in an arc back under the body), off the ground on purpose.
+    pub stepping: bool,
 }
 
 /// Everything the debug overlay and the metrics read after a frame.
@@ -165,13 +176,21 @@ struct Smoothing {
     ground_weight: f32,
     climb_weight: f32,
     foot_ground: [f32; 2],
+    /// How far each foot's filtered ground is from h(x) under it, metres.
+    foot_offset: [f32; 2],
     foot_slope: [f32; 2],
     foot_align: [f32; 2],
     lock: [Option<Vec3>; 2],
     release: [Vec3; 2],
     release_from: [Vec3; 2],
     release_t: [f32; 2],
+    /// Whether the current release is a step taken while standing (lifted in
+    /// an arc); a release into a walking swing rides the clip's own lift.
+    release_lift: [bool; 2],
     turning: bool,
+    /// How far the smoothed model placement still is from where it is
+    /// going (on a ladder: the climbing position), world metres.
+    root_lag: Vec3,
     pelvis_drop: f32,
     ladder: Option<usize>,
 }
@@ -304,13 +323,16 @@ impl PosePipeline {
                 },
                 climb_weight: if on_ladder.is_some() { 1.0 } else { 0.0 },
                 foot_ground: [p.pos.y; 2],
+                foot_offset: [0.0; 2],
                 foot_slope: [0.0; 2],
                 foot_align: [0.0; 2],
                 lock: [None; 2],
                 release: [Vec3::ZERO; 2],
                 release_from: [Vec3::ZERO; 2],
                 release_t: [1.0; 2],
+                release_lift: [false; 2],
                 turning: false,
+                root_lag: Vec3::ZERO,
                 pelvis_drop: 0.0,
                 ladder: on_ladder.map(|(i, _)| i),
             };
@@ -328,6 +350,7 @@ impl PosePipeline {
         s.yaw = wrap_pi(s.yaw + d * approach(dt, TURN_TAU));
         s.turning = wrap_pi(target_yaw - s.yaw).abs() > 0.05;
         s.root_offset += (target_offset - s.root_offset) * approach(dt, ROOT_TAU);
+        s.root_lag = target_offset - s.root_offset;
         if (target_offset - s.root_offset).length() < 1e-5 {
             s.root_offset = target_offset;
         }
@@ -381,20 +404,31 @@ impl PosePipeline {
             // The ankle height over the ground under it, for a foot lying on
             // the surface: the sole touches at s, the ankle sits fh along n.
             let n = level.ground_normal(aw.x);
-            let n_raw = n;
             let sx = aw.x - n.x * fh;
-            let ground = level
-                .ground_height(sx)
-                .or_else(|| level.ground_height(aw.x));
+            let probe = level
+                .segment_index(sx)
+                .map(|j| (sx, j))
+                .or_else(|| level.segment_index(aw.x).map(|j| (aw.x, j)));
+            let ground = probe.map(|(px, j)| level.segments[j].height_at(px));
+            let n_raw = probe.map_or(n, |(_, j)| level.segments[j].normal());
+            let lift = pos(&self.animated[leg.end]).y - c.rest_ankle_height[i];
+            let near = (1.0 - lift / ALIGN_NEAR_LIFT).clamp(0.0, 1.0);
+            let down = contact.max(near);
             let tau = FOOT_TAU_SWING + (FOOT_TAU_STANCE - FOOT_TAU_SWING) * contact;
             let k = approach(dt, tau);
-            if let Some(h) = ground {
-                let g = h + n.y * fh - fh;
-                let fg = &mut self.smooth.foot_ground[i];
+            if let Some((px, j)) = probe {
+                // The foot's ground follows h(x) with a lag, long while the
+                // foot swings (so a kink or a step under a swinging foot
+                // never jerks the leg), short in contact.
+                let g = ankle_over(&level.segments[j], px, fh);
+                let sm = &mut self.smooth;
+                let fg = &mut sm.foot_ground[i];
                 *fg += (g - *fg) * k;
                 if (g - *fg).abs() < 1e-5 {
                     *fg = g;
                 }
+                sm.foot_offset[i] = *fg - g;
+                let n = n_raw;
                 // The surface angle follows with the same lag, so a foot
                 // passing over a kink of the ground turns, never snaps.
                 let slope = (-n.x).atan2(n.y);
@@ -405,13 +439,15 @@ impl PosePipeline {
                 }
             }
             let sm = &mut self.smooth;
-            sm.foot_align[i] += (contact - sm.foot_align[i]) * approach(dt, ALIGN_TAU);
+            // A foot turns to the surface in contact, and already while it
+            // comes down close to the ground, so it lands aligned and can
+            // lock at once.
+            sm.foot_align[i] += (down - sm.foot_align[i]) * approach(dt, ALIGN_TAU);
             let slope = sm.foot_slope[i];
             let n = Vec2::new(-slope.sin(), slope.cos());
             let free = aw + Vec3::Y * (sm.foot_ground[i] - floor);
 
             // Lock a planted foot where it landed; release it into its swing.
-            let lift = pos(&self.animated[leg.end]).y - c.rest_ankle_height[i];
             let drift = sm.lock[i].map_or(0.0, |l| Vec2::new(l.x - free.x, l.z - free.z).length());
             // A lock the leg cannot reach (sideways from the hip, where
             // lowering the pelvis does not help) is let go.
@@ -432,15 +468,17 @@ impl PosePipeline {
                     sm.release[i] = Vec3::new(l.x - free.x, 0.0, l.z - free.z);
                     sm.release_from[i] = sm.release[i];
                     sm.release_t[i] = 0.0;
+                    sm.release_lift[i] = idle;
                     None
                 }
                 None if keep
                     && contact >= LOCK_CONTACT
                     && sm.release[i].length() <= RELOCK_RELEASE
                     && lift <= LOCK_LIFT
-                    && ground.is_some_and(|h| {
-                        (h + n_raw.y * fh - fh - sm.foot_ground[i]).abs() <= LOCK_SETTLED
-                    }) =>
+                    && ground.is_some()
+                    && sm.foot_offset[i].abs() <= LOCK_SETTLED
+                    && ((-n_raw.x).atan2(n_raw.y) - slope * sm.foot_align[i]).abs()
+                        <= LOCK_TILT =>
                 {
                     Some(free + sm.release[i])
                 }
@@ -458,8 +496,11 @@ impl PosePipeline {
                     sm.release_t[i] = (sm.release_t[i] + dt / RELEASE_TIME).min(1.0);
                     let t = sm.release_t[i];
                     sm.release[i] = sm.release_from[i] * (1.0 - smoothstep(t));
-                    let height =
-                        (RESTEP_LIFT * sm.release_from[i].length() / RESTEP_DRIFT).min(RESTEP_LIFT);
+                    let height = if sm.release_lift[i] {
+                        (RESTEP_LIFT * sm.release_from[i].length() / RESTEP_DRIFT).min(RESTEP_LIFT)
+                    } else {
+                        0.0
+                    };
                     free + sm.release[i] + Vec3::Y * (height * (PI * t).sin())
                 }
             };
@@ -482,6 +523,7 @@ impl PosePipeline {
                 contact,
                 rung: None,
                 locked: sm.lock[i].is_some(),
+                stepping: sm.lock[i].is_none() && sm.release_lift[i] && sm.release_t[i] < 1.0,
             };
         }
         if gw <= 0.0 {
@@ -582,7 +624,10 @@ impl PosePipeline {
             let Some(grip) = limb.grip else { continue };
             let (delta, rung) = rung_correction(&grip, ladder, floor, phase, cycle, offset.y);
             let aw = self.world.transform_point3(pos(&self.animated[limb.end]));
-            let target_w = aw + Vec3::Y * delta;
+            // While the body still eases into its climbing place, hands and
+            // feet already reach for the rungs where they will be.
+            let lag = Vec3::new(self.smooth.root_lag.x, 0.0, self.smooth.root_lag.z);
+            let target_w = aw + Vec3::Y * delta + lag;
             let job = TwoBoneIk {
                 knee: KneeStrategy::Pole {
                     pole: Pole::Direction(bend_direction(&self.animated, limb, axis)),
@@ -614,6 +659,7 @@ impl PosePipeline {
                 contact: limb.contact[climb_index].at(phase),
                 rung,
                 locked: false,
+                stepping: false,
             };
             if is_arm {
                 self.debug.hands[hand] = d;
@@ -675,6 +721,12 @@ fn bend_direction(models: &[Mat4], limb: &Limb, hinge_local: Vec3) -> Vec3 {
 }
 
 /// How far the other foot's lock is from where its animation wants it.
+/// The ankle height of a foot lying flat on `seg` with its sole at `x`: the
+/// sole touches the surface, the ankle sits `fh` along the surface normal.
+fn ankle_over(seg: &GroundSegment, x: f32, fh: f32) -> f32 {
+    seg.height_at(x) + seg.normal().y * fh - fh
+}
+
 fn other_drift(s: &Smoothing, i: usize, free: &[Vec3; 2]) -> f32 {
     let j = 1 - i;
     s.lock[j].map_or(0.0, |l| {

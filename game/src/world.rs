@@ -106,8 +106,16 @@ pub struct Level {
 impl Level {
     /// The ground segment under `x`, if any.
     pub fn segment_at(&self, x: f32) -> Option<&GroundSegment> {
+        self.segment_index(x).map(|i| &self.segments[i])
+    }
+
+    /// The index in [`Level::segments`] of the ground segment under `x`, if any.
+    pub fn segment_index(&self, x: f32) -> Option<usize> {
         let i = self.segments.partition_point(|s| s.x1 <= x);
-        self.segments.get(i).filter(|s| s.x0 <= x && x < s.x1)
+        self.segments
+            .get(i)
+            .filter(|s| s.x0 <= x && x < s.x1)
+            .map(|_| i)
     }
 
     /// Ground height h(x), or `None` over a gap or outside the level.

@@ -67,12 +67,15 @@ fn walking_over_every_slope_keeps_planted_feet_on_the_ground() {
     common(&s);
     assert!(f(&s, "max_planted_slope_deg") >= 44.9);
     assert!(f(&s, "planted_frames") > 1000.0);
-    // Target 5 mm; today 7.5 mm, at a foot straddling the kink where the
-    // 45° slope starts (elsewhere ≤ 5.3 mm).
-    assert!(f(&s, "planted_foot_max_error_m") <= 0.008);
-    // Target < 1 mm; today 3.4 mm, after lift-off, where a foot lock lets go
-    // of the clip's own few millimetres of drift around touchdown.
-    assert!(f(&s, "ik_flat_ground_delta_m") <= 0.004);
+    // Target 5 mm: met (2.2 mm; a foot locks once it lies on the slope).
+    assert!(f(&s, "planted_foot_max_error_m") <= 0.005);
+    // A foot the clip has in contact but not yet locked (landing on a new
+    // slope) is still near the ground: 1.5 cm today.
+    assert!(f(&s, "unlocked_contact_max_error_m") <= 0.02);
+    // Target < 1 mm; today 1.2 mm, in the second stride after starting,
+    // where the knee bends for a foot the clip holds 0.65 mm below its
+    // standing height (later strides: < 1 mm).
+    assert!(f(&s, "ik_flat_ground_delta_m") <= 0.0015);
     assert!(f(&s, "flat_ground_frames") > 50.0);
     // Target 20 rad/s: met (18.4).
     assert!(f(&s, "max_joint_angular_speed_rad_s") <= 20.0);
@@ -83,8 +86,10 @@ fn running_over_every_slope_keeps_planted_feet_on_the_ground() {
     let s = run("slopes_run", 1700);
     common(&s);
     assert!(f(&s, "max_planted_slope_deg") >= 44.9);
-    // Target 5 mm; today 5.4 mm on the 45° descent.
-    assert!(f(&s, "planted_foot_max_error_m") <= 0.006);
+    // Target 5 mm: met (2.2 mm).
+    assert!(f(&s, "planted_foot_max_error_m") <= 0.005);
+    // Landing on a new slope before the lock: 2.4 cm today.
+    assert!(f(&s, "unlocked_contact_max_error_m") <= 0.03);
     // Target < 1 mm: met (0.03 mm).
     assert!(f(&s, "ik_flat_ground_delta_m") < 0.001);
     // Target 20 rad/s: met (19.1).
@@ -96,12 +101,12 @@ fn climbing_both_ladders_puts_hands_and_feet_on_rungs() {
     let s = run("ladders", 2400);
     common(&s);
     assert!(f(&s, "rung_contact_frames") > 200.0, "both ladders climbed");
-    // Target 5 mm; today 5.8 mm in the first settled frame of a climb
-    // (≤ 0.1 mm once climbing).
-    assert!(f(&s, "rung_contact_max_error_m") <= 0.006);
-    assert!(f(&s, "planted_foot_max_error_m") <= 0.006);
-    // Flat stretches after the ladders: 5.1 mm, as in the walk (target 1 mm).
-    assert!(f(&s, "ik_flat_ground_delta_m") <= 0.0055);
+    // Target 5 mm: met (1.1 mm; hands and feet reach for the rungs while
+    // the body still eases into its climbing place).
+    assert!(f(&s, "rung_contact_max_error_m") <= 0.005);
+    assert!(f(&s, "planted_foot_max_error_m") <= 0.005);
+    // Flat stretches after the ladders: 1.7 mm (target 1 mm), as in the walk.
+    assert!(f(&s, "ik_flat_ground_delta_m") <= 0.002);
     // Target 20 rad/s; today 25.3, a shin running up the stairs (stairs are
     // not slopes: a foot lands on a tread edge).
     assert!(f(&s, "max_joint_angular_speed_rad_s") <= 26.0);
