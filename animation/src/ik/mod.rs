@@ -67,3 +67,5 @@ pub enum IkError {
 
 #[cfg(test)]
 mod iterative_tests;
+#[cfg(test)]
+mod robustness_tests;
