@@ -91,25 +91,27 @@ fn wild_chain() -> impl Strategy<Value = WildChain> {
         [bone(), bone(), bone(), bone()],
         [rotation(), rotation(), rotation(), rotation(), rotation()],
     )
-        .prop_map(|((sx, sy, sz, uniform, mirror), rot, (od, ol), bones, rotations)| {
-            let mut s = if uniform {
-                Vec3::splat(sx)
-            } else {
-                Vec3::new(sx, sy, sz)
-            };
-            match mirror {
-                0 => s.x = -s.x,
-                1 => s.z = -s.z,
-                _ => {}
-            }
-            WildChain {
-                root_scale: s,
-                root_rotation: rot,
-                root_offset: od * ol,
-                bones,
-                rotations,
-            }
-        })
+        .prop_map(
+            |((sx, sy, sz, uniform, mirror), rot, (od, ol), bones, rotations)| {
+                let mut s = if uniform {
+                    Vec3::splat(sx)
+                } else {
+                    Vec3::new(sx, sy, sz)
+                };
+                match mirror {
+                    0 => s.x = -s.x,
+                    1 => s.z = -s.z,
+                    _ => {}
+                }
+                WildChain {
+                    root_scale: s,
+                    root_rotation: rot,
+                    root_offset: od * ol,
+                    bones,
+                    rotations,
+                }
+            },
+        )
 }
 
 struct Rig {
