@@ -25,6 +25,22 @@ pub const MAX_STEP_UP: f32 = 0.3;
 pub const MAX_SNAP_DOWN: f32 = 0.3;
 /// How far from a ladder's centre line the player may start a climb.
 pub const LADDER_REACH: f32 = 0.45;
+/// How close the feet may come to either end of the level's ground, metres:
+/// the ends are walls, about the knight's half-width in from the last edge so
+/// the body never hangs over the void.
+pub const LEVEL_END_MARGIN: f32 = 0.25;
+
+/// `x` kept between the level's end walls; `true` when it was moved.
+fn within_ends(level: &Level, x: f32) -> (f32, bool) {
+    let (x0, x1) = level.extent();
+    let (lo, hi) = (x0 + LEVEL_END_MARGIN, x1 - LEVEL_END_MARGIN);
+    if lo > hi {
+        // A level narrower than the margins: nothing sensible to clamp to.
+        return (x, false);
+    }
+    let c = x.clamp(lo, hi);
+    (c, c != x)
+}
 
 /// Tunables a designer sets; gravity and launch speed derive from them.
 #[derive(Clone, Copy, Debug)]
@@ -187,10 +203,8 @@ impl Player {
             self.set_state(Locomotion::Ladder(i));
             self.vel = Vec2::ZERO;
             self.climb_distance = 0.0;
-            if !at_bottom {
-                // Start just below the top, facing the ladder.
-                self.pos.y = l.top - 0.05;
-            }
+            // From the top the feet stay on the floor there until the
+            // climber has slid over the ladder's centre line (step_ladder).
             return true;
         }
         false
@@ -214,10 +228,27 @@ impl Player {
         // stride on slopes; convert to horizontal speed with the slope's cosine.
         let slope = level.segment_at(self.pos.x).map_or(0.0, |s| s.slope());
         let cos = 1.0 / (1.0 + slope * slope).sqrt();
-        let target_vx = input.move_x * max_speed * cos;
+        let mut target_vx = input.move_x * max_speed * cos;
+        // Ease to a stop at the level's end walls instead of hitting them:
+        // never faster than what the ground deceleration can stop within the
+        // room left (a sudden stop would snap the walk cycle to idle).
+        let (x0, x1) = level.extent();
+        // The largest v with v·DT + v²/(2a) ≤ room: this step's travel
+        // plus the braking distance after it fit before the wall.
+        let a = params.ground_accel;
+        let stop = |room: f32| {
+            let room = (room - LEVEL_END_MARGIN).max(0.0);
+            a * ((DT * DT + 2.0 * room / a).sqrt() - DT)
+        };
+        target_vx = target_vx.clamp(-stop(self.pos.x - x0), stop(x1 - self.pos.x));
         self.vel.x = approach(self.vel.x, target_vx, params.ground_accel * DT);
         self.vel.y = 0.0;
-        let new_x = self.pos.x + self.vel.x * DT;
+        let (new_x, at_end) = within_ends(level, self.pos.x + self.vel.x * DT);
+        if at_end {
+            // What was left of the way to the wall (rounding only, after
+            // the easing above).
+            self.vel.x = (new_x - self.pos.x) / DT;
+        }
         match level.ground_height(new_x) {
             Some(h) if h - self.pos.y > MAX_STEP_UP => {
                 // A wall: stop at it.
@@ -268,7 +299,10 @@ impl Player {
         };
         self.vel.x = approach(self.vel.x, input.move_x * max_speed, params.air_accel * DT);
         self.vel.y -= g * DT;
-        let new_x = self.pos.x + self.vel.x * DT;
+        let (new_x, at_end) = within_ends(level, self.pos.x + self.vel.x * DT);
+        if at_end {
+            self.vel.x = 0.0;
+        }
         let new_y = self.pos.y + self.vel.y * DT;
         // Horizontal collision: ground far above the feet is a wall.
         let x = match level.ground_height(new_x) {
@@ -286,6 +320,10 @@ impl Player {
                 self.since_grounded = 0.0;
                 self.set_state(Locomotion::Ground);
             }
+            // Rising across the edge of a step lower than a wall (e.g. jumping
+            // off a ladder beside it): the feet ride over the edge instead of
+            // passing through the ground, and the jump goes on.
+            Some(h) if new_y < h => self.pos = Vec2::new(x, h),
             _ => self.pos = Vec2::new(x, new_y),
         }
     }
@@ -310,7 +348,16 @@ impl Player {
         self.vel = Vec2::new(0.0, dy / DT);
         self.pos.y += dy;
         self.climb_distance += dy;
-        if self.pos.y >= l.top {
+        // Still over the floor at the ladder's top (sliding onto the centre
+        // line after starting down from there): the feet stay on that floor
+        // instead of sinking into it.
+        if let Some(h) = level.ground_height(self.pos.x)
+            && self.pos.y < h
+            && h > l.bottom + MAX_STEP_UP
+        {
+            self.pos.y = h;
+        }
+        if self.pos.y >= l.top && dy > 0.0 {
             self.step_off_top(level, &l);
         } else if let Some(h) = level.ground_height(self.pos.x)
             && self.pos.y <= h
@@ -372,6 +419,44 @@ mod tests {
     fn settle(p: &mut Player, level: &Level) {
         for _ in 0..64 {
             p.step(level, &MoveParams::default(), &Input::default());
+        }
+    }
+
+    #[test]
+    fn the_level_ends_are_walls_on_the_ground_and_in_the_air() {
+        let level = Level {
+            name: "short".into(),
+            segments: vec![crate::world::GroundSegment {
+                x0: -2.0,
+                x1: 2.0,
+                y0: 0.0,
+                y1: 0.0,
+            }],
+            ladders: vec![],
+            spawn: Vec2::ZERO,
+            exit: Vec2::X,
+            kill_height: -10.0,
+        };
+        let params = MoveParams::default();
+        for dir in [-1.0f32, 1.0] {
+            let mut p = Player::new(Vec2::ZERO);
+            settle(&mut p, &level);
+            for i in 0..600 {
+                // Run at the end, jumping now and then.
+                let input = Input {
+                    move_x: dir,
+                    run: true,
+                    jump_pressed: i % 50 == 0,
+                    jump_held: i % 50 < 20,
+                    ..Input::default()
+                };
+                p.step(&level, &params, &input);
+                assert!(
+                    p.pos.x.abs() <= 2.0 - LEVEL_END_MARGIN + 1e-5,
+                    "passed the end wall: {p:?}"
+                );
+                assert!(p.pos.y >= 0.0, "fell off the level: {p:?}");
+            }
         }
     }
 

@@ -323,10 +323,10 @@ proptest! {
         limit in prop_oneof![
             Just(JointLimit::Free),
             (unit(), -3.1f32..0.0, 0.0f32..3.1).prop_map(|(axis, min, max)| JointLimit::Hinge(HingeLimit { axis, min, max })),
-            (unit(), 0.0f32..3.14, 0.0f32..3.14).prop_map(|(axis, max_swing, max_twist)| JointLimit::Cone(ConeLimit { axis, max_swing, max_twist })),
+            (unit(), 0.0f32..std::f32::consts::PI, 0.0f32..std::f32::consts::PI).prop_map(|(axis, max_swing, max_twist)| JointLimit::Cone(ConeLimit { axis, max_swing, max_twist })),
         ],
         limited in any::<bool>(),
-        max_step in 0.01f32..3.14,
+        max_step in 0.01f32..std::f32::consts::PI,
         tolerance in prop_oneof![Just(0.0f32), 1e-6f32..1e-1],
         max_iterations in 1u32..24,
     ) {
@@ -352,7 +352,7 @@ proptest! {
         chain in wild_chain(),
         target in target_kind(),
         pole in prop_oneof![Just(None), (unit(), wide_len()).prop_map(|(d, l)| Some(d * l))],
-        cone in prop_oneof![Just(None), (0.0f32..3.14).prop_map(Some)],
+        cone in prop_oneof![Just(None), (0.0f32..std::f32::consts::PI).prop_map(Some)],
         tolerance in prop_oneof![Just(0.0f32), 1e-6f32..1e-1],
         max_iterations in 1u32..24,
     ) {

@@ -1,0 +1,297 @@
+//! Soak: 100,000 simulated frames of random input on every shipped level
+//! (the built-in level and each TMX in `assets/levels/`), through the real
+//! simulation and the full pose pipeline with IK. Every frame: no NaN in the
+//! player, the pose or the palette; the player stays inside the level's
+//! bounds and never sinks into the ground. Over the run: the heap does not
+//! grow (live bytes counted by a counting global allocator) and no
+//! allocation happens after the warm-up.
+//!
+//! `IRONSTEP_SOAK_FRAMES` changes the frame count per level (default
+//! 100,000, about three seconds per level in the test profile).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+
+use game::character::Character;
+use game::level;
+use game::player::{DT, Input, Locomotion, Player};
+use game::sim::{Body, Sim};
+use game::world::Level;
+
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+static LIVE_BYTES: AtomicI64 = AtomicI64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        LIVE_BYTES.fetch_add(layout.size() as i64, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE_BYTES.fetch_sub(layout.size() as i64, Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        LIVE_BYTES.fetch_add(new_size as i64 - layout.size() as i64, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// How far below h(x) the feet may be before it counts as sinking, metres
+/// (the controller snaps to the surface; this only absorbs f32 rounding).
+const SINK_TOLERANCE: f32 = 1e-3;
+/// Frames before counting allocations and live bytes (every clip sampled,
+/// every state entered at least once in practice).
+const WARM_UP: u64 = 2_000;
+
+fn frames() -> u64 {
+    std::env::var("IRONSTEP_SOAK_FRAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000)
+}
+
+/// A small deterministic generator (64-bit LCG, high bits out).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) as u32
+    }
+    fn unit(&mut self) -> f32 {
+        self.next() as f32 / (1u64 << 31) as f32
+    }
+}
+
+/// Random input held for random stretches, like a player mashing the pad:
+/// stick anywhere (often full deflection), run, jump taps and holds. Now and
+/// then it heads for the nearest ladder and climbs it for a while, so the
+/// ladder states get soaked too.
+struct Masher {
+    rng: Lcg,
+    held: Input,
+    left: u32,
+    /// Climbing direction while seeking a ladder (0 when not seeking).
+    seek: f32,
+}
+
+impl Masher {
+    fn new(seed: u64) -> Self {
+        Self {
+            rng: Lcg(seed),
+            held: Input::default(),
+            left: 0,
+            seek: 0.0,
+        }
+    }
+
+    fn next(&mut self, p: &Player, level: &Level) -> Input {
+        if self.left == 0 {
+            let r = &mut self.rng;
+            self.seek = 0.0;
+            if r.next().is_multiple_of(5) && !level.ladders.is_empty() {
+                self.seek = if r.next().is_multiple_of(2) {
+                    1.0
+                } else {
+                    -1.0
+                };
+                self.left = 200 + r.next() % 400;
+            } else {
+                let axis = |r: &mut Lcg| match r.next() % 4 {
+                    0 => -1.0,
+                    1 => 1.0,
+                    2 => 0.0,
+                    _ => r.unit() * 2.0 - 1.0,
+                };
+                self.held = Input {
+                    move_x: axis(r),
+                    move_y: axis(r),
+                    run: r.next().is_multiple_of(2),
+                    jump_pressed: false,
+                    jump_held: r.next().is_multiple_of(3),
+                };
+                self.left = 1 + r.next() % 90;
+                // A press edge starts most held jumps.
+                self.held.jump_pressed = self.held.jump_held && !r.next().is_multiple_of(4);
+            }
+        } else {
+            self.held.jump_pressed = false;
+        }
+        self.left -= 1;
+        if self.seek != 0.0 {
+            let nearest = level
+                .ladders
+                .iter()
+                .min_by(|a, b| (a.x - p.pos.x).abs().total_cmp(&(b.x - p.pos.x).abs()))
+                .expect("seeking only where there are ladders");
+            let dx = nearest.x - p.pos.x;
+            return Input {
+                move_x: if dx.abs() > 0.2 { dx.signum() } else { 0.0 },
+                move_y: self.seek,
+                run: dx.abs() > 3.0,
+                ..Input::default()
+            };
+        }
+        self.held
+    }
+}
+
+fn shipped_levels() -> Vec<Level> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/levels");
+    let mut levels = vec![Level::builtin()];
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tmx"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 2, "the shipped levels are in {dir:?}");
+    for p in paths {
+        levels.push(
+            level::load(&p)
+                .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+                .level,
+        );
+    }
+    levels
+}
+
+/// What a soak of one level measured.
+#[derive(Debug)]
+struct Soak {
+    frames: u64,
+    allocations_after_warm_up: u64,
+    live_bytes_growth: i64,
+    states_seen: [bool; 3],
+    respawns: u64,
+    rss_after_warm_up_kib: u64,
+    rss_at_end_kib: u64,
+}
+
+/// Resident set size of this process in KiB (Linux), 0 where unknown.
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |pages| pages * 4)
+}
+
+fn soak(level: Level, character: Arc<Character>, seed: u64, frames: u64) -> Soak {
+    let name = level.name.clone();
+    let (x0, x1) = level.extent();
+    let kill = level.kill_height;
+    let mut sim = Sim::new(level, character);
+    let mut masher = Masher::new(seed);
+    let (mut allocations0, mut live0, mut rss0) = (0, 0, 0);
+    let mut states_seen = [false; 3];
+    let mut respawns = 0;
+    let mut last_y = f32::INFINITY;
+    for frame in 0..frames {
+        if frame == WARM_UP {
+            // Reading the RSS allocates: before the counters are taken.
+            rss0 = rss_kib();
+            allocations0 = ALLOCATIONS.load(Ordering::Relaxed);
+            live0 = LIVE_BYTES.load(Ordering::Relaxed);
+        }
+        let input = masher.next(&sim.player_state(), &sim.level);
+        sim.step(&input);
+        sim.pose(DT);
+        let p = sim.player_state();
+        let at = || format!("{name}, frame {frame}: {p:?}");
+        assert!(
+            p.pos.is_finite() && p.vel.is_finite(),
+            "NaN player: {}",
+            at()
+        );
+        // Inside the level: between its ends (the controller walls them
+        // off) and above the kill height (a fall below it respawns).
+        assert!(
+            (x0 - 0.5..=x1 + 0.5).contains(&p.pos.x),
+            "left the level's x range {x0}..{x1}: {}",
+            at()
+        );
+        assert!(p.pos.y >= kill - 1.0, "fell out of the level: {}", at());
+        if p.pos.y > last_y + 2.0 && !matches!(p.state, Locomotion::Ladder(_)) {
+            respawns += 1;
+        }
+        last_y = p.pos.y;
+        // Never inside the ground: everything under h(x) is solid.
+        if let Some(h) = sim.level.ground_height(p.pos.x) {
+            assert!(
+                p.pos.y >= h - SINK_TOLERANCE,
+                "sank {} m into the ground: {}",
+                h - p.pos.y,
+                at()
+            );
+        }
+        states_seen[match p.state {
+            Locomotion::Ground => 0,
+            Locomotion::Air => 1,
+            Locomotion::Ladder(_) => 2,
+        }] = true;
+        let body = sim.world.get::<&Body>(sim.player).unwrap();
+        let pl = &body.pipeline;
+        assert!(
+            pl.pose.locals.iter().all(|l| l.is_finite()),
+            "NaN in the pose: {}",
+            at()
+        );
+        assert!(
+            pl.palette.iter().all(|m| m.is_finite()) && pl.world.is_finite(),
+            "NaN in the palette: {}",
+            at()
+        );
+    }
+    Soak {
+        frames,
+        allocations_after_warm_up: ALLOCATIONS.load(Ordering::Relaxed) - allocations0,
+        live_bytes_growth: LIVE_BYTES.load(Ordering::Relaxed) - live0,
+        states_seen,
+        respawns,
+        rss_after_warm_up_kib: rss0,
+        rss_at_end_kib: rss_kib(),
+    }
+}
+
+#[test]
+fn random_input_for_100k_frames_on_every_shipped_level() {
+    let character = Arc::new(Character::knight().unwrap());
+    let frames = frames();
+    assert!(
+        frames > WARM_UP,
+        "IRONSTEP_SOAK_FRAMES must exceed {WARM_UP}"
+    );
+    for (i, level) in shipped_levels().into_iter().enumerate() {
+        let name = level.name.clone();
+        let s = soak(level, character.clone(), 0x5eed + i as u64, frames);
+        eprintln!(
+            "{name}: {} frames, {} respawns after falls, RSS {} KiB after the warm-up, {} KiB at the end, heap growth {} B",
+            s.frames, s.respawns, s.rss_after_warm_up_kib, s.rss_at_end_kib, s.live_bytes_growth
+        );
+        assert!(
+            s.states_seen.iter().all(|&seen| seen),
+            "{name}: the random input never reached every state (ground, air, ladder): {s:?}"
+        );
+        assert_eq!(
+            s.allocations_after_warm_up, 0,
+            "{name}: allocations after the warm-up"
+        );
+        assert!(
+            s.live_bytes_growth <= 0,
+            "{name}: the heap grew by {} bytes",
+            s.live_bytes_growth
+        );
+    }
+}
