@@ -287,6 +287,6 @@ fn write_metrics(path: &Path, level: &str, script: &Path, ik: bool, rec: &Record
         frames: &rec.frames,
     };
     let json = serde_json::to_string(&doc).context("encoding the metrics")?;
-    std::fs::write(path, json)
+    crate::fsio::write_atomic(path, json.as_bytes())
         .with_context(|| format!("{}: cannot write the metrics", path.display()))
 }

@@ -119,16 +119,46 @@ pub fn write_png_rgba(
     if rgba.len() != width as usize * height as usize * 4 {
         return Err(err(format!("{} bytes for {width}x{height}", rgba.len())));
     }
-    let file = std::fs::File::create(path).map_err(|e| err(e.to_string()))?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width, height);
-    enc.set_color(png::ColorType::Rgba);
-    enc.set_depth(png::BitDepth::Eight);
-    enc.set_source_srgb(png::SrgbRenderingIntent::Perceptual);
-    let mut writer = enc.write_header().map_err(|e| err(e.to_string()))?;
-    writer
-        .write_image_data(rgba)
-        .map_err(|e| err(e.to_string()))?;
-    writer.finish().map_err(|e| err(e.to_string()))
+    let mut bytes = Vec::with_capacity(rgba.len() / 2);
+    {
+        let mut enc = png::Encoder::new(&mut bytes, width, height);
+        enc.set_color(png::ColorType::Rgba);
+        enc.set_depth(png::BitDepth::Eight);
+        enc.set_source_srgb(png::SrgbRenderingIntent::Perceptual);
+        let mut writer = enc.write_header().map_err(|e| err(e.to_string()))?;
+        writer
+            .write_image_data(rgba)
+            .map_err(|e| err(e.to_string()))?;
+        writer.finish().map_err(|e| err(e.to_string()))?;
+    }
+    write_atomic(path, &bytes).map_err(|e| err(e.to_string()))
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory
+/// that is flushed and renamed over `path`, so a crash never leaves a
+/// truncated picture (the same rule as the game's `fsio::write_atomic`,
+/// which this crate cannot depend on).
+fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("the path names no file"))?;
+    let tmp = path.with_file_name(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }
 
 /// Reads a PNG file as `(width, height, rgba8)`; RGB files get opaque alpha.
@@ -158,4 +188,30 @@ pub fn read_png_rgba(path: &Path) -> Result<(u32, u32, Vec<u8>), RenderError> {
         other => return Err(err(format!("unsupported colour type {other:?}"))),
     };
     Ok((info.width, info.height, rgba))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn png_round_trips_replaces_atomically_and_leaves_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("ironstep-png-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("shot.png");
+        std::fs::write(&path, b"an older, different file").unwrap();
+        let rgba: Vec<u8> = (0..4 * 3 * 2).map(|i| (i * 10) as u8).collect();
+        write_png_rgba(&path, 3, 2, &rgba).unwrap();
+        assert_eq!(read_png_rgba(&path).unwrap(), (3, 2, rgba));
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["shot.png"], "no temporary file left behind");
+        // A failed write (no such folder) leaves nothing and says where.
+        let bad = dir.join("missing/shot.png");
+        let e = write_png_rgba(&bad, 3, 2, &[0; 24]).unwrap_err();
+        assert!(e.to_string().contains("missing"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

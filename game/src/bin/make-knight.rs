@@ -38,7 +38,7 @@ fn default_root() -> PathBuf {
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), KnightError> {
-    std::fs::write(path, bytes).map_err(|source| KnightError::Io {
+    game::fsio::write_atomic(path, bytes).map_err(|source| KnightError::Io {
         file: path.display().to_string(),
         source,
     })
