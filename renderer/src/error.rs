@@ -9,9 +9,20 @@ pub enum RenderError {
     /// No adapter: the machine has neither a GPU driver nor a software one.
     #[error(
         "no GPU adapter found ({0}); install a Vulkan driver, e.g. the software one: \
-         `apt-get install --no-install-recommends mesa-vulkan-drivers`"
+         `apt-get install --no-install-recommends mesa-vulkan-drivers`, or try the OpenGL \
+         backend with `WGPU_BACKEND=gl`"
     )]
     NoAdapter(String),
+    /// The device was lost (driver reset, GPU removed, device destroyed).
+    #[error(
+        "the GPU device was lost ({0}); everything on it is gone: restart the program \
+         (nothing unsaved was written)"
+    )]
+    DeviceLost(String),
+    /// The GPU reported an error outside any call (a validation or
+    /// out-of-memory error in submitted work).
+    #[error("GPU error: {0}")]
+    Gpu(String),
     /// The adapter refused to create a device with the features we need.
     #[error("could not create the GPU device: {0}")]
     Device(String),
@@ -59,5 +70,6 @@ mod tests {
         let msg = RenderError::NoAdapter("no adapters".into()).to_string();
         assert!(msg.contains("mesa-vulkan-drivers"), "{msg}");
         assert!(msg.contains("no adapters"), "{msg}");
+        assert!(msg.contains("WGPU_BACKEND=gl"), "{msg}");
     }
 }

@@ -1,6 +1,17 @@
 //! Instance, adapter, device and queue: headless or for a window.
 
+use std::sync::{Arc, Mutex};
+
 use crate::RenderError;
+
+/// What the device reported outside any call: its loss, and the first GPU
+/// error no one captured. wgpu's default for the latter is to panic; we keep
+/// it and return it from the next frame instead.
+#[derive(Debug, Default)]
+struct Health {
+    lost: Mutex<Option<String>>,
+    error: Mutex<Option<String>>,
+}
 
 /// The GPU context the renderer draws with.
 #[derive(Clone, Debug)]
@@ -13,6 +24,7 @@ pub struct Gpu {
     pub device: wgpu::Device,
     /// Its queue.
     pub queue: wgpu::Queue,
+    health: Arc<Health>,
 }
 
 impl Gpu {
@@ -55,12 +67,50 @@ impl Gpu {
             trace: wgpu::Trace::Off,
         }))
         .map_err(|e| RenderError::Device(e.to_string()))?;
+        let health = Arc::new(Health::default());
+        let h = health.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            let mut lost = h.lost.lock().unwrap_or_else(|p| p.into_inner());
+            lost.get_or_insert(format!("{reason:?}: {message}"));
+        });
+        let h = health.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            let mut error = h.error.lock().unwrap_or_else(|p| p.into_inner());
+            error.get_or_insert(e.to_string());
+        }));
         Ok(Self {
             instance,
             adapter,
             device,
             queue,
+            health,
         })
+    }
+
+    /// `Err` once the device is lost (driver reset, GPU removed, destroyed)
+    /// or after a GPU error no call captured; the renderer checks it before
+    /// and after each frame, so such failures surface as errors with their
+    /// reason instead of panics or silently black frames.
+    pub fn check(&self) -> Result<(), RenderError> {
+        if let Some(reason) = self
+            .health
+            .lost
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+        {
+            return Err(RenderError::DeviceLost(reason));
+        }
+        if let Some(error) = self
+            .health
+            .error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
+            return Err(RenderError::Gpu(error));
+        }
+        Ok(())
     }
 
     /// A one-line description of the adapter, e.g. `llvmpipe (Vulkan, Cpu)`.

@@ -1011,6 +1011,7 @@ impl Renderer {
         target: &wgpu::TextureView,
         size: (u32, u32),
     ) -> Result<FrameStats, RenderError> {
+        self.gpu.check()?;
         if size.0 == 0 || size.1 == 0 {
             return Err(RenderError::InvalidFrame("target has zero size".into()));
         }
@@ -1248,6 +1249,7 @@ impl Renderer {
         if record_time && let Some(t) = &mut self.timer {
             t.after_submit();
         }
+        self.gpu.check()?;
         Ok(FrameStats {
             bytes_uploaded: uploaded,
             instances: self.scratch_instances.len() as u32,

@@ -619,3 +619,46 @@ fn gpu_skinning_matches_cpu_for_random_palettes_and_weights() {
         })
         .unwrap();
 }
+
+#[test]
+fn a_lost_device_is_an_error_naming_it_not_a_panic() {
+    let mut r = renderer();
+    let tube = upload_tube(&mut r, MaterialDesc::default());
+    let target = OffscreenTarget::new(&r, 32, 32);
+    let camera = Camera::side_view(Vec3::ZERO, 5.0);
+    let mut frame = Frame::new();
+    frame.draw_skinned(tube, Mat4::IDENTITY, &[Mat4::IDENTITY; 2]);
+    r.render(
+        &mut frame,
+        &camera,
+        &Lighting::default(),
+        target.view(),
+        target.size(),
+    )
+    .expect("a healthy device renders");
+    // What a driver reset or an unplugged GPU looks like to wgpu.
+    r.gpu().device.destroy();
+    let _ = r.gpu().device.poll(wgpu::PollType::wait_indefinitely());
+    let err = r
+        .render(
+            &mut frame,
+            &camera,
+            &Lighting::default(),
+            target.view(),
+            target.size(),
+        )
+        .unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("device was lost"), "{msg}");
+    // It stays an error on every later frame.
+    assert!(
+        r.render(
+            &mut frame,
+            &camera,
+            &Lighting::default(),
+            target.view(),
+            target.size()
+        )
+        .is_err()
+    );
+}
