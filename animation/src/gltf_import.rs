@@ -986,6 +986,18 @@ fn read_primitive(
         None => vec![[0.0; 2]; n],
     };
     same_len("TEXCOORD_0", uvs.len())?;
+    // NaN or infinite vertex data would draw garbage and poison the skinned
+    // bounds used to frame the model: refuse it, naming the first bad vertex.
+    let non_finite = |what: &str, v: Option<usize>| match v {
+        Some(v) => Err(prim_err(format!("{what} of vertex {v} is not finite"))),
+        None => Ok(()),
+    };
+    non_finite("POSITION", positions.iter().position(|p| !p.is_finite()))?;
+    non_finite("NORMAL", normals.iter().position(|p| !p.is_finite()))?;
+    non_finite(
+        "TEXCOORD_0",
+        uvs.iter().position(|t| !t.iter().all(|x| x.is_finite())),
+    )?;
     let joints_raw = read_checked(attr(gltf::Semantic::Joints(0)), buffers, "JOINTS_0", || {
         reader.read_joints(0).map(|j| j.into_u16())
     })?
@@ -1026,7 +1038,10 @@ fn read_primitive(
             mapped[k] = idx as u16;
         }
         let mut w = w.map(|x| if x.is_finite() && x > 0.0 { x } else { 0.0 });
-        let sum: f32 = w.iter().sum();
+        // Summed in f64 so that huge finite weights cannot overflow the sum
+        // to infinity (which would turn every weight into zero).
+        let sum64: f64 = w.iter().map(|&x| f64::from(x)).sum();
+        let sum = sum64 as f32;
         if sum <= 0.0 {
             zero_weight += 1;
             w = [1.0, 0.0, 0.0, 0.0];
@@ -1036,7 +1051,7 @@ fn read_primitive(
                 lo = lo.min(sum);
                 hi = hi.max(sum);
             }
-            w = w.map(|x| x / sum);
+            w = w.map(|x| (f64::from(x) / sum64) as f32);
         }
         joints.push(mapped);
         weights.push(w);
