@@ -7,6 +7,7 @@ pub mod character;
 pub mod clock;
 pub mod contact;
 pub mod fsio;
+pub mod fuzzing;
 pub mod headless;
 pub mod ik_lab;
 pub mod knight;
