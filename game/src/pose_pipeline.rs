@@ -57,6 +57,8 @@ const FOOT_TAU_STANCE: f32 = 0.01;
 /// Time constant of the pelvis rising back after a drop, seconds (lowering is
 /// immediate so a planted foot always reaches).
 const DROP_TAU_UP: f32 = 0.15;
+/// The slowest the pelvis rises back while it is lower than needed, m/s.
+const DROP_MIN_RISE_SPEED: f32 = 0.02;
 /// Time constant of turning (left/right and onto a ladder), seconds.
 const TURN_TAU: f32 = 0.06;
 /// Time constant of the root settling after a step or a ladder mount, seconds.
@@ -546,7 +548,11 @@ impl PosePipeline {
         s.pelvis_drop = if need >= s.pelvis_drop {
             need
         } else {
-            s.pelvis_drop + (need - s.pelvis_drop) * approach(dt, DROP_TAU_UP)
+            // Eased back up, plus a small constant rate so the drop reaches
+            // what is needed (often zero) instead of creeping toward it: a
+            // tail of a millimetre would otherwise shift flat-ground poses.
+            let eased = s.pelvis_drop + (need - s.pelvis_drop) * approach(dt, DROP_TAU_UP);
+            (eased - DROP_MIN_RISE_SPEED * dt).max(need)
         };
         self.debug.pelvis_drop = s.pelvis_drop;
         if s.pelvis_drop > 0.0 {
