@@ -195,7 +195,7 @@ pub fn load(path: impl AsRef<Path>) -> Result<LoadedLevel, LevelError> {
             file: file.clone(),
             source,
         })?;
-    convert(&map, &file)
+    convert_guarded(&map, &file)
 }
 
 /// Loads a TMX map from text (an embedded level); `label` names it in errors.
@@ -222,7 +222,7 @@ pub fn from_tmx_str(text: &str, label: &str) -> Result<LoadedLevel, LevelError> 
             file: label.to_string(),
             source,
         })?;
-    convert(&map, label)
+    convert_guarded(&map, label)
 }
 
 /// The embedded tutorial, the game's default level.
@@ -250,6 +250,30 @@ struct Placed {
     row: i32,
     cell: Cell,
     layer: String,
+}
+
+/// [`convert`], with a panic inside the `tiled` crate turned into an error
+/// naming the file: `tiled` 0.15 indexes a finite layer's tiles without
+/// checking that the file held width × height of them (found by fuzzing).
+fn convert_guarded(map: &tiled::Map, file: &str) -> Result<LoadedLevel, LevelError> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| convert(map, file))) {
+        Ok(result) => result,
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown failure".into());
+            Err(LevelError::Invalid {
+                file: file.to_string(),
+                location: "map".into(),
+                reason: format!(
+                    "malformed map data (the Tiled reader failed: {message}); \
+                     does a tile layer hold fewer tiles than its width × height?"
+                ),
+            })
+        }
+    }
 }
 
 /// Turns a parsed map into a level.
