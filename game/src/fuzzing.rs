@@ -33,6 +33,16 @@ const LEVEL_FRAMES: usize = 64;
 /// Inputs drawn from an accepted script (about three seconds).
 const SCRIPT_STEPS: usize = 200;
 
+/// Call once before fuzzing. libFuzzer's Rust glue installs a panic hook
+/// that aborts, which would also turn the panics our loaders deliberately
+/// catch (the `gltf` crate panics on some malformed files; `load_from_bytes`
+/// turns that into an error) into crashes. A silent hook restores Rust's own
+/// rule: a panic that escapes the target still aborts the run (libFuzzer's
+/// glue catches it and aborts), a caught one is just an error.
+pub fn init() {
+    std::panic::set_hook(Box::new(|_| {}));
+}
+
 /// Imports `data` as a GLB or glTF file; what is accepted must pose.
 pub fn gltf_import(data: &[u8]) {
     let Ok(model) = gltf_import::load_from_bytes(data, "fuzz.glb", None) else {

@@ -1,0 +1,80 @@
+//! Replays the committed fuzz corpora (`fuzz/corpus/<target>/`, minimized
+//! by `cargo fuzz cmin` after each fuzzing session, crash reproducers
+//! included) through the same target bodies the fuzzers run
+//! (`game::fuzzing`). Every test run thus re-checks every input the fuzzers
+//! found interesting, without libFuzzer or a nightly compiler.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+
+fn corpus(target: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/corpus")
+        .join(target);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 3,
+        "{}: the corpus has only {} inputs",
+        dir.display(),
+        files.len()
+    );
+    files
+}
+
+fn replay(target: &str, run: fn(&[u8])) {
+    let files = corpus(target);
+    let mut failed = Vec::new();
+    for f in &files {
+        let data = std::fs::read(f).unwrap();
+        if catch_unwind(AssertUnwindSafe(|| run(&data))).is_err() {
+            failed.push(f.display().to_string());
+        }
+    }
+    eprintln!("{target}: {} inputs replayed", files.len());
+    assert!(failed.is_empty(), "{target}: inputs that fail: {failed:#?}");
+}
+
+#[test]
+fn gltf_import_corpus_replays_cleanly() {
+    replay("gltf_import", game::fuzzing::gltf_import);
+}
+
+#[test]
+fn tmx_level_corpus_replays_cleanly() {
+    replay("tmx_level", game::fuzzing::tmx_level);
+}
+
+#[test]
+fn input_script_corpus_replays_cleanly() {
+    replay("input_script", game::fuzzing::input_script);
+}
+
+/// The glTF fuzzer's seeds of our own: small knights cut from the generator
+/// (triangles, keys per track). Committed in the corpus; regenerate them with
+/// `IRONSTEP_WRITE_FUZZ_SEEDS=1 cargo test -p game --test fuzz_corpus`.
+const KNIGHT_SEEDS: [(usize, usize); 3] = [(1, 1), (8, 2), (24, 4)];
+
+#[test]
+fn committed_glb_seeds_match_the_generator() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/gltf_import");
+    let write = std::env::var_os("IRONSTEP_WRITE_FUZZ_SEEDS").is_some();
+    for (tris, keys) in KNIGHT_SEEDS {
+        let path = dir.join(format!("seed-knight-{tris}tri-{keys}key.glb"));
+        let bytes = game::fuzzing::small_knight_glb(tris, keys);
+        if write {
+            std::fs::create_dir_all(&dir).unwrap();
+            game::fsio::write_atomic(&path, &bytes).unwrap();
+        }
+        let committed = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            committed == bytes,
+            "{} differs from the generator: regenerate it (see KNIGHT_SEEDS)",
+            path.display()
+        );
+    }
+}
