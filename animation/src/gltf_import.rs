@@ -193,6 +193,9 @@ pub struct SkinnedMesh {
     pub normals: Vec<Vec3>,
     /// `TEXCOORD_0` (zeros when the file has none).
     pub uvs: Vec<[f32; 2]>,
+    /// `COLOR_0` as linear RGBA (empty when the file has none; RGB colours
+    /// get alpha 1).
+    pub colors: Vec<[f32; 4]>,
     /// Four joint indices per vertex, into the skin's [`Skeleton`] order.
     pub joints: Vec<[u16; MAX_INFLUENCES]>,
     /// Four weights per vertex, summing to one.
@@ -998,6 +1001,18 @@ fn read_primitive(
         "TEXCOORD_0",
         uvs.iter().position(|t| !t.iter().all(|x| x.is_finite())),
     )?;
+    let colors: Vec<[f32; 4]> =
+        read_checked(attr(gltf::Semantic::Colors(0)), buffers, "COLOR_0", || {
+            reader.read_colors(0).map(|c| c.into_rgba_f32())
+        })?
+        .unwrap_or_default();
+    if !colors.is_empty() {
+        same_len("COLOR_0", colors.len())?;
+    }
+    non_finite(
+        "COLOR_0",
+        colors.iter().position(|c| !c.iter().all(|x| x.is_finite())),
+    )?;
     let joints_raw = read_checked(attr(gltf::Semantic::Joints(0)), buffers, "JOINTS_0", || {
         reader.read_joints(0).map(|j| j.into_u16())
     })?
@@ -1109,6 +1124,7 @@ fn read_primitive(
         positions,
         normals,
         uvs,
+        colors,
         joints,
         weights,
         indices,
@@ -1193,6 +1209,25 @@ mod tests {
         PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("../../shared/assets/third_party/gltf")
             .join(rel)
+    }
+
+    #[test]
+    fn vertex_colors_are_imported_when_present() {
+        // Our knight carries its colours per vertex (COLOR_0, float RGBA).
+        let knight =
+            load(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets/knight.glb")).unwrap();
+        let mesh = &knight.meshes[0];
+        assert_eq!(mesh.colors.len(), mesh.positions.len());
+        assert!(mesh.colors.iter().any(|c| c != &mesh.colors[0]));
+        assert!(
+            mesh.colors
+                .iter()
+                .flatten()
+                .all(|x| (0.0..=1.0).contains(x))
+        );
+        // CesiumMan has none: the list stays empty.
+        let cesium = load(&model_path(MODELS[0])).unwrap();
+        assert!(cesium.meshes[0].colors.is_empty());
     }
 
     /// A straightforward, independent global transform per node: walk up

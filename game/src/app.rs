@@ -66,6 +66,9 @@ pub struct PlayArgs {
     /// Initial window size, WIDTHxHEIGHT (default 1280x720).
     #[arg(long, value_parser = crate::headless::parse_size)]
     pub window_size: Option<(u32, u32)>,
+    /// Another character than the knight (`--character MODEL --rig RIG.ron`).
+    #[command(flatten)]
+    pub model: crate::model::CharacterArgs,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -420,7 +423,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
         ensure_dir(&args.screenshot_dir)?;
     }
     let script = args.input.as_deref().map(Script::load).transpose()?;
-    let character = Arc::new(Character::knight().context("building the knight")?);
+    let character = Arc::new(args.model.load()?);
     let event_loop = EventLoop::new().map_err(|e| {
         anyhow!("cannot open a window: {e} (no display? run under a desktop session or `xvfb-run -a ironstep`)")
     })?;

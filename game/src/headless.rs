@@ -61,6 +61,9 @@ pub struct RunArgs {
     /// Draw the debug overlay (skeleton, IK targets, probes, rungs) in screenshots.
     #[arg(long)]
     pub debug: bool,
+    /// Another character than the knight (`--character MODEL --rig RIG.ron`).
+    #[command(flatten)]
+    pub model: crate::model::CharacterArgs,
 }
 
 /// The largest screenshot side, pixels: wgpu's guaranteed texture limit.
@@ -243,7 +246,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
     let level = load_level(&args.level)?;
     let script = Script::load(&args.input)?;
-    let character = Arc::new(Character::knight().context("building the knight")?);
+    let character = Arc::new(args.model.load()?);
     let shots = match (args.screenshot_every, &args.out) {
         (Some(every), Some(dir)) => Some(ShotOptions {
             every,

@@ -23,6 +23,8 @@ enum Command {
     Play(game::app::PlayArgs),
     /// Run the simulation headless from an input script and report motion metrics.
     Run(game::headless::RunArgs),
+    /// Render a skinned glTF model to a PNG, framed automatically (for artists and tests).
+    Render(game::render_model::RenderArgs),
     /// Check Tiled level maps for problems (for designers and their CI).
     CheckLevel(game::level::check::CheckArgs),
     /// Drag a target and watch IK chains follow (two-bone strategies, CCD, FABRIK).
@@ -36,6 +38,7 @@ fn main() -> ExitCode {
         Some(Command::Run(args)) => game::headless::run(&args),
         Some(Command::Play(args)) => game::app::play(args),
         Some(Command::IkLab(args)) => game::ik_lab::run(args),
+        Some(Command::Render(args)) => game::render_model::run(&args),
         None => game::app::play(game::app::PlayArgs {
             level: "builtin".into(),
             screenshot_dir: ".".into(),

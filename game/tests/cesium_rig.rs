@@ -1,0 +1,240 @@
+//! Measures CesiumMan's skeleton and walk clip from the model itself and
+//! checks that our rig file for it (`assets/rigs/cesium_man.rig.ron`) agrees:
+//! the forward direction, the knee and elbow hinge axes, the ankle's height
+//! above the sole and the ground distance of one walk cycle. The rig's
+//! numbers were taken from this measurement, not guessed.
+
+use std::path::{Path, PathBuf};
+
+use animation::gltf_import::{self, ImportedModel};
+use animation::{Skeleton, Transform, Wrap, local_to_model, palette, sample_at, skin};
+use game::rig::RigFile;
+use glam::{Mat4, Vec3};
+
+/// Samples taken over the walk cycle.
+const SAMPLES: usize = 200;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn cesium() -> ImportedModel {
+    gltf_import::load(&root().join("../shared/assets/third_party/gltf/CesiumMan/CesiumMan.glb"))
+        .expect("the shared CesiumMan model loads")
+}
+
+fn rig() -> RigFile {
+    RigFile::load(&root().join("assets/rigs/cesium_man.rig.ron")).expect("the rig file parses")
+}
+
+fn models_at(skel: &Skeleton, locals: &[Transform]) -> Vec<Mat4> {
+    let mut m = vec![Mat4::IDENTITY; skel.len()];
+    local_to_model(skel, locals, &mut m);
+    m
+}
+
+/// Model-space joint matrices at each sample of the clip.
+fn cycle(model: &ImportedModel) -> (f32, Vec<Vec<Mat4>>) {
+    let s = &model.skins[0];
+    let clip = &s.clips[0];
+    let mut all = Vec::new();
+    for i in 0..SAMPLES {
+        let mut locals = s.skeleton.rest_locals().to_vec();
+        sample_at(
+            clip,
+            clip.duration * i as f32 / SAMPLES as f32,
+            Wrap::Loop,
+            &mut locals,
+        );
+        all.push(models_at(&s.skeleton, &locals));
+    }
+    (clip.duration, all)
+}
+
+fn pos(m: &Mat4) -> Vec3 {
+    m.w_axis.truncate()
+}
+
+/// The hinge axis of a mid joint in its own frame, measured where the clip
+/// bends the limb most: the axis `upper × lower` about which a positive
+/// rotation turns the lower bone further from the upper one's line, taken
+/// into the mid joint's frame. Also returns that largest bend, radians.
+fn hinge_axis(models: &[Vec<Mat4>], start: usize, mid: usize, end: usize) -> (Vec3, f32) {
+    let bend = |m: &[Mat4]| {
+        let a = (pos(&m[mid]) - pos(&m[start])).normalize();
+        let b = (pos(&m[end]) - pos(&m[mid])).normalize();
+        a.dot(b).clamp(-1.0, 1.0).acos()
+    };
+    let most = (0..models.len())
+        .max_by(|&a, &b| bend(&models[a]).total_cmp(&bend(&models[b])))
+        .unwrap();
+    let m = &models[most];
+    let upper = pos(&m[mid]) - pos(&m[start]);
+    let lower = pos(&m[end]) - pos(&m[mid]);
+    let axis_model = upper.cross(lower).normalize();
+    let (_, r, _) = m[mid].to_scale_rotation_translation();
+    ((r.inverse() * axis_model).normalize(), bend(m))
+}
+
+struct Measured {
+    forward: Vec3,
+    knee_axes: [Vec3; 2],
+    elbow_axes: [Vec3; 2],
+    foot_height: [f32; 2],
+    cycle_distance: [f32; 2],
+    stance_floor: [f32; 2],
+}
+
+fn measure() -> Measured {
+    let model = cesium();
+    let rig = rig();
+    let s = &model.skins[0];
+    let skel = &s.skeleton;
+    let j = |n: &str| skel.joint_index(n).unwrap_or_else(|| panic!("joint {n}"));
+    let (duration, models) = cycle(&model);
+    let dt = duration / SAMPLES as f32;
+    let pelvis = j(&rig.pelvis);
+
+    let mut knee_axes = [Vec3::ZERO; 2];
+    let mut elbow_axes = [Vec3::ZERO; 2];
+    let mut foot_height = [0.0; 2];
+    let mut cycle_distance = [0.0; 2];
+    let mut stance_floor = [0.0; 2];
+    let mut rel_velocity = Vec3::ZERO;
+
+    // Rest pose, skinned: the lowest vertex bound mostly to each foot.
+    let rest = models_at(skel, skel.rest_locals());
+    let mut pal = vec![Mat4::IDENTITY; skel.len()];
+    palette(&rest, skel.inverse_bind(), &mut pal).unwrap();
+    let mesh = &model.meshes[0];
+    let mut skinned = vec![Vec3::ZERO; mesh.positions.len()];
+    skin(
+        &pal,
+        &mesh.positions,
+        &[],
+        &mesh.joints,
+        &mesh.weights,
+        &mut skinned,
+        &mut [],
+    )
+    .unwrap();
+
+    for (side, leg) in rig.legs.iter().enumerate() {
+        let (hip, knee, ankle) = (j(&leg.hip), j(&leg.knee), j(&leg.ankle));
+        let foot_joints: Vec<usize> = (0..skel.len())
+            .filter(|&k| k == ankle || skel.is_descendant_of(k, ankle))
+            .collect();
+        let sole = skinned
+            .iter()
+            .zip(&mesh.joints)
+            .zip(&mesh.weights)
+            .filter(|((_, js), ws)| {
+                let top = (0..4).max_by(|&a, &b| ws[a].total_cmp(&ws[b])).unwrap();
+                foot_joints.contains(&(js[top] as usize))
+            })
+            .map(|((p, _), _)| p.y)
+            .fold(f32::INFINITY, f32::min);
+        foot_height[side] = pos(&rest[ankle]).y - sole;
+        eprintln!(
+            "leg {side}: rest ankle {:.3} m, sole {sole:.3} m",
+            pos(&rest[ankle]).y
+        );
+        knee_axes[side] = hinge_axis(&models, hip, knee, ankle).0;
+
+        // Stance: the samples where this ankle is within 1 cm of its lowest.
+        let ys: Vec<f32> = models.iter().map(|m| pos(&m[ankle]).y).collect();
+        let min_y = ys.iter().copied().fold(f32::INFINITY, f32::min);
+        stance_floor[side] = min_y;
+        let mut v = Vec3::ZERO;
+        let mut n = 0;
+        for i in 0..SAMPLES {
+            let k = (i + 1) % SAMPLES;
+            if ys[i] < min_y + 0.01 && ys[k] < min_y + 0.01 {
+                let foot = pos(&models[k][ankle]) - pos(&models[i][ankle]);
+                let body = pos(&models[k][pelvis]) - pos(&models[i][pelvis]);
+                v += (body - foot) / dt;
+                n += 1;
+            }
+        }
+        let v = v / n.max(1) as f32;
+        rel_velocity += v;
+        cycle_distance[side] = Vec3::new(v.x, 0.0, v.z).length() * duration;
+    }
+    // The elbows, by name (the rig names no arms; see its comment).
+    for (side, [shoulder, elbow, wrist]) in [
+        [
+            "Skeleton_arm_joint_L__4_",
+            "Skeleton_arm_joint_L__3_",
+            "Skeleton_arm_joint_L__2_",
+        ],
+        [
+            "Skeleton_arm_joint_R",
+            "Skeleton_arm_joint_R__2_",
+            "Skeleton_arm_joint_R__3_",
+        ],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (axis, most) = hinge_axis(&models, j(shoulder), j(elbow), j(wrist));
+        eprintln!("elbow {side}: most bend {:.1}°", most.to_degrees());
+        elbow_axes[side] = axis;
+    }
+    let forward = Vec3::new(rel_velocity.x, 0.0, rel_velocity.z).normalize();
+    let m = Measured {
+        forward,
+        knee_axes,
+        elbow_axes,
+        foot_height,
+        cycle_distance,
+        stance_floor,
+    };
+    eprintln!(
+        "CesiumMan measured: forward {:.3}, knee axes {:.3} {:.3}, elbow axes {:.3} {:.3}, foot height {:.3?} m, cycle distance {:.3?} m, lowest ankle in the walk {:.3?} m",
+        m.forward,
+        m.knee_axes[0],
+        m.knee_axes[1],
+        m.elbow_axes[0],
+        m.elbow_axes[1],
+        m.foot_height,
+        m.cycle_distance,
+        m.stance_floor
+    );
+    m
+}
+
+fn v3(t: (f32, f32, f32)) -> Vec3 {
+    Vec3::new(t.0, t.1, t.2).normalize()
+}
+
+#[test]
+fn the_rig_file_matches_the_measured_model() {
+    let m = measure();
+    let rig = rig();
+    assert!(
+        v3(rig.forward).dot(m.forward) > 0.95,
+        "forward {}",
+        m.forward
+    );
+    for a in m.knee_axes {
+        assert!(v3(rig.knee_hinge_axis).dot(a) > 0.9, "knee axis {a}");
+    }
+    // The two elbows bend about different local axes, so no one
+    // elbow_hinge_axis fits both: the rig leaves the arms out.
+    assert!(
+        m.elbow_axes[0].dot(m.elbow_axes[1]) < 0.8,
+        "{:?}",
+        m.elbow_axes
+    );
+    assert!(rig.arms.is_empty());
+    for h in m.foot_height {
+        assert!((rig.foot_height - h).abs() < 0.015, "foot height {h}");
+    }
+    let d = 0.5 * (m.cycle_distance[0] + m.cycle_distance[1]);
+    assert!(
+        (rig.walk_cycle_distance / d - 1.0).abs() < 0.08,
+        "cycle {d}"
+    );
+    // The only clip is the walk, so a run plays it too, at the walk's stride.
+    assert_eq!(rig.run_cycle_distance, rig.walk_cycle_distance);
+}

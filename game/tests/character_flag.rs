@@ -1,0 +1,117 @@
+//! End-to-end: `ironstep run --character MODEL --rig RIG` plays a third-party
+//! humanoid (CesiumMan, with our `assets/rigs/cesium_man.rig.ron`) through the
+//! real simulation and pose pipeline over the built-in level's slopes; bad
+//! rigs give one line naming the rig file and the reason.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+const CESIUM: &str = "../shared/assets/third_party/gltf/CesiumMan/CesiumMan.glb";
+const RIG: &str = "assets/rigs/cesium_man.rig.ron";
+
+fn run(extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ironstep"))
+        .current_dir(repo())
+        .args(["run", "--input", "assets/scripts/slopes_walk.txt"])
+        .args(extra)
+        .output()
+        .expect("the ironstep binary runs")
+}
+
+fn f(v: &Value, key: &str) -> f64 {
+    v[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no number '{key}': {v}"))
+}
+
+#[test]
+fn cesium_man_walks_the_slopes_with_planted_feet() {
+    let metrics = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cesium_slopes.json");
+    let m = metrics.to_str().unwrap();
+    let out = run(&[
+        "--character",
+        CESIUM,
+        "--rig",
+        RIG,
+        "--frames",
+        "1700",
+        "--metrics",
+        m,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap();
+    let s = &doc["summary"];
+    eprintln!("CesiumMan slopes_walk: {s}");
+    assert_eq!(s["nan_count"], 0);
+    assert_eq!(s["ik_errors"], 0);
+    assert_eq!(s["goal_reached"], true);
+    // His feet are found planted on every slope up to 45°.
+    assert!(f(s, "max_planted_slope_deg") >= 44.9);
+    // Fewer planted frames than the knight's (over 1,000): his one walk clip's
+    // stances are uneven (1.83 m and 1.56 m per cycle, see the rig file), so
+    // the contact analysis finds short stances. Today: 226.
+    assert!(f(s, "planted_frames") >= 150.0);
+    // Planted feet on the ground within 1 cm (today 7.5 mm; the knight: 2.2).
+    assert!(f(s, "planted_foot_max_error_m") <= 0.010);
+    // A planted foot slides at most 1.5 cm (today 10.8 mm; the knight: 3.1).
+    assert!(f(s, "stance_slide_max_m") <= 0.015);
+}
+
+#[test]
+fn the_knight_is_still_the_default() {
+    let out = run(&["--frames", "64"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Runs with a rig and returns the one line on stderr of the failure.
+fn fails_with_rig(rig: &str) -> String {
+    let out = run(&["--character", CESIUM, "--rig", rig, "--frames", "10"]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "an error, not a crash: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    err
+}
+
+#[test]
+fn bad_rigs_name_the_file_and_the_reason() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let text = std::fs::read_to_string(repo().join(RIG)).unwrap();
+
+    let wrong = dir.join("wrong_joint.rig.ron");
+    std::fs::write(&wrong, text.replace("\"leg_joint_L_2\"", "\"knee_L\"")).unwrap();
+    let err = fails_with_rig(wrong.to_str().unwrap());
+    assert!(
+        err.contains("wrong_joint.rig.ron") && err.contains("'knee_L' (knee)"),
+        "{err}"
+    );
+
+    let err = fails_with_rig("assets/rigs/missing.rig.ron");
+    assert!(
+        err.contains("assets/rigs/missing.rig.ron") && err.contains("No such file"),
+        "{err}"
+    );
+
+    let broken = dir.join("broken.rig.ron");
+    std::fs::write(&broken, &text[..text.len() / 2]).unwrap();
+    let err = fails_with_rig(broken.to_str().unwrap());
+    assert!(err.contains("broken.rig.ron"), "{err}");
+
+    // --character without --rig is refused by the command line.
+    let out = run(&["--character", CESIUM, "--frames", "10"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--rig"));
+}
