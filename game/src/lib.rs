@@ -3,9 +3,11 @@
 
 pub mod anim_state;
 pub mod app;
+pub mod bench;
 pub mod character;
 pub mod clock;
 pub mod contact;
+pub mod crowd;
 pub mod fsio;
 pub mod headless;
 pub mod ik_lab;
@@ -14,6 +16,7 @@ pub mod level;
 pub mod metrics;
 pub mod player;
 pub mod pose_pipeline;
+pub mod profile;
 pub mod rig;
 pub mod scene;
 pub mod script;
