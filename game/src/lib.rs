@@ -14,6 +14,7 @@ pub mod ik_lab;
 pub mod knight;
 pub mod level;
 pub mod metrics;
+pub mod overlay;
 pub mod player;
 pub mod pose_pipeline;
 pub mod profile;
