@@ -452,6 +452,8 @@ pub fn play(args: PlayArgs) -> Result<()> {
     }
     let script = args.input.as_deref().map(Script::load).transpose()?;
     let character = Arc::new(Character::knight().context("building the knight")?);
+    #[cfg(feature = "puffin")]
+    let _puffin = crate::profile::start_live_server(crate::profile::PUFFIN_ADDR)?;
     let event_loop = EventLoop::new().map_err(|e| {
         anyhow!("cannot open a window: {e} (no display? run under a desktop session or `xvfb-run -a ironstep`)")
     })?;

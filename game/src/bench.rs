@@ -183,6 +183,8 @@ impl View {
 
 /// Runs `ironstep bench`.
 pub fn run(args: &BenchArgs) -> Result<()> {
+    #[cfg(feature = "puffin")]
+    let _puffin = profile::start_live_server(profile::PUFFIN_ADDR)?;
     let report = bench(args)?;
     print_table(&report);
     if let Some(path) = &args.json {

@@ -309,6 +309,10 @@ fn puffin_scope(stage: Stage) -> Option<puffin::ProfilerScope> {
     Some(puffin::ProfilerScope::new(ids[stage.index()], ""))
 }
 
+/// Where the puffin_http server listens (puffin's default port).
+#[cfg(feature = "puffin")]
+pub const PUFFIN_ADDR: &str = "127.0.0.1:8585";
+
 /// Starts the puffin_http server on `addr` (e.g. `127.0.0.1:8585`) and
 /// switches scopes on; keep the returned server alive while profiling.
 #[cfg(feature = "puffin")]
