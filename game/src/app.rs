@@ -29,7 +29,9 @@ use winit::window::{Window, WindowId};
 use crate::character::Character;
 use crate::clock::{FixedClock, FramePacer};
 use crate::headless::load_level;
+use crate::overlay::{PoseTimer, ProfileOverlay};
 use crate::player::{DT, Input};
+use crate::profile::Stage;
 use crate::scene::{CameraRig, SceneHandles, draw_character, lighting, upload_scene};
 use crate::script::{Script, ScriptPlayer};
 use crate::sim::{Body, Sim};
@@ -63,6 +65,9 @@ pub struct PlayArgs {
     /// Start with the debug overlay shown.
     #[arg(long)]
     pub debug: bool,
+    /// Start with the profiling overlay shown (F3 toggles it).
+    #[arg(long)]
+    pub profile: bool,
     /// Initial window size, WIDTHxHEIGHT (default 1280x720).
     #[arg(long, value_parser = crate::headless::parse_size)]
     pub window_size: Option<(u32, u32)>,
@@ -181,6 +186,7 @@ struct Running {
     camera: CameraRig,
     prev_world: Mat4,
     last: Instant,
+    overlay: ProfileOverlay,
 }
 
 struct App {
@@ -216,6 +222,7 @@ impl App {
         let mut frame = Frame::new();
         frame.show_debug = self.args.debug;
         eprintln!("ironstep: rendering with {}", gpu.describe());
+        let overlay = ProfileOverlay::new(&window, &renderer, self.args.profile);
         window.request_redraw();
         self.running = Some(Running {
             window,
@@ -229,6 +236,7 @@ impl App {
             camera: CameraRig::default(),
             prev_world: Mat4::IDENTITY,
             last: Instant::now(),
+            overlay,
         });
         Ok(())
     }
@@ -265,6 +273,11 @@ impl App {
                     r.frame.show_debug = !r.frame.show_debug;
                 }
             }
+            KeyCode::F3 if down && !event.repeat => {
+                if let Some(r) = self.running.as_mut() {
+                    r.overlay.visible = !r.overlay.visible;
+                }
+            }
             KeyCode::Escape if down => el.exit(),
             _ => {}
         }
@@ -282,16 +295,18 @@ impl App {
         let elapsed = (now - r.last).as_secs_f32();
         r.last = now;
         let steps = r.clock.advance(elapsed);
+        let prof = &mut r.overlay.profiler;
         for _ in 0..steps.steps {
-            let input = match scripted.as_mut() {
+            let input = prof.time(Stage::Input, || match scripted.as_mut() {
                 Some(s) => s.next_input(),
                 None => combine(self.keys.input(), self.pads.poll()),
-            };
+            });
             self.keys.jump_edge = false;
             r.prev_world = current_world(&r.sim);
-            r.sim.step(&input);
-            r.sim.pose(DT);
+            prof.time(Stage::Sim, || r.sim.step(&input));
+            r.sim.pose_observed(DT, &mut PoseTimer::new(prof));
         }
+        let scene_start = Instant::now();
         let player = r.sim.player_state();
         let camera = r.camera.update(&player, elapsed);
         r.frame.clear();
@@ -315,12 +330,22 @@ impl App {
             );
         }
         let light = lighting(Vec3::new(player.pos.x, player.pos.y, 0.0));
+        r.overlay.profiler.add(Stage::Scene, scene_start.elapsed());
+        r.overlay.prepare(&r.window);
         if let Some(tex) = r.surface.acquire(&r.gpu)? {
             let view = tex.texture.create_view(&Default::default());
-            r.renderer
-                .render(&mut r.frame, &camera, &light, &view, r.surface.size())?;
+            let stats =
+                r.renderer
+                    .render(&mut r.frame, &camera, &light, &view, r.surface.size())?;
+            r.overlay
+                .record_render(&stats, r.renderer.last_pass_times());
+            r.overlay.paint(&r.renderer, &view, r.surface.size());
+            let present_start = Instant::now();
             r.window.pre_present_notify();
             r.surface.present(&r.gpu, tex);
+            r.overlay
+                .profiler
+                .add(Stage::Present, present_start.elapsed());
             self.frames += 1;
             if self.args.screenshot_at.contains(&self.frames) {
                 // The swapchain cannot be read back portably: draw the same
@@ -329,6 +354,7 @@ impl App {
                 let target = OffscreenTarget::new(&r.renderer, size.0, size.1);
                 r.renderer
                     .render(&mut r.frame, &camera, &light, target.view(), size)?;
+                r.overlay.paint(&r.renderer, target.view(), size);
                 let path = self
                     .args
                     .screenshot_dir
@@ -345,6 +371,8 @@ impl App {
         if self.args.exit_after.is_some_and(|n| self.frames >= n) {
             el.exit();
         }
+        let gpu_ms = r.overlay.gpu.map(|g| g.shadow_ms + g.main_ms);
+        r.overlay.profiler.end_frame(gpu_ms);
         Ok(())
     }
 }
@@ -385,6 +413,9 @@ impl ApplicationHandler for Handler<'_> {
     }
 
     fn window_event(&mut self, el: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        if let Some(r) = self.app.running.as_mut() {
+            r.overlay.on_window_event(&r.window, &event);
+        }
         match event {
             WindowEvent::CloseRequested => el.exit(),
             WindowEvent::Resized(size) => {
@@ -424,6 +455,8 @@ pub fn play(args: PlayArgs) -> Result<()> {
     }
     let script = args.input.as_deref().map(Script::load).transpose()?;
     let character = Arc::new(args.model.load()?);
+    #[cfg(feature = "puffin")]
+    let _puffin = crate::profile::start_live_server(crate::profile::PUFFIN_ADDR)?;
     let event_loop = EventLoop::new().map_err(|e| {
         anyhow!("cannot open a window: {e} (no display? run under a desktop session or `xvfb-run -a ironstep`)")
     })?;

@@ -3,9 +3,11 @@
 
 pub mod anim_state;
 pub mod app;
+pub mod bench;
 pub mod character;
 pub mod clock;
 pub mod contact;
+pub mod crowd;
 pub mod fsio;
 pub mod fuzzing;
 pub mod headless;
@@ -14,8 +16,10 @@ pub mod knight;
 pub mod level;
 pub mod metrics;
 pub mod model;
+pub mod overlay;
 pub mod player;
 pub mod pose_pipeline;
+pub mod profile;
 pub mod render_model;
 pub mod rig;
 pub mod scene;

@@ -7,6 +7,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// Counts allocations so `ironstep bench` can report allocations per frame
+/// and memory per knight.
+#[global_allocator]
+static ALLOCATOR: game::profile::CountingAllocator = game::profile::CountingAllocator;
+
 /// Ironstep: a side-scroller whose 3D knight really stands on the world.
 #[derive(Parser, Debug)]
 #[command(name = "ironstep", version, about)]
@@ -29,6 +34,8 @@ enum Command {
     CheckLevel(game::level::check::CheckArgs),
     /// Drag a target and watch IK chains follow (two-bone strategies, CCD, FABRIK).
     IkLab(game::ik_lab::IkLabArgs),
+    /// Benchmark a scripted crowd of knights: per-stage CPU and GPU times, JSON, Chrome trace.
+    Bench(game::bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +46,7 @@ fn main() -> ExitCode {
         Some(Command::Play(args)) => game::app::play(args),
         Some(Command::IkLab(args)) => game::ik_lab::run(args),
         Some(Command::Render(args)) => game::render_model::run(&args),
+        Some(Command::Bench(args)) => game::bench::run(&args),
         None => game::app::play(game::app::PlayArgs {
             level: "builtin".into(),
             screenshot_dir: ".".into(),

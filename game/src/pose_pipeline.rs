@@ -107,6 +107,48 @@ const ALIGN_TAU: f32 = 0.06;
 /// Knee and elbow hinge range, radians: from nearly straight to fully bent.
 const HINGE_RANGE: (f32, f32) = (0.0, 2.7);
 
+/// The stages of one frame, in the order they run (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PoseStage {
+    /// Sample every layer's clip (step 1, first half).
+    Sample,
+    /// Blend the layers, `local_to_model`, and place the model in the world
+    /// (step 1, second half, and step 2).
+    Blend,
+    /// Feet onto the ground (step 3).
+    FootIk,
+    /// Hands and feet onto rungs (step 4).
+    LadderIk,
+    /// Skinning matrices (step 5).
+    Palette,
+}
+
+impl PoseStage {
+    /// Every stage, in the order a frame runs them.
+    pub const ALL: [PoseStage; 5] = [
+        PoseStage::Sample,
+        PoseStage::Blend,
+        PoseStage::FootIk,
+        PoseStage::LadderIk,
+        PoseStage::Palette,
+    ];
+}
+
+/// Told when each stage of a frame starts and ends (the profiler's hook; the
+/// pipeline itself keeps no clock).
+pub trait StageObserver {
+    /// `stage` is about to run.
+    fn enter(&mut self, stage: PoseStage);
+    /// `stage` has finished.
+    fn exit(&mut self, stage: PoseStage);
+}
+
+/// Observes nothing.
+impl StageObserver for () {
+    fn enter(&mut self, _: PoseStage) {}
+    fn exit(&mut self, _: PoseStage) {}
+}
+
 /// What one frame of the pipeline reads.
 #[derive(Clone, Copy, Debug)]
 pub struct FrameInput<'a> {
@@ -239,27 +281,67 @@ impl PosePipeline {
         self.smooth = Smoothing::default();
     }
 
-    /// Runs one frame of the pipeline.
+    /// Runs one frame of the pipeline: every [`PoseStage`] in order.
     pub fn run(&mut self, c: &Character, input: &FrameInput) {
-        self.debug = PoseDebug::default();
-        self.debug.transition = is_transition(c, input.layers);
-        self.sample_and_blend(c, input.layers);
-        local_to_model(&c.skeleton, &self.pose.locals, &mut self.animated);
-        self.models.copy_from_slice(&self.animated);
-        self.place(c, input);
-        if input.ik_enabled {
-            self.foot_ik(c, input);
-            self.ladder_ik(c, input);
+        for stage in PoseStage::ALL {
+            self.run_stage(stage, c, input);
         }
-        self.debug.ground_weight = self.smooth.ground_weight;
-        self.debug.climb_weight = self.smooth.climb_weight;
-        // Lengths always match (both sized from the skeleton), so this
-        // cannot fail; keep the previous palette if it ever did.
-        let _ = palette(&self.models, c.skeleton.inverse_bind(), &mut self.palette);
     }
 
-    /// Step 1: sample every layer and blend them into `pose`.
-    fn sample_and_blend(&mut self, c: &Character, layers: &[Layer]) {
+    /// Runs one frame of the pipeline, telling `observer` when each stage
+    /// starts and ends (profiling). Same result as [`PosePipeline::run`].
+    pub fn run_observed(
+        &mut self,
+        c: &Character,
+        input: &FrameInput,
+        observer: &mut impl StageObserver,
+    ) {
+        for stage in PoseStage::ALL {
+            observer.enter(stage);
+            self.run_stage(stage, c, input);
+            observer.exit(stage);
+        }
+    }
+
+    /// Runs one stage of the pipeline. A frame is every stage of
+    /// [`PoseStage::ALL`] in that order; callers that pose many characters
+    /// may run one stage for a group of characters before the next (each
+    /// character's result is the same as with [`PosePipeline::run`]).
+    pub fn run_stage(&mut self, stage: PoseStage, c: &Character, input: &FrameInput) {
+        match stage {
+            PoseStage::Sample => {
+                self.debug = PoseDebug::default();
+                self.debug.transition = is_transition(c, input.layers);
+                self.sample(c, input.layers);
+            }
+            PoseStage::Blend => {
+                self.blend(c, input.layers);
+                local_to_model(&c.skeleton, &self.pose.locals, &mut self.animated);
+                self.models.copy_from_slice(&self.animated);
+                self.place(c, input);
+            }
+            PoseStage::FootIk => {
+                if input.ik_enabled {
+                    self.foot_ik(c, input);
+                }
+            }
+            PoseStage::LadderIk => {
+                if input.ik_enabled {
+                    self.ladder_ik(c, input);
+                }
+            }
+            PoseStage::Palette => {
+                self.debug.ground_weight = self.smooth.ground_weight;
+                self.debug.climb_weight = self.smooth.climb_weight;
+                // Lengths always match (both sized from the skeleton), so this
+                // cannot fail; keep the previous palette if it ever did.
+                let _ = palette(&self.models, c.skeleton.inverse_bind(), &mut self.palette);
+            }
+        }
+    }
+
+    /// Step 1a: sample every layer into its own local pose.
+    fn sample(&mut self, c: &Character, layers: &[Layer]) {
         let rest = c.skeleton.rest_locals();
         let n = layers.len().min(MAX_LAYERS);
         for (layer, locals) in layers[..n].iter().zip(&mut self.layer_locals) {
@@ -278,6 +360,12 @@ impl PosePipeline {
                 locals,
             );
         }
+    }
+
+    /// Step 1b: blend the sampled layers into `pose`.
+    fn blend(&mut self, c: &Character, layers: &[Layer]) {
+        let rest = c.skeleton.rest_locals();
+        let n = layers.len().min(MAX_LAYERS);
         let blend_layers: [BlendLayer; MAX_LAYERS] = std::array::from_fn(|i| BlendLayer {
             locals: &self.layer_locals[i],
             weight: if i < n {

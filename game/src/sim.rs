@@ -24,7 +24,7 @@ use hecs::{Entity, World};
 use crate::anim_state::{AnimState, Layer, MAX_LAYERS};
 use crate::character::Character;
 use crate::player::{DT, Input, Locomotion, MoveParams, Player};
-use crate::pose_pipeline::{FrameInput, PosePipeline};
+use crate::pose_pipeline::{FrameInput, PosePipeline, StageObserver};
 use crate::world::Level;
 
 /// Marks the entity the keyboard, gamepad or script drives.
@@ -115,6 +115,12 @@ impl Sim {
         pose(&mut self.world, &self.level, self.ik_enabled, dt);
     }
 
+    /// Runs the pose pipeline for every character, telling `observer` when
+    /// each pipeline stage starts and ends (the profiler's hook).
+    pub fn pose_observed(&mut self, dt: f32, observer: &mut impl StageObserver) {
+        pose_observed(&mut self.world, &self.level, self.ik_enabled, dt, observer);
+    }
+
     /// A copy of the player's controller state.
     pub fn player_state(&self) -> Player {
         *self
@@ -159,6 +165,17 @@ pub fn animate(world: &mut World, params: &MoveParams, dt: f32) {
 
 /// System 3: the pose pipeline of every character.
 pub fn pose(world: &mut World, level: &Level, ik_enabled: bool, dt: f32) {
+    pose_observed(world, level, ik_enabled, dt, &mut ());
+}
+
+/// System 3 with a stage observer (see [`StageObserver`]).
+pub fn pose_observed(
+    world: &mut World,
+    level: &Level,
+    ik_enabled: bool,
+    dt: f32,
+    observer: &mut impl StageObserver,
+) {
     for (player, state, layers, body) in
         world.query_mut::<(&Player, &AnimState, &Layers, &mut Body)>()
     {
@@ -174,6 +191,6 @@ pub fn pose(world: &mut World, level: &Level, ik_enabled: bool, dt: f32) {
             character,
             pipeline,
         } = body;
-        pipeline.run(character.as_ref(), &input);
+        pipeline.run_observed(character.as_ref(), &input, observer);
     }
 }

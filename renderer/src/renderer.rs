@@ -247,6 +247,12 @@ pub struct FrameStats {
     pub instances: u32,
     /// Draw calls issued (shadow and main pass).
     pub draw_calls: u32,
+    /// CPU time of validation, instance grouping and the buffer writes.
+    pub cpu_upload: std::time::Duration,
+    /// CPU time of recording the passes.
+    pub cpu_encode: std::time::Duration,
+    /// CPU time of `queue.submit` (and starting the timestamp readback).
+    pub cpu_submit: std::time::Duration,
 }
 
 struct SkinnedMeshGpu {
@@ -1015,6 +1021,7 @@ impl Renderer {
         if size.0 == 0 || size.1 == 0 {
             return Err(RenderError::InvalidFrame("target has zero size".into()));
         }
+        let t_start = std::time::Instant::now();
         for (i, r) in frame.instances.iter().enumerate() {
             let palette = &frame.palettes
                 [r.palette_offset as usize..(r.palette_offset + r.palette_len) as usize];
@@ -1134,6 +1141,7 @@ impl Renderer {
             uploaded += line_bytes;
         }
 
+        let t_encode = std::time::Instant::now();
         let record_time = self.timer.as_ref().is_some_and(GpuTimer::can_record);
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("frame"),
@@ -1245,7 +1253,9 @@ impl Renderer {
         if record_time && let Some(t) = &self.timer {
             t.resolve(&mut encoder);
         }
-        queue.submit([encoder.finish()]);
+        let commands = encoder.finish();
+        let t_submit = std::time::Instant::now();
+        queue.submit([commands]);
         if record_time && let Some(t) = &mut self.timer {
             t.after_submit();
         }
@@ -1254,6 +1264,9 @@ impl Renderer {
             bytes_uploaded: uploaded,
             instances: self.scratch_instances.len() as u32,
             draw_calls,
+            cpu_upload: t_encode - t_start,
+            cpu_encode: t_submit - t_encode,
+            cpu_submit: t_submit.elapsed(),
         })
     }
 

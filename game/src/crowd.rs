@@ -1,0 +1,402 @@
+//! A deterministic scripted crowd of knights for `ironstep bench`: each
+//! knight walks (or runs) the level's slopes and stairs, jumps gaps, and
+//! climbs every ladder it meets, with full foot and ladder IK, from its own
+//! seeded start place, direction, gait and timing.
+//!
+//! Work is split into groups of [`GROUP`] knights. Each group runs, per
+//! frame, its input (the scripted "brains"), one simulation step, and then
+//! the pose pipeline stage by stage for the whole group
+//! ([`PosePipeline::run_stage`], same result per knight as
+//! [`PosePipeline::run`]); groups run in parallel on a rayon pool. Every
+//! knight's result depends only on its own state, so the crowd's poses are
+//! the same for any thread count.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use glam::Vec2;
+use rayon::prelude::*;
+
+use crate::anim_state::{AnimState, Layer, MAX_LAYERS};
+use crate::character::Character;
+use crate::player::{DT, Input, Locomotion, MoveParams, Player};
+use crate::pose_pipeline::{FrameInput, PosePipeline, PoseStage};
+use crate::profile::{STAGE_COUNT, Scope, Stage};
+use crate::world::Level;
+
+/// Knights per group: the unit of parallel work and of stage-major
+/// processing. Eight is the batched IK solver's lane count, and about
+/// 40 µs of pose work, large enough that rayon's per-task cost (about a
+/// microsecond) stays small.
+pub const GROUP: usize = 8;
+
+/// One knight's script: a small deterministic controller.
+#[derive(Clone, Copy, Debug)]
+struct Brain {
+    dir: f32,
+    run: bool,
+    /// +1 climbing up, −1 down.
+    climb_dir: f32,
+    /// Steps until a ladder may be climbed again (after leaving one).
+    ladder_cooldown: u32,
+    /// Steps jump stays held.
+    jump_hold: u32,
+    /// Steps stuck against a wall.
+    stuck: u32,
+    /// Steps until the gait toggles between walk and run.
+    gait_timer: u32,
+    gait_period: u32,
+}
+
+impl Brain {
+    fn input(&mut self, p: &Player, level: &Level) -> Input {
+        let (x0, x1) = level.extent();
+        let mut input = Input::default();
+        match p.state {
+            Locomotion::Ladder(_) => {
+                // Keep climbing the way the climb started, to the end.
+                input.move_y = self.climb_dir;
+                self.ladder_cooldown = 3 * 64;
+                return input;
+            }
+            Locomotion::Ground => {
+                if p.pos.x < x0 + 1.0 {
+                    self.dir = 1.0;
+                } else if p.pos.x > x1 - 1.0 {
+                    self.dir = -1.0;
+                }
+                if p.vel.x.abs() < 0.05 && self.jump_hold == 0 {
+                    self.stuck += 1;
+                } else {
+                    self.stuck = 0;
+                }
+                if self.ladder_cooldown == 0
+                    && let Some((_, l)) = level.ladder_at(p.pos, 0.3)
+                {
+                    self.climb_dir = if p.pos.y < l.top - 0.5 { 1.0 } else { -1.0 };
+                    input.move_y = self.climb_dir;
+                }
+                if self.stuck > 32 {
+                    self.dir = -self.dir;
+                    self.stuck = 0;
+                }
+                // A gap ahead: jump it.
+                if level.ground_height(p.pos.x + self.dir * 0.7).is_none() && self.jump_hold == 0 {
+                    self.jump_hold = 20;
+                    input.jump_pressed = true;
+                }
+            }
+            Locomotion::Air => {}
+        }
+        self.ladder_cooldown = self.ladder_cooldown.saturating_sub(1);
+        self.gait_timer = self.gait_timer.saturating_sub(1);
+        if self.gait_timer == 0 {
+            self.run = !self.run;
+            self.gait_timer = self.gait_period;
+        }
+        input.move_x = self.dir;
+        input.run = self.run;
+        input.jump_held = self.jump_hold > 0;
+        self.jump_hold = self.jump_hold.saturating_sub(1);
+        input
+    }
+}
+
+/// One knight's simulation state.
+#[derive(Clone, Debug)]
+struct Agent {
+    brain: Brain,
+    player: Player,
+    prev: Vec2,
+    anim: AnimState,
+    layers: [Layer; MAX_LAYERS],
+    count: usize,
+}
+
+/// CPU time of one group's stages in the latest frame, for the profiler
+/// and the trace.
+#[derive(Clone, Copy, Debug)]
+pub struct GroupTiming {
+    /// Rayon worker that ran the group (0 when not in a pool).
+    pub worker: usize,
+    /// Start of each [`Stage`] (only input, sim and the pose stages are set).
+    pub start: [Option<Instant>; STAGE_COUNT],
+    /// Nanoseconds of each stage.
+    pub ns: [u64; STAGE_COUNT],
+}
+
+impl Default for GroupTiming {
+    fn default() -> Self {
+        Self {
+            worker: 0,
+            start: [None; STAGE_COUNT],
+            ns: [0; STAGE_COUNT],
+        }
+    }
+}
+
+/// The crowd: agents, their pose pipelines, per-group timings.
+pub struct Crowd {
+    level: Level,
+    params: MoveParams,
+    character: Arc<Character>,
+    agents: Vec<Agent>,
+    pipelines: Vec<PosePipeline>,
+    /// Timing of each group in the latest frame.
+    pub timings: Vec<GroupTiming>,
+}
+
+/// A 64-bit LCG step (Knuth's MMIX constants), for seeded starts.
+fn lcg(state: &mut u64) -> u64 {
+    *state = state
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
+    *state >> 11
+}
+
+fn unit(state: &mut u64) -> f32 {
+    (lcg(state) as f64 / (1u64 << 53) as f64) as f32
+}
+
+impl Crowd {
+    /// `n` knights spread over `level` from `seed`.
+    pub fn new(level: Level, character: Arc<Character>, n: usize, seed: u64) -> Self {
+        let (x0, x1) = level.extent();
+        let idle = character.clip_set.idle;
+        let mut agents = Vec::with_capacity(n);
+        for i in 0..n {
+            let mut s = seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            lcg(&mut s);
+            // A start over ground (not over a gap), clear of the ends.
+            let mut x = level.spawn.x;
+            for _ in 0..16 {
+                let c = x0 + 1.5 + unit(&mut s) * (x1 - x0 - 3.0);
+                if level.ground_height(c).is_some() {
+                    x = c;
+                    break;
+                }
+            }
+            let y = level.ground_height(x).unwrap_or(level.spawn.y);
+            let gait_period = 64 * 3 + (lcg(&mut s) % (64 * 6)) as u32;
+            let brain = Brain {
+                dir: if lcg(&mut s) & 1 == 0 { 1.0 } else { -1.0 },
+                run: lcg(&mut s).is_multiple_of(3),
+                climb_dir: 1.0,
+                ladder_cooldown: 0,
+                jump_hold: 0,
+                stuck: 0,
+                gait_timer: (lcg(&mut s) % u64::from(gait_period)) as u32 + 1,
+                gait_period,
+            };
+            let pos = Vec2::new(x, y + 0.02);
+            agents.push(Agent {
+                brain,
+                player: Player::new(pos),
+                prev: pos,
+                anim: AnimState::default(),
+                layers: [Layer {
+                    clip: idle,
+                    time: 0.0,
+                    weight: 1.0,
+                    looping: true,
+                }; MAX_LAYERS],
+                count: 1,
+            });
+        }
+        let pipelines = (0..n).map(|_| PosePipeline::new(&character)).collect();
+        Self {
+            level,
+            params: MoveParams::default(),
+            character,
+            agents,
+            pipelines,
+            timings: vec![GroupTiming::default(); n.div_ceil(GROUP)],
+        }
+    }
+
+    /// Knights in the crowd.
+    pub fn len(&self) -> usize {
+        self.agents.len()
+    }
+
+    /// Whether the crowd is empty.
+    pub fn is_empty(&self) -> bool {
+        self.agents.is_empty()
+    }
+
+    /// The level.
+    pub fn level(&self) -> &Level {
+        &self.level
+    }
+
+    /// The knights' model.
+    pub fn character(&self) -> &Arc<Character> {
+        &self.character
+    }
+
+    /// Each knight's pose pipeline (palette, world transform).
+    pub fn pipelines(&self) -> &[PosePipeline] {
+        &self.pipelines
+    }
+
+    /// Each knight's controller state.
+    pub fn players(&self) -> impl Iterator<Item = &Player> {
+        self.agents.iter().map(|a| &a.player)
+    }
+
+    /// One frame: every group's input, simulation step and pose, groups in
+    /// parallel on the current rayon pool (call inside `pool.install`).
+    pub fn frame(&mut self) {
+        let level = &self.level;
+        let params = &self.params;
+        let character = self.character.as_ref();
+        self.agents
+            .par_chunks_mut(GROUP)
+            .zip(self.pipelines.par_chunks_mut(GROUP))
+            .zip(self.timings.par_iter_mut())
+            .for_each(|((agents, pipelines), timing)| {
+                group_frame(level, params, character, agents, pipelines, timing);
+            });
+    }
+
+    /// FNV-1a over every knight's palette and world transform, in knight
+    /// order: equal checksums mean bit-identical poses.
+    pub fn checksum(&self) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |v: f32| {
+            for b in v.to_bits().to_le_bytes() {
+                h ^= u64::from(b);
+                h = h.wrapping_mul(0x0100_0000_01b3);
+            }
+        };
+        for p in &self.pipelines {
+            for m in p.palette.iter().chain(std::iter::once(&p.world)) {
+                m.to_cols_array().into_iter().for_each(&mut eat);
+            }
+        }
+        h
+    }
+
+    /// How many knights are on a ladder and on the ground.
+    pub fn census(&self) -> (usize, usize) {
+        let ladder = self
+            .agents
+            .iter()
+            .filter(|a| matches!(a.player.state, Locomotion::Ladder(_)))
+            .count();
+        let ground = self
+            .agents
+            .iter()
+            .filter(|a| a.player.state == Locomotion::Ground)
+            .count();
+        (ladder, ground)
+    }
+}
+
+fn group_frame(
+    level: &Level,
+    params: &MoveParams,
+    character: &Character,
+    agents: &mut [Agent],
+    pipelines: &mut [PosePipeline],
+    timing: &mut GroupTiming,
+) {
+    timing.worker = rayon::current_thread_index().unwrap_or(0);
+    let mut inputs = [Input::default(); GROUP];
+    let mut t = Instant::now();
+    let lap = |stage: Stage, t: &mut Instant, timing: &mut GroupTiming| {
+        let now = Instant::now();
+        timing.start[stage.index()] = Some(*t);
+        timing.ns[stage.index()] = (now - *t).as_nanos() as u64;
+        *t = now;
+    };
+    {
+        let _s = Scope::new(Stage::Input);
+        for (a, input) in agents.iter_mut().zip(&mut inputs) {
+            *input = a.brain.input(&a.player, level);
+        }
+    }
+    lap(Stage::Input, &mut t, timing);
+    {
+        let _s = Scope::new(Stage::Sim);
+        for (a, input) in agents.iter_mut().zip(&inputs) {
+            a.prev = a.player.pos;
+            a.player.step(level, params, input);
+            // As `sim::animate`: distance-driven gait and climb phases.
+            let d = a.player.pos - a.prev;
+            let moved = match a.player.state {
+                Locomotion::Ground => d.x.abs(),
+                Locomotion::Ladder(_) => d.y,
+                Locomotion::Air => 0.0,
+            };
+            let moved = if d.length() > 2.0 { 0.0 } else { moved };
+            a.count = a.anim.update(
+                &character.clip_set,
+                &a.player,
+                params,
+                moved,
+                DT,
+                &mut a.layers,
+            );
+        }
+    }
+    lap(Stage::Sim, &mut t, timing);
+    for stage in PoseStage::ALL {
+        let _s = Scope::new(Stage::of_pose(stage));
+        for (a, p) in agents.iter().zip(pipelines.iter_mut()) {
+            let input = FrameInput {
+                level,
+                player: &a.player,
+                layers: &a.layers[..a.count],
+                climb_phase: a.anim.climb_phase(),
+                ik_enabled: true,
+                dt: DT,
+            };
+            p.run_stage(stage, character, &input);
+        }
+        lap(Stage::of_pose(stage), &mut t, timing);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn staged_groups_equal_the_plain_pipeline_and_threads_agree() {
+        let character = Arc::new(Character::knight().unwrap());
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let mut crowd = Crowd::new(Level::builtin(), character.clone(), 11, 7);
+            pool.install(|| {
+                for _ in 0..40 {
+                    crowd.frame();
+                }
+            });
+            crowd
+        };
+        let one = run(1);
+        let two = run(2);
+        assert_eq!(one.checksum(), two.checksum());
+        // The same knight through `PosePipeline::run` gives the same palette.
+        let a = &one.agents[3];
+        let mut p = one.pipelines[3].clone();
+        let input = FrameInput {
+            level: &one.level,
+            player: &a.player,
+            layers: &a.layers[..a.count],
+            climb_phase: a.anim.climb_phase(),
+            ik_enabled: true,
+            dt: DT,
+        };
+        let mut q = p.clone();
+        p.run(&character, &input);
+        for stage in PoseStage::ALL {
+            q.run_stage(stage, &character, &input);
+        }
+        assert_eq!(p.palette, q.palette);
+    }
+}
