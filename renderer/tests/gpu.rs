@@ -371,7 +371,9 @@ fn pass_times_and_upload_sizes_are_reported() {
     // Globals (2 matrices + 5 vectors = 208 bytes) + 20 palette matrices
     // + 10 instances of 96 bytes; the same every frame.
     assert_eq!(stats[2].bytes_uploaded, 208 + 20 * 64 + 10 * 96);
-    assert_eq!(stats[1], stats[2]);
+    // The same work every frame (CPU times differ, of course).
+    let work = |s: &renderer::FrameStats| (s.bytes_uploaded, s.instances, s.draw_calls);
+    assert_eq!(work(&stats[1]), work(&stats[2]));
     assert_eq!(stats[2].instances, 10);
     // One instanced draw for the shadow pass and one for the main pass.
     assert_eq!(stats[2].draw_calls, 2);
