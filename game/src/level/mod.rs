@@ -26,6 +26,7 @@
 //! reason.
 
 pub mod check;
+pub mod tmx_text;
 pub mod watch;
 
 use std::collections::BTreeMap;
