@@ -26,6 +26,7 @@
 //! reason.
 
 pub mod check;
+pub mod edit;
 pub mod tmx_text;
 pub mod watch;
 

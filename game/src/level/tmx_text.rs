@@ -82,6 +82,24 @@ impl TmxText {
         Ok(attr(&self.text, &scan.tags[obj], name).map(str::to_string))
     }
 
+    /// The raw value of property `name` of object `id`, if it has one.
+    pub fn object_property(&self, id: u32, name: &str) -> Result<Option<String>, String> {
+        let scan = self.scan()?;
+        let obj = find_object(&self.text, &scan, id)?;
+        let Some(props) = children(&scan, obj)
+            .into_iter()
+            .find(|&i| scan.tags[i].name == "properties")
+        else {
+            return Ok(None);
+        };
+        Ok(children(&scan, props)
+            .into_iter()
+            .map(|i| &scan.tags[i])
+            .find(|t| t.name == "property" && attr(&self.text, t, "name") == Some(name))
+            .and_then(|t| attr(&self.text, t, "value"))
+            .map(str::to_string))
+    }
+
     /// Sets property `name` (of Tiled type `ty`) of object `id` to `value`:
     /// the `value` attribute of an existing `<property>`, or a new one in
     /// its `<properties>` (created when the object has none).
@@ -475,6 +493,12 @@ mod tests {
         t.set_object_property(2, "rung_spacing", "float", "0.32")
             .unwrap();
         assert_eq!(t.as_str(), DOC.replace("value=\"0.3\"", "value=\"0.32\""));
+        assert_eq!(
+            t.object_property(2, "rung_spacing").unwrap().as_deref(),
+            Some("0.32")
+        );
+        assert_eq!(t.object_property(2, "first_rung_offset").unwrap(), None);
+        assert_eq!(t.object_property(1, "rung_spacing").unwrap(), None);
         let e = t
             .set_object_property(2, "rung_spacing", "int", "1")
             .unwrap_err();
