@@ -28,7 +28,7 @@ use winit::window::{Window, WindowId};
 
 use crate::character::Character;
 use crate::clock::{FixedClock, FramePacer};
-use crate::headless::load_level;
+use crate::designer::Designer;
 use crate::player::{DT, Input};
 use crate::scene::{CameraRig, SceneHandles, draw_character, lighting, upload_scene};
 use crate::script::{Script, ScriptPlayer};
@@ -43,9 +43,14 @@ const WINDOW_SIZE: (u32, u32) = (1280, 720);
 /// Arguments of `ironstep play` (also the defaults of a bare `ironstep`).
 #[derive(Args, Debug, Default, Clone)]
 pub struct PlayArgs {
-    /// The level: `builtin` (the default).
+    /// The level: `builtin` (the default), `tutorial`, or a Tiled .tmx file
+    /// (watched: saving it reloads the level).
     #[arg(long, default_value = "builtin")]
     pub level: String,
+    /// Start in designer mode (F2 toggles it): drag ladder ends and slope
+    /// heights, edit values in the panel, Ctrl+S saves the TMX.
+    #[arg(long)]
+    pub edit: bool,
     /// Drive the player from an input script instead of the keyboard
     /// (keys still toggle IK and the overlay).
     #[arg(long)]
@@ -178,6 +183,7 @@ struct Running {
     camera: CameraRig,
     prev_world: Mat4,
     last: Instant,
+    designer: Designer,
 }
 
 struct App {
@@ -206,7 +212,8 @@ impl App {
         )
         .context("starting the GPU for the window")?;
         let mut renderer = Renderer::new(gpu.clone(), surface.format());
-        let level = load_level(&self.args.level)?;
+        let (mut designer, level) = Designer::open(&self.args.level, self.args.edit)?;
+        designer.attach(&window, &renderer);
         let sim = Sim::new(level, self.character.clone());
         let handles = upload_scene(&mut renderer, &sim.level, &self.character)
             .context("uploading the scene")?;
@@ -226,6 +233,7 @@ impl App {
             camera: CameraRig::default(),
             prev_world: Mat4::IDENTITY,
             last: Instant::now(),
+            designer,
         });
         Ok(())
     }
@@ -278,7 +286,15 @@ impl App {
         let now = Instant::now();
         let elapsed = (now - r.last).as_secs_f32();
         r.last = now;
-        let steps = r.clock.advance(elapsed);
+        r.designer
+            .update(&mut r.sim, &mut r.renderer, &r.handles, elapsed)?;
+        let mut steps = r.clock.advance(elapsed);
+        if r.designer.sim_paused() {
+            // Designer mode: no steps, but the pose follows every edit.
+            steps.steps = 0;
+            steps.alpha = 1.0;
+            r.sim.pose(DT);
+        }
         for _ in 0..steps.steps {
             let input = match scripted.as_mut() {
                 Some(s) => s.next_input(),
@@ -291,6 +307,7 @@ impl App {
         }
         let player = r.sim.player_state();
         let camera = r.camera.update(&player, elapsed);
+        let camera = r.designer.camera(camera, r.surface.size());
         r.frame.clear();
         r.frame.draw_world(r.handles.world);
         {
@@ -311,11 +328,14 @@ impl App {
                 blended,
             );
         }
+        r.designer.draw(&mut r.frame);
+        r.designer.ui(&r.window);
         let light = lighting(Vec3::new(player.pos.x, player.pos.y, 0.0));
         if let Some(tex) = r.surface.acquire(&r.gpu)? {
             let view = tex.texture.create_view(&Default::default());
             r.renderer
                 .render(&mut r.frame, &camera, &light, &view, r.surface.size())?;
+            r.designer.paint(&r.renderer, &view, r.surface.size());
             r.window.pre_present_notify();
             r.surface.present(&r.gpu, tex);
             self.frames += 1;
@@ -326,6 +346,7 @@ impl App {
                 let target = OffscreenTarget::new(&r.renderer, size.0, size.1);
                 r.renderer
                     .render(&mut r.frame, &camera, &light, target.view(), size)?;
+                r.designer.paint(&r.renderer, target.view(), size);
                 let path = self
                     .args
                     .screenshot_dir
@@ -382,6 +403,11 @@ impl ApplicationHandler for Handler<'_> {
     }
 
     fn window_event(&mut self, el: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        if let Some(r) = self.app.running.as_mut()
+            && r.designer.on_event(&r.window, &event)
+        {
+            return;
+        }
         match event {
             WindowEvent::CloseRequested => el.exit(),
             WindowEvent::Resized(size) => {

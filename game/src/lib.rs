@@ -6,6 +6,7 @@ pub mod app;
 pub mod character;
 pub mod clock;
 pub mod contact;
+pub mod designer;
 pub mod fsio;
 pub mod headless;
 pub mod ik_lab;
