@@ -3,7 +3,8 @@
 //! the renderer at its own paced frame rate.
 //!
 //! Keys: ←/→ or A/D walk, Shift runs, Space jumps, ↑/↓ or W/S climb, I toggles
-//! IK, F1 toggles the debug overlay, Esc quits. Gamepads (gilrs): left stick or
+//! IK, F1 toggles the debug overlay, F2 designer mode (see `crate::designer`),
+//! Esc quits. Gamepads (gilrs): left stick or
 //! d-pad to move and climb, South (A / Cross) to jump, West (X / Square) or
 //! the right trigger to run.
 //!
@@ -328,7 +329,6 @@ impl App {
                 blended,
             );
         }
-        r.designer.draw(&mut r.frame);
         r.designer.ui(&r.window);
         let light = lighting(Vec3::new(player.pos.x, player.pos.y, 0.0));
         if let Some(tex) = r.surface.acquire(&r.gpu)? {

@@ -22,7 +22,7 @@
 use std::path::PathBuf;
 
 use glam::{Vec2, Vec3};
-use renderer::{Camera, Frame, Renderer};
+use renderer::{Camera, Renderer};
 use winit::event::{ElementState, MouseButton, WindowEvent};
 use winit::keyboard::{KeyCode, ModifiersState, PhysicalKey};
 use winit::window::Window;
@@ -202,6 +202,7 @@ pub struct Designer {
     drag: Option<Handle>,
     cursor: Vec2,
     modifiers: ModifiersState,
+    ctrl_held: bool,
     pan: [bool; 4],
     focus: Option<Vec3>,
     camera: Option<Camera>,
@@ -239,6 +240,7 @@ impl Designer {
                 drag: None,
                 cursor: Vec2::ZERO,
                 modifiers: ModifiersState::empty(),
+                ctrl_held: false,
                 pan: [false; 4],
                 focus: None,
                 camera: None,
@@ -298,7 +300,13 @@ impl Designer {
                     return false;
                 }
                 match code {
-                    KeyCode::KeyS if self.modifiers.control_key() => {
+                    // Tracked by hand too: under some X servers winit reports
+                    // no ModifiersChanged for synthetic (XTEST) key presses.
+                    KeyCode::ControlLeft | KeyCode::ControlRight => {
+                        self.ctrl_held = down;
+                        false
+                    }
+                    KeyCode::KeyS if self.modifiers.control_key() || self.ctrl_held => {
                         if down && !event.repeat {
                             self.save();
                         }
@@ -344,6 +352,7 @@ impl Designer {
                     ElementState::Pressed if !over_ui => {
                         self.drag = self.pick(self.cursor);
                         if let Some(h) = self.drag {
+                            println!("designer: picked {}", h.label());
                             self.selected = Some(h.item());
                         }
                         true
@@ -548,50 +557,46 @@ impl Designer {
         }
     }
 
-    /// Adds the handles and the selection to the frame's lines.
-    pub fn draw(&self, frame: &mut Frame) {
-        if !self.enabled {
+    /// Draws the handles (screen-space squares, so they stay visible without
+    /// the debug overlay) and the selected ladder's rungs.
+    fn draw_handles(&self, ui: &egui::Ui) {
+        let (Some(doc), Some(cam)) = (&self.doc, self.camera) else {
             return;
-        }
-        let Some(doc) = &self.doc else { return };
-        let cam = self.camera;
-        for (h, w) in handles(doc) {
-            let selected = self.selected == Some(h.item());
-            let color = match (self.drag == Some(h), selected, h) {
-                (true, _, _) => [1.0, 1.0, 1.0, 1.0],
-                (_, true, _) => [1.0, 0.9, 0.1, 1.0],
-                (_, _, Handle::Ladder(..)) => [1.0, 0.4, 0.1, 1.0],
-                _ => [0.2, 0.9, 1.0, 1.0],
-            };
-            // A square a fixed number of pixels wide at the handle's depth.
-            let half = cam.map_or(0.08, |c| {
-                let d = (c.position - w.extend(0.0)).length();
-                d * 0.0011 * 8.0
-            });
-            let p = w.extend(0.05);
-            let (a, b, c, d) = (
-                p + Vec3::new(-half, -half, 0.0),
-                p + Vec3::new(half, -half, 0.0),
-                p + Vec3::new(half, half, 0.0),
-                p + Vec3::new(-half, half, 0.0),
-            );
-            frame.line(a, b, color);
-            frame.line(b, c, color);
-            frame.line(c, d, color);
-            frame.line(d, a, color);
-            frame.line(a, c, color);
-            frame.line(b, d, color);
-        }
+        };
+        let painter = ui.ctx().layer_painter(egui::LayerId::background());
+        let ppp = ui.ctx().pixels_per_point();
+        let to_ui =
+            |w: Vec3| world_to_screen(&cam, self.size, w).map(|p| egui::pos2(p.x / ppp, p.y / ppp));
         if let Some(Item::Ladder(i)) = self.selected
             && let Some(l) = doc.level().ladders.get(i)
         {
             for y in l.rung_heights() {
-                frame.line(
-                    Vec3::new(l.x - l.half_width, y, 0.06),
-                    Vec3::new(l.x + l.half_width, y, 0.06),
-                    [1.0, 0.9, 0.1, 1.0],
-                );
+                if let (Some(a), Some(b)) = (
+                    to_ui(Vec3::new(l.x - l.half_width, y, 0.0)),
+                    to_ui(Vec3::new(l.x + l.half_width, y, 0.0)),
+                ) {
+                    painter.line_segment([a, b], egui::Stroke::new(2.0, egui::Color32::YELLOW));
+                }
             }
+        }
+        for (h, w) in handles(doc) {
+            let Some(p) = to_ui(w.extend(0.0)) else {
+                continue;
+            };
+            let fill = match (self.drag == Some(h), self.selected == Some(h.item()), h) {
+                (true, _, _) => egui::Color32::WHITE,
+                (_, true, _) => egui::Color32::YELLOW,
+                (_, _, Handle::Ladder(..)) => egui::Color32::from_rgb(255, 120, 30),
+                _ => egui::Color32::from_rgb(40, 220, 255),
+            };
+            let r = egui::Rect::from_center_size(p, egui::vec2(10.0, 10.0));
+            painter.rect_filled(r, 2.0, fill);
+            painter.rect_stroke(
+                r,
+                2.0,
+                egui::Stroke::new(1.5, egui::Color32::BLACK),
+                egui::StrokeKind::Outside,
+            );
         }
     }
 
@@ -619,6 +624,7 @@ impl Designer {
             if !self.enabled {
                 return;
             }
+            self.draw_handles(ui);
             egui::Panel::right("designer panel")
                 .exact_size(PANEL_WIDTH)
                 .show(ui, |ui| {
