@@ -3,7 +3,8 @@
 //! the renderer at its own paced frame rate.
 //!
 //! Keys: ←/→ or A/D walk, Shift runs, Space jumps, ↑/↓ or W/S climb, I toggles
-//! IK, F1 toggles the debug overlay, Esc quits. Gamepads (gilrs): left stick or
+//! IK, F1 toggles the debug overlay, F2 designer mode (see `crate::designer`),
+//! Esc quits. Gamepads (gilrs): left stick or
 //! d-pad to move and climb, South (A / Cross) to jump, West (X / Square) or
 //! the right trigger to run.
 //!
@@ -28,7 +29,7 @@ use winit::window::{Window, WindowId};
 
 use crate::character::Character;
 use crate::clock::{FixedClock, FramePacer};
-use crate::headless::load_level;
+use crate::designer::Designer;
 use crate::overlay::{PoseTimer, ProfileOverlay};
 use crate::player::{DT, Input};
 use crate::profile::Stage;
@@ -45,9 +46,14 @@ const WINDOW_SIZE: (u32, u32) = (1280, 720);
 /// Arguments of `ironstep play` (also the defaults of a bare `ironstep`).
 #[derive(Args, Debug, Default, Clone)]
 pub struct PlayArgs {
-    /// The level: `builtin` (the default).
+    /// The level: `builtin` (the default), `tutorial`, or a Tiled .tmx file
+    /// (watched: saving it reloads the level).
     #[arg(long, default_value = "builtin")]
     pub level: String,
+    /// Start in designer mode (F2 toggles it): drag ladder ends and slope
+    /// heights, edit values in the panel, Ctrl+S saves the TMX.
+    #[arg(long)]
+    pub edit: bool,
     /// Drive the player from an input script instead of the keyboard
     /// (keys still toggle IK and the overlay).
     #[arg(long)]
@@ -187,6 +193,7 @@ struct Running {
     prev_world: Mat4,
     last: Instant,
     overlay: ProfileOverlay,
+    designer: Designer,
 }
 
 struct App {
@@ -215,7 +222,8 @@ impl App {
         )
         .context("starting the GPU for the window")?;
         let mut renderer = Renderer::new(gpu.clone(), surface.format());
-        let level = load_level(&self.args.level)?;
+        let (mut designer, level) = Designer::open(&self.args.level, self.args.edit)?;
+        designer.attach(&window, &renderer);
         let sim = Sim::new(level, self.character.clone());
         let handles = upload_scene(&mut renderer, &sim.level, &self.character)
             .context("uploading the scene")?;
@@ -237,6 +245,7 @@ impl App {
             prev_world: Mat4::IDENTITY,
             last: Instant::now(),
             overlay,
+            designer,
         });
         Ok(())
     }
@@ -294,7 +303,15 @@ impl App {
         let now = Instant::now();
         let elapsed = (now - r.last).as_secs_f32();
         r.last = now;
-        let steps = r.clock.advance(elapsed);
+        r.designer
+            .update(&mut r.sim, &mut r.renderer, &r.handles, elapsed)?;
+        let mut steps = r.clock.advance(elapsed);
+        if r.designer.sim_paused() {
+            // Designer mode: no steps, but the pose follows every edit.
+            steps.steps = 0;
+            steps.alpha = 1.0;
+            r.sim.pose(DT);
+        }
         let prof = &mut r.overlay.profiler;
         for _ in 0..steps.steps {
             let input = prof.time(Stage::Input, || match scripted.as_mut() {
@@ -309,6 +326,7 @@ impl App {
         let scene_start = Instant::now();
         let player = r.sim.player_state();
         let camera = r.camera.update(&player, elapsed);
+        let camera = r.designer.camera(camera, r.surface.size());
         r.frame.clear();
         r.frame.draw_world(r.handles.world);
         {
@@ -329,6 +347,7 @@ impl App {
                 blended,
             );
         }
+        r.designer.ui(&r.window);
         let light = lighting(Vec3::new(player.pos.x, player.pos.y, 0.0));
         r.overlay.profiler.add(Stage::Scene, scene_start.elapsed());
         r.overlay.prepare(&r.window);
@@ -339,6 +358,7 @@ impl App {
                     .render(&mut r.frame, &camera, &light, &view, r.surface.size())?;
             r.overlay
                 .record_render(&stats, r.renderer.last_pass_times());
+            r.designer.paint(&r.renderer, &view, r.surface.size());
             r.overlay.paint(&r.renderer, &view, r.surface.size());
             let present_start = Instant::now();
             r.window.pre_present_notify();
@@ -354,6 +374,7 @@ impl App {
                 let target = OffscreenTarget::new(&r.renderer, size.0, size.1);
                 r.renderer
                     .render(&mut r.frame, &camera, &light, target.view(), size)?;
+                r.designer.paint(&r.renderer, target.view(), size);
                 r.overlay.paint(&r.renderer, target.view(), size);
                 let path = self
                     .args
@@ -415,6 +436,9 @@ impl ApplicationHandler for Handler<'_> {
     fn window_event(&mut self, el: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         if let Some(r) = self.app.running.as_mut() {
             r.overlay.on_window_event(&r.window, &event);
+            if r.designer.on_event(&r.window, &event) {
+                return;
+            }
         }
         match event {
             WindowEvent::CloseRequested => el.exit(),

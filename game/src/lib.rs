@@ -8,6 +8,7 @@ pub mod character;
 pub mod clock;
 pub mod contact;
 pub mod crowd;
+pub mod designer;
 pub mod fsio;
 pub mod fuzzing;
 pub mod headless;

@@ -939,6 +939,31 @@ impl Renderer {
 
     /// Uploads a static world mesh.
     pub fn upload_world_mesh(&mut self, mesh: &WorldMesh) -> Result<WorldMeshId, RenderError> {
+        let gpu = self.world_mesh_gpu(mesh)?;
+        self.world_meshes.push(gpu);
+        Ok(WorldMeshId(self.world_meshes.len() as u32 - 1))
+    }
+
+    /// Replaces the world mesh `id` with `mesh` (a level reloaded or edited):
+    /// the old buffers are dropped, the id stays valid. On error the old mesh
+    /// stays.
+    pub fn replace_world_mesh(
+        &mut self,
+        id: WorldMeshId,
+        mesh: &WorldMesh,
+    ) -> Result<(), RenderError> {
+        if id.0 as usize >= self.world_meshes.len() {
+            return Err(RenderError::InvalidMesh {
+                mesh: "world".into(),
+                reason: format!("no world mesh {}", id.0),
+            });
+        }
+        let gpu = self.world_mesh_gpu(mesh)?;
+        self.world_meshes[id.0 as usize] = gpu;
+        Ok(())
+    }
+
+    fn world_mesh_gpu(&self, mesh: &WorldMesh) -> Result<WorldMeshGpu, RenderError> {
         use wgpu::util::DeviceExt;
         if mesh.vertices.is_empty() || mesh.indices.is_empty() {
             return Err(RenderError::InvalidMesh {
@@ -967,12 +992,11 @@ impl Renderer {
             contents: bytemuck::cast_slice(&mesh.indices),
             usage: wgpu::BufferUsages::INDEX,
         });
-        self.world_meshes.push(WorldMeshGpu {
+        Ok(WorldMeshGpu {
             vertices,
             indices,
             index_count: mesh.indices.len() as u32,
-        });
-        Ok(WorldMeshId(self.world_meshes.len() as u32 - 1))
+        })
     }
 
     fn ensure_targets(&mut self, size: (u32, u32)) {

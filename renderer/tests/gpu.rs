@@ -664,3 +664,40 @@ fn a_lost_device_is_an_error_naming_it_not_a_panic() {
         .is_err()
     );
 }
+
+#[test]
+fn replacing_a_world_mesh_keeps_its_id_and_draws_the_new_shape() {
+    let mut r = renderer();
+    let id = r.upload_world_mesh(&ground_world(2.0).unwrap()).unwrap();
+    let draw = |r: &mut Renderer| {
+        let mut frame = Frame::new();
+        frame.draw_world(id);
+        let cam = Camera::side_view(Vec3::new(0.0, 0.5, 0.0), 6.0);
+        let target = OffscreenTarget::new(r, 160, 90);
+        r.render(
+            &mut frame,
+            &cam,
+            &Lighting::default(),
+            target.view(),
+            target.size(),
+        )
+        .unwrap();
+        target.read_rgba(r).unwrap()
+    };
+    let narrow = draw(&mut r);
+    r.replace_world_mesh(id, &ground_world(12.0).unwrap())
+        .unwrap();
+    let wide = draw(&mut r);
+    let changed = narrow
+        .chunks_exact(4)
+        .zip(wide.chunks_exact(4))
+        .filter(|(a, b)| a != b)
+        .count();
+    assert!(changed > 500, "only {changed} pixels changed");
+    // An empty mesh is refused and the mesh in place stays.
+    let e = r
+        .replace_world_mesh(id, &renderer::WorldMesh::default())
+        .unwrap_err();
+    assert!(e.to_string().contains("world"), "{e}");
+    assert_eq!(draw(&mut r), wide);
+}

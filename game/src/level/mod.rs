@@ -13,7 +13,9 @@
 //!   ground there; a column without one is a gap.
 //! - Object classes: `Ladder` (a rectangle; `rung_spacing` and
 //!   `first_rung_offset` in metres), `Spawn` and `Exit` (points, or the
-//!   bottom centre of a rectangle).
+//!   bottom centre of a rectangle), and `Slope` (a rectangle covering whole
+//!   tiles: a per-cell override of the ground, with the `Slope` tile class's
+//!   members; what designer mode writes when it edits one slope's heights).
 //! - Tiles and objects with no class are decoration and are ignored; tiles
 //!   and objects of other classes are ignored too and reported as
 //!   [`Diagnostic`]s, which `ironstep check-level` treats as errors.
@@ -24,6 +26,8 @@
 //! reason.
 
 pub mod check;
+pub mod edit;
+pub mod tmx_text;
 pub mod watch;
 
 use std::collections::BTreeMap;
@@ -79,8 +83,9 @@ pub const TUTORIAL_LABEL: &str = "assets/levels/tutorial.tmx";
 
 /// The tile classes the game knows.
 pub const TILE_CLASSES: [&str; 3] = ["Solid", "OneWay", "Slope"];
-/// The object classes the game knows.
-pub const OBJECT_CLASSES: [&str; 3] = ["Ladder", "Spawn", "Exit"];
+/// The object classes the game knows (`Slope` is both a tile class and an
+/// object class: the object overrides the cells it covers).
+pub const OBJECT_CLASSES: [&str; 4] = ["Ladder", "Spawn", "Exit", "Slope"];
 /// The default of a class member (0 for a member we do not declare).
 fn class_default(class: &str, key: &str) -> f32 {
     CLASS_DEFAULTS
@@ -173,6 +178,69 @@ pub struct LoadedLevel {
     pub diagnostics: Vec<Diagnostic>,
     /// The file (or label) the level came from.
     pub file: String,
+    /// How the map's pixels and rows map to metres.
+    pub grid: Grid,
+    /// The topmost ground cell of every column that has one, left to right:
+    /// what designer mode shows handles for.
+    pub columns: Vec<ColumnTop>,
+}
+
+/// How a map's pixel coordinates map to the game's metres: x grows right from
+/// column 0, y grows up from the bottom of the lowest row holding a tile.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Grid {
+    /// The lowest row (counted down from the map's top) holding any tile.
+    pub bottom_row: i32,
+    /// Tile width in pixels.
+    pub tile_width: u32,
+    /// Tile height in pixels.
+    pub tile_height: u32,
+}
+
+impl Grid {
+    /// Metres per pixel across.
+    pub fn metres_per_px_x(&self) -> f64 {
+        f64::from(TILE_METRES) / f64::from(self.tile_width)
+    }
+
+    /// Metres per pixel up.
+    pub fn metres_per_px_y(&self) -> f64 {
+        f64::from(TILE_METRES) / f64::from(self.tile_height)
+    }
+
+    /// The map's pixel y (down from the map's top) of the height `y` metres.
+    pub fn y_to_px(&self, y: f64) -> f64 {
+        (f64::from(self.bottom_row + 1) * f64::from(TILE_METRES) - y) / self.metres_per_px_y()
+    }
+
+    /// The height in metres of the map's pixel y.
+    pub fn px_to_y(&self, px: f64) -> f64 {
+        f64::from(self.bottom_row + 1) * f64::from(TILE_METRES) - px * self.metres_per_px_y()
+    }
+
+    /// The height in metres of the bottom of tile row `row`.
+    pub fn row_bottom(&self, row: i32) -> f32 {
+        (self.bottom_row - row) as f32 * TILE_METRES
+    }
+}
+
+/// The topmost ground cell of one column and the surface it gives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ColumnTop {
+    /// Tile column.
+    pub col: i32,
+    /// Tile row (counted down from the map's top).
+    pub row: i32,
+    /// Whether the cell is a `Slope` (tile or object), whose heights designer
+    /// mode may edit; `false` for a `Solid` block.
+    pub slope: bool,
+    /// The surface height at the cell's left edge, in tile heights above its
+    /// bottom (what the cell gives, `angle` slopes included).
+    pub left: f32,
+    /// The surface height at the cell's right edge, in tile heights.
+    pub right: f32,
+    /// The `Slope` object overriding this cell, if any.
+    pub override_id: Option<u32>,
 }
 
 /// Loads a TMX file; external tilesets and templates are read beside it.
@@ -196,6 +264,30 @@ pub fn load(path: impl AsRef<Path>) -> Result<LoadedLevel, LevelError> {
             source,
         })?;
     convert_guarded(&map, &file)
+}
+
+/// Loads the map at `path` from `text` (an edited version of the file) while
+/// its external tilesets and templates are read from disk beside it, as
+/// [`load`] would.
+pub fn load_with_text(path: impl AsRef<Path>, text: &str) -> Result<LoadedLevel, LevelError> {
+    let path = path.as_ref();
+    let file = path.display().to_string();
+    let own = path.to_path_buf();
+    let bytes = text.as_bytes().to_vec();
+    let reader = move |p: &Path| -> Result<Cursor<Vec<u8>>, std::io::Error> {
+        if p == own {
+            Ok(Cursor::new(bytes.clone()))
+        } else {
+            std::fs::read(p).map(Cursor::new)
+        }
+    };
+    let map = Loader::with_reader(reader)
+        .load_tmx_map(path)
+        .map_err(|source| LevelError::Tiled {
+            file: file.clone(),
+            source,
+        })?;
+    convert(&map, &file)
 }
 
 /// Loads a TMX map from text (an embedded level); `label` names it in errors.
@@ -330,6 +422,7 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
     };
     let t = TILE_METRES;
     let y_bottom = |row: i32| (bottom_row - row) as f32 * t;
+    let overrides = slope_overrides(map, &objects, &mut diagnostics, file)?;
 
     // Overlapping solids: two ground tiles in one cell (different layers).
     let mut cells: BTreeMap<(i32, i32), &Placed> = BTreeMap::new();
@@ -344,6 +437,10 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
                 ),
             });
         }
+    }
+    // Slope objects replace whatever the tiles put in their cells.
+    for (&cell, (p, _)) in &overrides {
+        cells.insert(cell, p);
     }
     // The topmost ground cell of every column.
     let mut top: BTreeMap<i32, (i32, Cell)> = BTreeMap::new();
@@ -364,6 +461,7 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
     }
     let mut segments: Vec<GroundSegment> = Vec::new();
     let mut segment_columns = Vec::new();
+    let mut columns = Vec::new();
     let mut prev: Option<(i32, f32)> = None; // column, right-edge height
     for (&col, &(row, cell)) in &top {
         let base = y_bottom(row);
@@ -389,6 +487,14 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
             Cell::OneWay => continue,
         };
         prev = Some((col, y1));
+        columns.push(ColumnTop {
+            col,
+            row,
+            slope: !matches!(cell, Cell::Solid),
+            left: (y0 - base) / t,
+            right: (y1 - base) / t,
+            override_id: overrides.get(&(col, row)).map(|(_, id)| *id),
+        });
         let seg = GroundSegment {
             x0,
             x1: x0 + t,
@@ -567,6 +673,122 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
         exit_id,
         diagnostics,
         file: file.to_string(),
+        grid: Grid {
+            bottom_row,
+            tile_width: map.tile_width,
+            tile_height: map.tile_height,
+        },
+        columns,
+    })
+}
+
+/// Cells overridden by `Slope` objects: (column, row) → (the cell, object id).
+type SlopeOverrides = BTreeMap<(i32, i32), (Placed, u32)>;
+
+/// The cells `Slope` objects override, each with the cell it makes and the
+/// object's id. A Slope object must be a rectangle covering whole tiles: it
+/// stands for tiles, so it must sit on the grid. Two objects covering one
+/// cell are reported (the later one wins).
+fn slope_overrides(
+    map: &Map,
+    objects: &[Obj],
+    diagnostics: &mut Vec<Diagnostic>,
+    file: &str,
+) -> Result<SlopeOverrides, LevelError> {
+    /// How far from a whole tile a Slope object's edge may be, in tiles
+    /// (Tiled writes snapped coordinates exactly; this absorbs float text).
+    const SNAP: f32 = 1e-3;
+    let mut out: SlopeOverrides = BTreeMap::new();
+    let (tw, th) = (map.tile_width as f32, map.tile_height as f32);
+    for o in objects.iter().filter(|o| o.class == "Slope") {
+        let loc = format!("object {}", o.id);
+        let invalid = |reason: String| LevelError::Invalid {
+            file: file.to_string(),
+            location: loc.clone(),
+            reason,
+        };
+        let ObjectShape::Rect { width, height } = o.shape else {
+            return Err(invalid(
+                "a Slope object must be a rectangle covering whole tiles".into(),
+            ));
+        };
+        let (c0, r0, nc, nr) = (o.x / tw, o.y / th, width / tw, height / th);
+        let whole = |v: f32| v.is_finite() && (v - v.round()).abs() < SNAP;
+        if !(whole(c0) && whole(r0) && whole(nc) && whole(nr))
+            || nc.round() < 1.0
+            || nr.round() < 1.0
+        {
+            return Err(invalid(format!(
+                "a Slope object must cover whole tiles: snap it to the grid (x, y, width and height multiples of {}×{} px), not x {} y {} width {width} height {height}",
+                map.tile_width, map.tile_height, o.x, o.y
+            )));
+        }
+        let cell = slope_cell(&o.properties, false, file, &loc)?;
+        let (c0, r0) = (c0.round() as i32, r0.round() as i32);
+        for col in c0..c0 + nc.round() as i32 {
+            for row in r0..r0 + nr.round() as i32 {
+                let placed = Placed {
+                    col,
+                    row,
+                    cell,
+                    layer: loc.clone(),
+                };
+                if let Some((_, first)) = out.insert((col, row), (placed, o.id)) {
+                    diagnostics.push(Diagnostic {
+                        severity: Severity::Error,
+                        location: loc.clone(),
+                        message: format!(
+                            "tile ({col},{row}) is already overridden by Slope object {first}"
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The ground a `Slope` (tile or object) with these properties makes;
+/// `flip_h` mirrors it (a horizontally flipped tile).
+fn slope_cell(
+    props: &tiled::Properties,
+    flip_h: bool,
+    file: &str,
+    loc: &str,
+) -> Result<Cell, LevelError> {
+    let invalid = |reason: String| LevelError::Invalid {
+        file: file.into(),
+        location: loc.into(),
+        reason,
+    };
+    let angle = float_prop(props, "angle", class_default("Slope", "angle"), file, loc)?;
+    let cell = if angle != 0.0 {
+        if angle.abs() >= MAX_SLOPE_ANGLE_DEG {
+            return Err(invalid(format!(
+                "Slope angle {angle}° is not between -{MAX_SLOPE_ANGLE_DEG}° and {MAX_SLOPE_ANGLE_DEG}°"
+            )));
+        }
+        Cell::Angle(angle)
+    } else {
+        let left = float_prop(props, "left", class_default("Slope", "left"), file, loc)?;
+        let right = float_prop(props, "right", class_default("Slope", "right"), file, loc)?;
+        for (k, v) in [("left", left), ("right", right)] {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(invalid(format!(
+                    "Slope {k} height {v} is outside 0..1 tile heights"
+                )));
+            }
+        }
+        Cell::Slope { left, right }
+    };
+    // A horizontally flipped slope mirrors its surface.
+    Ok(match cell {
+        Cell::Slope { left, right } if flip_h => Cell::Slope {
+            left: right,
+            right: left,
+        },
+        Cell::Angle(deg) if flip_h => Cell::Angle(-deg),
+        other => other,
     })
 }
 
@@ -624,54 +846,7 @@ fn collect_layer(
                             reason: "a Slope tile flipped vertically or rotated would be a ceiling or a wall; only horizontal flips are supported".into(),
                         });
                     }
-                    "Slope" => {
-                        let angle = float_prop(
-                            &t.properties,
-                            "angle",
-                            class_default("Slope", "angle"),
-                            file,
-                            &loc,
-                        )?;
-                        if angle != 0.0 {
-                            if angle.abs() >= MAX_SLOPE_ANGLE_DEG {
-                                return Err(LevelError::Invalid {
-                                    file: file.into(),
-                                    location: loc,
-                                    reason: format!(
-                                        "Slope angle {angle}° is not between -{MAX_SLOPE_ANGLE_DEG}° and {MAX_SLOPE_ANGLE_DEG}°"
-                                    ),
-                                });
-                            }
-                            Cell::Angle(angle)
-                        } else {
-                            let left = float_prop(
-                                &t.properties,
-                                "left",
-                                class_default("Slope", "left"),
-                                file,
-                                &loc,
-                            )?;
-                            let right = float_prop(
-                                &t.properties,
-                                "right",
-                                class_default("Slope", "right"),
-                                file,
-                                &loc,
-                            )?;
-                            for (k, v) in [("left", left), ("right", right)] {
-                                if !(0.0..=1.0).contains(&v) {
-                                    return Err(LevelError::Invalid {
-                                        file: file.into(),
-                                        location: loc,
-                                        reason: format!(
-                                            "Slope {k} height {v} is outside 0..1 tile heights"
-                                        ),
-                                    });
-                                }
-                            }
-                            Cell::Slope { left, right }
-                        }
-                    }
+                    "Slope" => slope_cell(&t.properties, tile.flip_h, file, &loc)?,
                     other => {
                         unknown_tiles
                             .entry((tileset.name.clone(), tile.id()))
@@ -679,15 +854,6 @@ fn collect_layer(
                             .1 += 1;
                         return Ok(());
                     }
-                };
-                // A horizontally flipped slope mirrors its surface.
-                let cell = match cell {
-                    Cell::Slope { left, right } if tile.flip_h => Cell::Slope {
-                        left: right,
-                        right: left,
-                    },
-                    Cell::Angle(deg) if tile.flip_h => Cell::Angle(-deg),
-                    other => other,
                 };
                 placed.push(Placed {
                     col,
@@ -1029,6 +1195,50 @@ mod tests {
     }
 
     #[test]
+    fn a_slope_object_overrides_the_cells_it_covers() {
+        // Column 1's top is Solid at row 2 (top 1.0 m); the object makes it a
+        // slope from 0.25 to 0.75 tile heights.
+        let objs = point(1, "Spawn", 0.0, 2)
+            + &point(2, "Exit", 8.0, 2)
+            + "<object id=\"3\" type=\"Slope\" x=\"32\" y=\"64\" width=\"32\" height=\"32\"><properties><property name=\"left\" type=\"float\" value=\"0.25\"/><property name=\"right\" type=\"float\" value=\"0.75\"/></properties></object>";
+        let l = flat_with(&objs).unwrap();
+        assert_eq!(l.level.ground_height(0.5), Some(0.625));
+        assert_eq!(l.level.ground_height(0.75), Some(0.75));
+        assert_eq!(l.level.ground_height(0.25), Some(1.0), "column 0 untouched");
+        let c = l.columns.iter().find(|c| c.col == 1).unwrap();
+        assert!(c.slope && c.override_id == Some(3));
+        assert_eq!((c.row, c.left, c.right), (2, 0.25, 0.75));
+        assert!(l.diagnostics.is_empty(), "{:?}", l.diagnostics);
+        assert_eq!(l.grid.bottom_row, 3);
+        assert_eq!(l.grid.y_to_px(1.0), 64.0);
+    }
+
+    #[test]
+    fn a_slope_object_off_the_grid_is_an_error_naming_it() {
+        let objs = point(1, "Spawn", 0.0, 2)
+            + &point(2, "Exit", 8.0, 2)
+            + "<object id=\"9\" type=\"Slope\" x=\"40\" y=\"64\" width=\"32\" height=\"32\"/>";
+        let e = flat_with(&objs).unwrap_err().to_string();
+        assert!(
+            e.starts_with("flat.tmx:object 9:") && e.contains("whole tiles"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn load_with_text_reads_the_edited_text_and_the_tilesets_from_disk() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/levels");
+        let path = dir.join("external_tileset_and_template.tmx");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let from_disk = load(&path).unwrap();
+        let from_text = load_with_text(&path, &text).unwrap();
+        assert_eq!(from_disk.level.segments, from_text.level.segments);
+        assert_eq!(from_disk.level.ladders, from_text.level.ladders);
+        let e = load_with_text(&path, "<map").unwrap_err().to_string();
+        assert!(e.contains("external_tileset_and_template.tmx"), "{e}");
+    }
+
+    #[test]
     fn missing_spawn_is_an_error_naming_the_file() {
         let e = flat_with(&point(2, "Exit", 8.0, 2))
             .unwrap_err()
@@ -1126,8 +1336,9 @@ mod tests {
         let mut members = Vec::new();
         for t in v["propertyTypes"].as_array().unwrap() {
             let name = t["name"].as_str().unwrap();
-            let use_as = t["useAs"][0].as_str().unwrap();
-            classes.push((use_as.to_string(), name.to_string()));
+            for use_as in t["useAs"].as_array().unwrap() {
+                classes.push((use_as.as_str().unwrap().to_string(), name.to_string()));
+            }
             for m in t["members"].as_array().unwrap() {
                 let key = m["name"].as_str().unwrap();
                 assert!(known_properties(name).contains(&key), "{name}.{key}");

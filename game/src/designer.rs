@@ -1,0 +1,800 @@
+//! The running game's level tooling: hot reload of the played TMX file and
+//! designer mode (F2, or `ironstep play --edit`).
+//!
+//! Hot reload: a [`LevelWatcher`] watches the level's folder; a save
+//! reloads the level (the player kept where he was, moved by [`relocate`]
+//! when the edit buried him or took his ground away), and the world mesh is
+//! rebuilt. A broken save shows its error (file and reason) on screen and
+//! the last good level stays; fixing the file clears it. The embedded
+//! `builtin` level has no file, so nothing is watched or saved for it.
+//!
+//! Designer mode pauses the simulation (the pose pipeline still runs, so the
+//! knight's feet and hands follow every edit at once; "run the simulation"
+//! in the panel or P lets him walk while editing), frees the camera (arrow
+//! keys pan while paused), shows handles on ladder ends and on the edges of
+//! slope cells, and an egui panel with the selected item's values and
+//! `check-level`'s findings. Left-drag a handle: the cursor's ray onto the
+//! z = 0 play plane gives the new height (ladder ends snap to
+//! [`LADDER_SNAP`], slope edges to [`SLOPE_SNAP`] of a tile). Ctrl+S saves
+//! through [`LevelDoc::save`] (atomic; only the edited values change in the
+//! file).
+
+use std::path::PathBuf;
+
+use glam::{Vec2, Vec3};
+use renderer::{Camera, Renderer};
+use winit::event::{ElementState, MouseButton, WindowEvent};
+use winit::keyboard::{KeyCode, ModifiersState, PhysicalKey};
+use winit::window::Window;
+
+use crate::ik_lab::{cursor_ray, ray_plane_z, world_to_screen};
+use crate::level::edit::{LadderEnd, LevelDoc, SlopeSide};
+use crate::level::watch::{LevelWatcher, Reload, relocate};
+use crate::level::{Diagnostic, Severity, TILE_METRES};
+use crate::player::Locomotion;
+use crate::scene::{CAMERA_DISTANCE, SceneHandles, world_mesh};
+use crate::sim::{PrevPos, Sim};
+use crate::ui::EguiLayer;
+use crate::world::Level;
+
+/// Ladder ends snap to this height step when dragged, metres: an eighth of a
+/// tile, fine enough to place a top at any half-step floor.
+pub const LADDER_SNAP: f32 = TILE_METRES / 8.0;
+/// Slope edges snap to this fraction of a tile height when dragged (one
+/// pixel of our 32 px tiles).
+pub const SLOPE_SNAP: f32 = 1.0 / 32.0;
+/// How close the cursor must be to a handle to pick it, pixels.
+pub const PICK_RADIUS_PX: f32 = 14.0;
+/// Camera pan speed in designer mode, metres per second.
+const PAN_SPEED: f32 = 6.0;
+/// Width of the designer panel, points.
+const PANEL_WIDTH: f32 = 300.0;
+
+/// Something designer mode can select.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Item {
+    /// A ladder, by index in [`Level::ladders`].
+    Ladder(usize),
+    /// The slope cell on top of a column.
+    Slope(i32),
+}
+
+/// A draggable point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Handle {
+    /// A ladder's top or bottom.
+    Ladder(usize, LadderEnd),
+    /// A slope cell's left or right edge.
+    Slope(i32, SlopeSide),
+}
+
+impl Handle {
+    fn item(self) -> Item {
+        match self {
+            Handle::Ladder(i, _) => Item::Ladder(i),
+            Handle::Slope(c, _) => Item::Slope(c),
+        }
+    }
+
+    fn label(self) -> String {
+        match self {
+            Handle::Ladder(i, LadderEnd::Top) => format!("ladder {i} top"),
+            Handle::Ladder(i, LadderEnd::Bottom) => format!("ladder {i} bottom"),
+            Handle::Slope(c, SlopeSide::Left) => format!("slope {c} left"),
+            Handle::Slope(c, SlopeSide::Right) => format!("slope {c} right"),
+        }
+    }
+}
+
+/// Every handle of a document and its world position (z = 0).
+pub fn handles(doc: &LevelDoc) -> Vec<(Handle, Vec2)> {
+    let mut out = Vec::new();
+    for (i, l) in doc.level().ladders.iter().enumerate() {
+        out.push((Handle::Ladder(i, LadderEnd::Top), Vec2::new(l.x, l.top)));
+        out.push((
+            Handle::Ladder(i, LadderEnd::Bottom),
+            Vec2::new(l.x, l.bottom),
+        ));
+    }
+    for c in doc.loaded().columns.iter().filter(|c| c.slope) {
+        for side in [SlopeSide::Left, SlopeSide::Right] {
+            out.push((Handle::Slope(c.col, side), doc.slope_point(c, side)));
+        }
+    }
+    out
+}
+
+/// Applies a drag of `handle` to world height `y` (snapped), returning
+/// whether the document changed.
+pub fn drag_handle(doc: &mut LevelDoc, handle: Handle, y: f32) -> Result<bool, String> {
+    match handle {
+        Handle::Ladder(i, end) => {
+            let Some(l) = doc.level().ladders.get(i).copied() else {
+                return Ok(false);
+            };
+            let mut y = (y / LADDER_SNAP).round() * LADDER_SNAP;
+            // Keep the ladder at least its minimum height instead of refusing.
+            let min = crate::level::edit::MIN_LADDER_HEIGHT;
+            y = match end {
+                LadderEnd::Top => y.max(l.bottom + min),
+                LadderEnd::Bottom => y.min(l.top - min),
+            };
+            let old = if end == LadderEnd::Top {
+                l.top
+            } else {
+                l.bottom
+            };
+            if (y - old).abs() < 1e-5 {
+                return Ok(false);
+            }
+            doc.set_ladder_end(i, end, y)?;
+        }
+        Handle::Slope(col, side) => {
+            let Some(c) = doc.slope_cell(col) else {
+                return Ok(false);
+            };
+            let base = doc.loaded().grid.row_bottom(c.row);
+            let h = (((y - base) / TILE_METRES) / SLOPE_SNAP).round() * SLOPE_SNAP;
+            let h = h.clamp(0.0, 1.0);
+            let old = if side == SlopeSide::Left {
+                c.left
+            } else {
+                c.right
+            };
+            if (h - old).abs() < 1e-5 {
+                return Ok(false);
+            }
+            doc.set_slope_height(col, side, h)?;
+        }
+    }
+    Ok(true)
+}
+
+/// Puts a new level into the running simulation: the player keeps his place,
+/// lifted onto the ground or moved to the nearest ground when the new level
+/// buried him or took his ground or his ladder away.
+pub fn replace_level(sim: &mut Sim, level: Level) {
+    let player = sim.player;
+    if let Ok((p, prev)) = sim
+        .world
+        .query_one_mut::<(&mut crate::player::Player, &mut PrevPos)>(player)
+    {
+        if let Locomotion::Ladder(i) = p.state
+            && level
+                .ladders
+                .get(i)
+                .is_none_or(|l| (p.pos.x - l.x).abs() > crate::player::LADDER_REACH)
+        {
+            p.state = Locomotion::Air;
+        }
+        let mut pos = relocate(p.pos, &level);
+        // A player standing on ground that moved stays standing on it.
+        if p.state == Locomotion::Ground
+            && let Some(h) = level.ground_height(pos.x)
+        {
+            pos.y = h;
+        }
+        if pos != p.pos {
+            p.pos = pos;
+            prev.0 = pos;
+        }
+    }
+    sim.level = level;
+}
+
+/// Hot reload and designer mode for one window.
+pub struct Designer {
+    /// The watched file's watcher (none for the embedded level).
+    watcher: Option<LevelWatcher>,
+    /// The file being played, open for editing (none for the embedded level).
+    doc: Option<LevelDoc>,
+    /// The last failed reload's message, until a reload succeeds.
+    reload_error: Option<String>,
+    /// What the last edit or save said (an error or a confirmation).
+    status: Option<(bool, String)>,
+    /// `check-level`'s findings on the edited level.
+    findings: Vec<Diagnostic>,
+    /// Whether designer mode is on.
+    pub enabled: bool,
+    /// Whether the simulation runs while designing.
+    pub run_sim: bool,
+    selected: Option<Item>,
+    drag: Option<Handle>,
+    cursor: Vec2,
+    modifiers: ModifiersState,
+    ctrl_held: bool,
+    pan: [bool; 4],
+    focus: Option<Vec3>,
+    camera: Option<Camera>,
+    size: (u32, u32),
+    /// Set when the level changed and the sim and world mesh must follow.
+    level_dirty: bool,
+    announce: bool,
+    egui: Option<EguiLayer>,
+}
+
+impl Designer {
+    /// Loads the level `name` (`builtin` or a TMX path) and, for a file,
+    /// starts watching it. Returns the designer and the level to play.
+    pub fn open(name: &str, edit: bool) -> anyhow::Result<(Self, Level)> {
+        let (watcher, doc, level) = if name == "builtin" {
+            (None, None, crate::headless::load_level(name)?)
+        } else {
+            let path = PathBuf::from(name);
+            let watcher = LevelWatcher::new(&path)?;
+            let doc = LevelDoc::open(&path).map_err(anyhow::Error::msg)?;
+            let level = doc.level().clone();
+            (Some(watcher), Some(doc), level)
+        };
+        let findings = doc.as_ref().map(LevelDoc::check).unwrap_or_default();
+        Ok((
+            Self {
+                watcher,
+                doc,
+                reload_error: None,
+                status: None,
+                findings,
+                enabled: edit,
+                run_sim: false,
+                selected: None,
+                drag: None,
+                cursor: Vec2::ZERO,
+                modifiers: ModifiersState::empty(),
+                ctrl_held: false,
+                pan: [false; 4],
+                focus: None,
+                camera: None,
+                size: (1, 1),
+                level_dirty: false,
+                announce: edit,
+                egui: None,
+            },
+            level,
+        ))
+    }
+
+    /// Creates the egui layer for the window.
+    pub fn attach(&mut self, window: &Window, renderer: &Renderer) {
+        self.egui = Some(EguiLayer::new(
+            window,
+            renderer.device(),
+            renderer.color_format(),
+        ));
+    }
+
+    /// Whether the simulation should step this frame.
+    pub fn sim_paused(&self) -> bool {
+        self.enabled && !self.run_sim
+    }
+
+    /// The error of the last failed reload, if it is still broken.
+    pub fn reload_error(&self) -> Option<&str> {
+        self.reload_error.as_deref()
+    }
+
+    /// Feeds a window event. Returns true when designer mode or its panel
+    /// used it (the game should then ignore it).
+    pub fn on_event(&mut self, window: &Window, event: &WindowEvent) -> bool {
+        let ui_used = self
+            .egui
+            .as_mut()
+            .is_some_and(|e| e.on_window_event(window, event));
+        match event {
+            WindowEvent::ModifiersChanged(m) => {
+                self.modifiers = m.state();
+                false
+            }
+            WindowEvent::KeyboardInput { event, .. } => {
+                let PhysicalKey::Code(code) = event.physical_key else {
+                    return ui_used;
+                };
+                let down = event.state == ElementState::Pressed;
+                if code == KeyCode::F2 && down && !event.repeat {
+                    self.toggle();
+                    return true;
+                }
+                if ui_used {
+                    return true;
+                }
+                if !self.enabled {
+                    return false;
+                }
+                match code {
+                    // Tracked by hand too: under some X servers winit reports
+                    // no ModifiersChanged for synthetic (XTEST) key presses.
+                    KeyCode::ControlLeft | KeyCode::ControlRight => {
+                        self.ctrl_held = down;
+                        false
+                    }
+                    KeyCode::KeyS if self.modifiers.control_key() || self.ctrl_held => {
+                        if down && !event.repeat {
+                            self.save();
+                        }
+                        true
+                    }
+                    KeyCode::KeyP if down && !event.repeat => {
+                        self.run_sim = !self.run_sim;
+                        true
+                    }
+                    KeyCode::ArrowLeft
+                    | KeyCode::ArrowRight
+                    | KeyCode::ArrowUp
+                    | KeyCode::ArrowDown
+                        if !self.run_sim =>
+                    {
+                        let k = match code {
+                            KeyCode::ArrowLeft => 0,
+                            KeyCode::ArrowRight => 1,
+                            KeyCode::ArrowUp => 2,
+                            _ => 3,
+                        };
+                        self.pan[k] = down;
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            WindowEvent::CursorMoved { position, .. } => {
+                self.cursor = Vec2::new(position.x as f32, position.y as f32);
+                if self.drag.is_some() {
+                    self.drag_to_cursor();
+                    return true;
+                }
+                ui_used
+            }
+            WindowEvent::MouseInput {
+                state,
+                button: MouseButton::Left,
+                ..
+            } if self.enabled => {
+                let over_ui = self.egui.as_ref().is_some_and(EguiLayer::wants_pointer);
+                match state {
+                    ElementState::Pressed if !over_ui => {
+                        self.drag = self.pick(self.cursor);
+                        if let Some(h) = self.drag {
+                            println!("designer: picked {}", h.label());
+                            self.selected = Some(h.item());
+                        }
+                        true
+                    }
+                    ElementState::Released if self.drag.is_some() => {
+                        self.drag = None;
+                        self.refresh_findings();
+                        true
+                    }
+                    _ => ui_used,
+                }
+            }
+            _ => ui_used,
+        }
+    }
+
+    fn toggle(&mut self) {
+        self.enabled = !self.enabled;
+        self.drag = None;
+        self.pan = [false; 4];
+        if self.enabled {
+            self.focus = None;
+            self.announce = true;
+        }
+        eprintln!(
+            "ironstep: designer mode {}",
+            if self.enabled { "on" } else { "off" }
+        );
+    }
+
+    /// The handle under pixel `p`, nearest first.
+    fn pick(&self, p: Vec2) -> Option<Handle> {
+        let doc = self.doc.as_ref()?;
+        let cam = self.camera.as_ref()?;
+        handles(doc)
+            .into_iter()
+            .filter_map(|(h, w)| {
+                let s = world_to_screen(cam, self.size, w.extend(0.0))?;
+                let d = s.distance(p);
+                (d <= PICK_RADIUS_PX).then_some((h, d))
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(h, _)| h)
+    }
+
+    fn drag_to_cursor(&mut self) {
+        let (Some(handle), Some(cam), Some(doc)) = (self.drag, self.camera, self.doc.as_mut())
+        else {
+            return;
+        };
+        let Some(hit) = cursor_ray(&cam, self.size, self.cursor).and_then(|r| ray_plane_z(r, 0.0))
+        else {
+            return;
+        };
+        match drag_handle(doc, handle, hit.y) {
+            Ok(true) => {
+                self.level_dirty = true;
+                self.status = None;
+            }
+            Ok(false) => {}
+            Err(e) => self.status = Some((false, e)),
+        }
+    }
+
+    fn refresh_findings(&mut self) {
+        if let Some(doc) = &self.doc {
+            self.findings = doc.check();
+        }
+    }
+
+    fn save(&mut self) {
+        let Some(doc) = self.doc.as_mut() else {
+            self.status = Some((
+                false,
+                "the built-in level is embedded in the game: there is no file to save (play a copy with --level FILE.tmx)".into(),
+            ));
+            return;
+        };
+        self.status = Some(match doc.save() {
+            Ok(()) => {
+                println!("designer: saved {}", doc.path().display());
+                (true, format!("saved {}", doc.path().display()))
+            }
+            Err(e) => (false, e),
+        });
+    }
+
+    /// Polls the watcher and applies reloads and edits to the simulation and
+    /// the renderer. Call once per frame before stepping.
+    pub fn update(
+        &mut self,
+        sim: &mut Sim,
+        renderer: &mut Renderer,
+        handles: &SceneHandles,
+        dt: f32,
+    ) -> anyhow::Result<()> {
+        if let Some(w) = self.watcher.as_mut()
+            && let Some(r) = w.poll()
+        {
+            match r {
+                Reload::Reloaded(_) => {
+                    self.reload_error = None;
+                    let dirty = self.doc.as_ref().is_some_and(LevelDoc::is_dirty);
+                    let on_disk = self
+                        .doc
+                        .as_ref()
+                        .and_then(|d| std::fs::read_to_string(d.path()).ok());
+                    let ours = self
+                        .doc
+                        .as_ref()
+                        .is_some_and(|d| on_disk.as_deref() == Some(d.saved_text()));
+                    if ours {
+                        // Our own save (or a touch): nothing new.
+                    } else if dirty {
+                        self.status = Some((
+                            false,
+                            "the file changed on disk; your unsaved edits are kept (Ctrl+S overwrites the file)".into(),
+                        ));
+                    } else if let Some(doc) = self.doc.as_mut() {
+                        match LevelDoc::open(doc.path()) {
+                            Ok(d) => {
+                                *doc = d;
+                                self.level_dirty = true;
+                                eprintln!("ironstep: reloaded {}", doc.path().display());
+                                println!("designer: reloaded {}", doc.path().display());
+                            }
+                            Err(e) => self.reload_error = Some(e),
+                        }
+                    }
+                }
+                Reload::Error(e) => {
+                    eprintln!("ironstep: {e}");
+                    println!("designer: reload failed: {e}");
+                    self.reload_error = Some(e);
+                }
+            }
+        }
+        if self.level_dirty {
+            self.level_dirty = false;
+            if let Some(doc) = &self.doc {
+                replace_level(sim, doc.level().clone());
+                renderer.replace_world_mesh(handles.world, &world_mesh(&sim.level)?)?;
+                if self.drag.is_none() {
+                    self.findings = doc.check();
+                }
+            }
+        }
+        if self.enabled && !self.run_sim {
+            let dir = Vec2::new(
+                f32::from(self.pan[1]) - f32::from(self.pan[0]),
+                f32::from(self.pan[2]) - f32::from(self.pan[3]),
+            );
+            if let Some(f) = self.focus.as_mut() {
+                *f += (dir * PAN_SPEED * dt).extend(0.0);
+            }
+        }
+        Ok(())
+    }
+
+    /// The camera to draw with: the game's follow camera, or designer mode's
+    /// free camera (starting where the follow camera was).
+    pub fn camera(&mut self, follow: Camera, size: (u32, u32)) -> Camera {
+        self.size = size;
+        let cam = if self.enabled && !self.run_sim {
+            let focus = *self.focus.get_or_insert(follow.target);
+            Camera::side_view(focus, CAMERA_DISTANCE)
+        } else {
+            self.focus = Some(follow.target);
+            follow
+        };
+        self.camera = Some(cam);
+        if self.announce && self.enabled {
+            self.announce = false;
+            self.print_handles(&cam);
+        }
+        cam
+    }
+
+    /// Prints the on-screen handles (for tests and scripts driving the window).
+    fn print_handles(&self, cam: &Camera) {
+        let Some(doc) = &self.doc else {
+            println!("designer: on (built-in level: nothing to edit)");
+            return;
+        };
+        println!("designer: on {}", doc.path().display());
+        for (h, w) in handles(doc) {
+            if let Some(s) = world_to_screen(cam, self.size, w.extend(0.0))
+                && s.x >= 0.0
+                && s.y >= 0.0
+                && s.x < self.size.0 as f32
+                && s.y < self.size.1 as f32
+            {
+                println!(
+                    "designer: handle {} at {:.0} {:.0} px ({:.3} {:.3} m)",
+                    h.label(),
+                    s.x,
+                    s.y,
+                    w.x,
+                    w.y
+                );
+            }
+        }
+    }
+
+    /// Draws the handles (screen-space squares, so they stay visible without
+    /// the debug overlay) and the selected ladder's rungs.
+    fn draw_handles(&self, ui: &egui::Ui) {
+        let (Some(doc), Some(cam)) = (&self.doc, self.camera) else {
+            return;
+        };
+        let painter = ui.ctx().layer_painter(egui::LayerId::background());
+        let ppp = ui.ctx().pixels_per_point();
+        let to_ui =
+            |w: Vec3| world_to_screen(&cam, self.size, w).map(|p| egui::pos2(p.x / ppp, p.y / ppp));
+        if let Some(Item::Ladder(i)) = self.selected
+            && let Some(l) = doc.level().ladders.get(i)
+        {
+            for y in l.rung_heights() {
+                if let (Some(a), Some(b)) = (
+                    to_ui(Vec3::new(l.x - l.half_width, y, 0.0)),
+                    to_ui(Vec3::new(l.x + l.half_width, y, 0.0)),
+                ) {
+                    painter.line_segment([a, b], egui::Stroke::new(2.0, egui::Color32::YELLOW));
+                }
+            }
+        }
+        for (h, w) in handles(doc) {
+            let Some(p) = to_ui(w.extend(0.0)) else {
+                continue;
+            };
+            let fill = match (self.drag == Some(h), self.selected == Some(h.item()), h) {
+                (true, _, _) => egui::Color32::WHITE,
+                (_, true, _) => egui::Color32::YELLOW,
+                (_, _, Handle::Ladder(..)) => egui::Color32::from_rgb(255, 120, 30),
+                _ => egui::Color32::from_rgb(40, 220, 255),
+            };
+            let r = egui::Rect::from_center_size(p, egui::vec2(10.0, 10.0));
+            painter.rect_filled(r, 2.0, fill);
+            painter.rect_stroke(
+                r,
+                2.0,
+                egui::Stroke::new(1.5, egui::Color32::BLACK),
+                egui::StrokeKind::Outside,
+            );
+        }
+    }
+
+    /// Runs the UI (panel in designer mode, the reload error always).
+    pub fn ui(&mut self, window: &Window) {
+        let Some(mut egui) = self.egui.take() else {
+            return;
+        };
+        let mut edits: Vec<Edit> = Vec::new();
+        let mut save = false;
+        egui.run(window, |ui| {
+            if let Some(e) = &self.reload_error {
+                egui::Area::new(egui::Id::unique("reload error"))
+                    .anchor(egui::Align2::CENTER_TOP, egui::vec2(0.0, 8.0))
+                    .show(ui.ctx(), |ui| {
+                        egui::Frame::popup(ui.style())
+                            .fill(egui::Color32::from_rgb(90, 20, 20))
+                            .show(ui, |ui| {
+                                ui.set_max_width(700.0);
+                                ui.colored_label(egui::Color32::WHITE, "Level reload failed");
+                                ui.colored_label(egui::Color32::from_rgb(255, 200, 200), e);
+                            });
+                    });
+            }
+            if !self.enabled {
+                return;
+            }
+            self.draw_handles(ui);
+            egui::Panel::right("designer panel")
+                .exact_size(PANEL_WIDTH)
+                .show(ui, |ui| {
+                    egui::ScrollArea::vertical().show(ui, |ui| {
+                        self.panel(ui, &mut edits, &mut save);
+                    });
+                });
+        });
+        self.egui = Some(egui);
+        for e in edits {
+            self.apply(e);
+        }
+        if save {
+            self.save();
+        }
+    }
+
+    fn panel(&mut self, ui: &mut egui::Ui, edits: &mut Vec<Edit>, save: &mut bool) {
+        ui.heading("Designer");
+        let Some(doc) = &self.doc else {
+            ui.label("The built-in level is embedded in the game: it has no file, so nothing is watched, edited or saved. Play a copy of a level with --level FILE.tmx to edit it.");
+            return;
+        };
+        ui.label(doc.path().display().to_string());
+        ui.horizontal(|ui| {
+            if doc.is_dirty() {
+                ui.colored_label(egui::Color32::from_rgb(255, 200, 80), "unsaved edits");
+            } else {
+                ui.label("saved");
+            }
+            if ui.button("Save (Ctrl+S)").clicked() {
+                *save = true;
+            }
+        });
+        if let Some((ok, msg)) = &self.status {
+            let c = if *ok {
+                egui::Color32::from_rgb(140, 230, 140)
+            } else {
+                egui::Color32::from_rgb(255, 140, 140)
+            };
+            ui.colored_label(c, msg);
+        }
+        ui.checkbox(&mut self.run_sim, "run the simulation (P)");
+        ui.label("Drag a handle: ladder ends (orange), slope edges (cyan). Arrows pan while paused; F2 leaves.");
+        ui.separator();
+        match self.selected {
+            Some(Item::Ladder(i)) => {
+                if let Some(l) = doc.level().ladders.get(i).copied() {
+                    let id = doc.loaded().ladder_ids.get(i).copied().unwrap_or(0);
+                    ui.strong(format!("Ladder {i} (object {id})"));
+                    let mut v = [l.rung_spacing, l.first_rung_offset, l.bottom, l.top];
+                    let labels = [
+                        "rung spacing (m)",
+                        "first rung offset (m)",
+                        "bottom (m)",
+                        "top (m)",
+                    ];
+                    for (k, label) in labels.iter().enumerate() {
+                        ui.horizontal(|ui| {
+                            ui.label(*label);
+                            ui.add(egui::DragValue::new(&mut v[k]).speed(0.005).max_decimals(3));
+                        });
+                    }
+                    ui.label(format!("{} rungs", l.rung_heights().count()));
+                    if v[0] != l.rung_spacing {
+                        edits.push(Edit::RungSpacing(i, v[0]));
+                    }
+                    if v[1] != l.first_rung_offset {
+                        edits.push(Edit::FirstRung(i, v[1]));
+                    }
+                    if v[2] != l.bottom || v[3] != l.top {
+                        edits.push(Edit::Extent(i, v[2], v[3]));
+                    }
+                }
+            }
+            Some(Item::Slope(col)) => {
+                if let Some(c) = doc.slope_cell(col) {
+                    ui.strong(format!("Slope at tile ({col},{})", c.row));
+                    ui.label(match c.override_id {
+                        Some(id) => format!("stored on Slope object {id}"),
+                        None => "from its tile (the first edit adds a Slope object for this cell)"
+                            .into(),
+                    });
+                    let mut v = [c.left, c.right];
+                    for (k, label) in ["left height (tiles)", "right height (tiles)"]
+                        .iter()
+                        .enumerate()
+                    {
+                        ui.horizontal(|ui| {
+                            ui.label(*label);
+                            ui.add(
+                                egui::DragValue::new(&mut v[k])
+                                    .speed(0.01)
+                                    .range(0.0..=1.0)
+                                    .max_decimals(4),
+                            );
+                        });
+                    }
+                    let deg = ((c.right - c.left) * TILE_METRES / TILE_METRES)
+                        .atan()
+                        .to_degrees();
+                    ui.label(format!("{deg:.1}°"));
+                    if v != [c.left, c.right] {
+                        edits.push(Edit::Slope(col, v[0], v[1]));
+                    }
+                }
+            }
+            None => {
+                ui.label("Nothing selected: click a handle.");
+            }
+        }
+        ui.separator();
+        let errors = self
+            .findings
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        ui.strong(format!(
+            "check-level: {errors} errors, {} warnings",
+            self.findings.len() - errors
+        ));
+        for d in &self.findings {
+            let c = match d.severity {
+                Severity::Error => egui::Color32::from_rgb(255, 140, 140),
+                Severity::Warning => egui::Color32::from_rgb(255, 220, 120),
+            };
+            ui.colored_label(c, d.to_string());
+        }
+    }
+
+    fn apply(&mut self, e: Edit) {
+        let Some(doc) = self.doc.as_mut() else { return };
+        let r = match e {
+            Edit::RungSpacing(i, v) => doc.set_rung_spacing(i, v),
+            Edit::FirstRung(i, v) => doc.set_first_rung_offset(i, v),
+            Edit::Extent(i, b, t) => doc.set_ladder_extent(i, b, t),
+            Edit::Slope(c, l, r) => doc.set_slope_heights(c, l, r),
+        };
+        match r {
+            Ok(()) => {
+                self.status = None;
+                self.level_dirty = true;
+            }
+            Err(e) => self.status = Some((false, e)),
+        }
+    }
+
+    /// Paints the UI prepared by [`Designer::ui`] over `view`.
+    pub fn paint(
+        &mut self,
+        renderer: &Renderer,
+        view: &renderer::wgpu::TextureView,
+        size: (u32, u32),
+    ) {
+        if let Some(e) = self.egui.as_mut() {
+            e.paint(renderer.device(), renderer.queue(), view, size);
+        }
+    }
+
+    /// The document being edited, if the level has a file.
+    pub fn doc(&self) -> Option<&LevelDoc> {
+        self.doc.as_ref()
+    }
+}
+
+/// A value changed in the panel.
+#[derive(Clone, Copy, Debug)]
+enum Edit {
+    RungSpacing(usize, f32),
+    FirstRung(usize, f32),
+    Extent(usize, f32, f32),
+    Slope(i32, f32, f32),
+}
