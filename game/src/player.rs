@@ -422,13 +422,13 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_level_ends_are_walls_on_the_ground_and_in_the_air() {
-        let level = Level {
-            name: "short".into(),
+    /// Flat ground at height 0 from `x0` to `x1`, spawn at the origin.
+    fn flat_level(x0: f32, x1: f32) -> Level {
+        Level {
+            name: "flat".into(),
             segments: vec![crate::world::GroundSegment {
-                x0: -2.0,
-                x1: 2.0,
+                x0,
+                x1,
                 y0: 0.0,
                 y1: 0.0,
             }],
@@ -436,7 +436,12 @@ mod tests {
             spawn: Vec2::ZERO,
             exit: Vec2::X,
             kill_height: -10.0,
-        };
+        }
+    }
+
+    #[test]
+    fn the_level_ends_are_walls_on_the_ground_and_in_the_air() {
+        let level = flat_level(-2.0, 2.0);
         let params = MoveParams::default();
         for dir in [-1.0f32, 1.0] {
             let mut p = Player::new(Vec2::ZERO);
@@ -463,19 +468,7 @@ mod tests {
     #[test]
     fn derived_jump_reaches_designed_height_and_distance() {
         let params = MoveParams::default();
-        let level = Level {
-            name: "flat".into(),
-            segments: vec![crate::world::GroundSegment {
-                x0: -100.0,
-                x1: 100.0,
-                y0: 0.0,
-                y1: 0.0,
-            }],
-            ladders: vec![],
-            spawn: Vec2::ZERO,
-            exit: Vec2::X,
-            kill_height: -10.0,
-        };
+        let level = flat_level(-100.0, 100.0);
         let mut p = Player::new(Vec2::ZERO);
         settle(&mut p, &level);
         p.vel.x = params.run_speed;
