@@ -7,19 +7,11 @@
 //!
 //! Needs `xvfb-run` and `xdotool` (tests/run installs them).
 
+mod common;
+use common::*;
+
 use std::path::Path;
 use std::process::Command;
-
-fn require(tool: &str, package: &str) {
-    let found = Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found,
-        "`{tool}` is missing: install it with `apt-get install {package}` (or run tests/run)"
-    );
-}
 
 /// A 24×10 map of 32 px tiles: a floor, a 2 m wall on the right with a
 /// ladder up it (object 3, top at y = 128 px, 128 px tall), one slope tile.

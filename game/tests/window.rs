@@ -5,28 +5,11 @@
 //! Needs `xvfb-run` and `xdotool` (tests/run installs them); without them the
 //! test fails with what to install rather than skipping.
 
+mod common;
+use common::*;
+
 use std::path::Path;
 use std::process::Command;
-
-fn require(tool: &str, package: &str) {
-    let found = Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found,
-        "`{tool}` is missing: install it with `apt-get install {package}` (or run tests/run)"
-    );
-}
-
-/// Distinct colours, a cheap check that a picture is not blank or uniform.
-fn distinct_colours(rgba: &[u8]) -> usize {
-    let mut seen = std::collections::HashSet::new();
-    for p in rgba.chunks_exact(4) {
-        seen.insert([p[0] >> 3, p[1] >> 3, p[2] >> 3]);
-    }
-    seen.len()
-}
 
 #[test]
 fn keys_walk_the_knight_in_a_real_window() {
