@@ -71,6 +71,11 @@ pub enum BlendError {
     BadUpAxis(Vec3),
 }
 
+/// Up to this many layers without masks, [`blend`] takes its fast path
+/// (the layer list is copied into a fixed array on the stack); more layers
+/// take the general path, with the same result.
+const MAX_UNMASKED_LAYERS: usize = 8;
+
 /// One weighted pose in a [`blend`].
 #[derive(Clone, Copy, Debug)]
 pub struct BlendLayer<'a> {
@@ -133,6 +138,65 @@ pub fn blend(
                 });
             }
         }
+    }
+
+    // One contributing layer without a mask (a clip playing alone, the
+    // common case): its pose is the blend, copied without the per-joint
+    // weighted sums (the same result to rounding; rotations are normalized
+    // as in the general path).
+    let mut contributing = layers.iter().filter(|l| l.weight > 0.0);
+    if let (Some(only), None) = (contributing.next(), contributing.next())
+        && only.joint_weights.is_none()
+        && only.weight > BLEND_WEIGHT_EPSILON
+    {
+        for (slot, local) in out.iter_mut().zip(only.locals) {
+            *slot = Transform {
+                rotation: normalize_quat(Vec4::from(local.rotation)),
+                ..*local
+            };
+        }
+        return Ok(());
+    }
+
+    // No masks (every per-frame blend of the game): the total weight is the
+    // same for every joint, so it is summed and inverted once, and the
+    // layers' weights are pre-scaled. Same sums as the general path below.
+    if layers.len() <= MAX_UNMASKED_LAYERS && layers.iter().all(|l| l.joint_weights.is_none()) {
+        let total: f32 = layers.iter().map(|l| l.weight).filter(|w| *w > 0.0).sum();
+        if !(total > BLEND_WEIGHT_EPSILON && total.is_finite()) {
+            out.copy_from_slice(rest);
+            return Ok(());
+        }
+        let inv = 1.0 / total;
+        let mut active = [(&[][..], 0.0f32); MAX_UNMASKED_LAYERS];
+        let mut count = 0;
+        for l in layers.iter().filter(|l| l.weight > 0.0) {
+            active[count] = (l.locals, l.weight * inv);
+            count += 1;
+        }
+        let active = &active[..count];
+        let (first, w0) = active[0];
+        for (j, slot) in out.iter_mut().enumerate() {
+            let l0 = &first[j];
+            let r = Vec4::from(l0.rotation);
+            let mut translation = l0.translation * w0;
+            let mut scale = l0.scale * w0;
+            let mut rotation = r * w0;
+            for &(locals, w) in &active[1..] {
+                let local = &locals[j];
+                let q = Vec4::from(local.rotation);
+                let q = if q.dot(r) < 0.0 { -q } else { q };
+                translation += local.translation * w;
+                scale += local.scale * w;
+                rotation += q * w;
+            }
+            *slot = Transform {
+                translation,
+                rotation: normalize_quat(rotation),
+                scale,
+            };
+        }
+        return Ok(());
     }
 
     for (j, slot) in out.iter_mut().enumerate() {

@@ -33,7 +33,7 @@ pub use blend::{
 };
 pub use clip::{Clip, Interpolation, Track};
 pub use palette::{PaletteError, palette, palette_columns};
-pub use pose::{Pose, local_to_model, local_to_model_from};
+pub use pose::{Pose, local_to_model, local_to_model_from, translate_subtree};
 pub use sampling::{
     ClipError, SamplingCursor, Wrap, sample, sample_at, sample_joint, validate_clip, wrap_time,
 };

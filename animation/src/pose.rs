@@ -1,7 +1,7 @@
 //! Poses (local transforms per joint) and the local-to-model job, whole or
 //! from one joint downward.
 
-use glam::{Affine3A, Mat4};
+use glam::{Mat4, Vec3};
 
 use crate::skeleton::{MAX_JOINTS, Skeleton};
 use crate::transform::Transform;
@@ -48,13 +48,13 @@ pub fn local_to_model(skeleton: &Skeleton, locals: &[Transform], models: &mut [M
     );
     let parents = skeleton.raw_parents();
     for i in 0..n {
-        let local = locals[i].to_affine();
         let p = parents[i];
-        models[i] = if p == u16::MAX {
-            Mat4::from(local)
+        let parent = if p == u16::MAX {
+            Mat4::IDENTITY
         } else {
-            mul_affine(&models[p as usize], &local)
+            models[p as usize]
         };
+        models[i] = compose(&parent, &locals[i]);
     }
 }
 
@@ -87,26 +87,70 @@ pub fn local_to_model_from(
         if i != from && !has_dirty_parent {
             continue;
         }
-        let local = locals[i].to_affine();
-        models[i] = if p == u16::MAX {
-            Mat4::from(local)
+        let parent = if p == u16::MAX {
+            Mat4::IDENTITY
         } else {
-            mul_affine(&models[p as usize], &local)
+            models[p as usize]
         };
+        models[i] = compose(&parent, &locals[i]);
         dirty[i / 64] |= 1 << (i % 64);
     }
 }
 
+/// Moves `from` and all of its descendants by `offset` in model space,
+/// leaving every other joint as it was.
+///
+/// This is what [`local_to_model_from`] computes after `from`'s local
+/// translation changed by its parent's inverse applied to `offset` (a
+/// translation of one joint moves its whole subtree rigidly), for the price
+/// of one addition per joint instead of a matrix product: the foot IK's
+/// pelvis drop uses it. Equal to the re-propagation up to rounding.
+/// Allocates nothing.
+pub fn translate_subtree(skeleton: &Skeleton, from: usize, offset: Vec3, models: &mut [Mat4]) {
+    let n = skeleton.len();
+    assert_eq!(
+        models.len(),
+        n,
+        "model matrix buffer length differs from skeleton"
+    );
+    assert!(from < n, "joint {from} out of range");
+    let parents = skeleton.raw_parents();
+    let offset = offset.extend(0.0);
+    let mut moved = [0u64; MAX_JOINTS / 64];
+    for i in from..n {
+        let p = parents[i];
+        let moved_parent = p != u16::MAX && (moved[p as usize / 64] >> (p % 64)) & 1 == 1;
+        if i != from && !moved_parent {
+            continue;
+        }
+        models[i].w_axis += offset;
+        moved[i / 64] |= 1 << (i % 64);
+    }
+}
+
+/// `parent · local` with `local` given as translation, rotation and scale:
+/// the local matrix is affine (bottom row 0 0 0 1), so its three linear
+/// columns take three vector products each and its translation four, where
+/// a general 4×4 product takes four for every column. Equal to
+/// `parent * local.to_mat4()` up to rounding.
 #[inline]
-fn mul_affine(parent: &Mat4, local: &Affine3A) -> Mat4 {
-    *parent * Mat4::from(*local)
+fn compose(parent: &Mat4, local: &Transform) -> Mat4 {
+    let local = local.to_affine();
+    let column = |v: glam::Vec3A| parent.x_axis * v.x + parent.y_axis * v.y + parent.z_axis * v.z;
+    let m = &local.matrix3;
+    Mat4::from_cols(
+        column(m.x_axis),
+        column(m.y_axis),
+        column(m.z_axis),
+        column(local.translation) + parent.w_axis,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::skeleton::JointDef;
-    use glam::{Quat, Vec3};
+    use glam::Quat;
 
     fn chain_skeleton() -> Skeleton {
         let j = |name: &str, parent, t: Vec3| JointDef {
@@ -154,5 +198,29 @@ mod tests {
         }
         assert_eq!(models[3], before[3]);
         assert_eq!(models[0], before[0]);
+    }
+
+    #[test]
+    fn translating_a_subtree_equals_re_propagating_the_moved_joint() {
+        let s = chain_skeleton();
+        let mut pose = s.rest_pose();
+        pose.locals[0].rotation = Quat::from_rotation_z(0.7);
+        pose.locals[0].scale = Vec3::new(1.0, 2.0, 0.5);
+        pose.locals[1].rotation = Quat::from_rotation_x(0.4);
+        let mut models = vec![Mat4::IDENTITY; s.len()];
+        local_to_model(&s, &pose.locals, &mut models);
+        let before = models.clone();
+        let offset = Vec3::new(0.1, -0.25, 0.05);
+        // The same move as a change of joint 1's local translation.
+        let local = models[0].inverse().transform_vector3(offset);
+        pose.locals[1].translation += local;
+        translate_subtree(&s, 1, offset, &mut models);
+        let mut full = vec![Mat4::IDENTITY; s.len()];
+        local_to_model(&s, &pose.locals, &mut full);
+        for i in 0..s.len() {
+            assert!(models[i].abs_diff_eq(full[i], 1e-5), "joint {i}");
+        }
+        assert_eq!(models[3], before[3], "the sibling's subtree stays");
+        assert_eq!(models[0], before[0], "the parent stays");
     }
 }

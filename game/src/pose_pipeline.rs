@@ -25,8 +25,8 @@ use std::f32::consts::PI;
 use animation::ik::limits::HingeLimit;
 use animation::ik::two_bone::{KneeStrategy, Pole, TwoBoneIk};
 use animation::{
-    BlendLayer, Pose, SamplingCursor, Transform, Wrap, blend, local_to_model, local_to_model_from,
-    palette, sample,
+    BlendLayer, Pose, SamplingCursor, Transform, Wrap, blend, local_to_model, palette, sample,
+    translate_subtree,
 };
 use glam::{Mat4, Quat, Vec2, Vec3};
 
@@ -653,8 +653,15 @@ impl PosePipeline {
                 .inverse()
                 .transform_vector3(Vec3::NEG_Y * s.pelvis_drop);
             if local.is_finite() {
+                // The pelvis's subtree moves rigidly: its model matrices
+                // shift by the drop, no re-propagation needed.
                 self.pose.locals[pelvis].translation += local;
-                local_to_model_from(&c.skeleton, pelvis, &self.pose.locals, &mut self.models);
+                translate_subtree(
+                    &c.skeleton,
+                    pelvis,
+                    Vec3::NEG_Y * s.pelvis_drop,
+                    &mut self.models,
+                );
             }
         }
 
@@ -810,7 +817,7 @@ fn rung_correction(
 /// (a knee then still points forward, never flips).
 fn bend_direction(models: &[Mat4], limb: &Limb, hinge_local: Vec3) -> Vec3 {
     let line = pos(&models[limb.end]) - pos(&models[limb.start]);
-    let hinge = rotation(&models[limb.mid]) * hinge_local;
+    let hinge = rotate_by(&models[limb.mid], hinge_local);
     (hinge.cross(line) * limb.bend_sign).normalize_or(Vec3::X)
 }
 
@@ -879,6 +886,20 @@ fn rotation(m: &Mat4) -> Quat {
     } else {
         Quat::IDENTITY
     }
+}
+
+/// `v` turned by the rotation part of `m` (what [`rotation`] extracts), without
+/// extracting a quaternion: the matrix applied to `v` divided by the axes'
+/// scales (the x scale negative for a mirroring matrix, as glam decomposes).
+fn rotate_by(m: &Mat4, v: Vec3) -> Vec3 {
+    let (x, y, z) = (
+        m.x_axis.truncate(),
+        m.y_axis.truncate(),
+        m.z_axis.truncate(),
+    );
+    let sx = x.length() * x.dot(y.cross(z)).signum();
+    let r = x * (v.x / sx) + y * (v.y / y.length()) + z * (v.z / z.length());
+    if r.is_finite() { r } else { v }
 }
 
 /// Fraction of the remaining distance an exponential approach with time
