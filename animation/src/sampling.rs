@@ -306,29 +306,21 @@ fn validate_track<T>(
 }
 
 /// The shape of a clip as far as a [`SamplingCursor`] cares: its track
-/// counts per property and its total key count.
+/// counts per property. (Key counts need no check: a cached key index that
+/// does not fit its track only costs [`seek`] a binary search.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 struct ClipShape {
     translations: usize,
     rotations: usize,
     scales: usize,
-    keys: usize,
 }
 
 impl ClipShape {
     fn of(clip: &Clip) -> Self {
-        let keys = clip
-            .translations
-            .iter()
-            .map(|t| t.times.len())
-            .sum::<usize>()
-            + clip.rotations.iter().map(|t| t.times.len()).sum::<usize>()
-            + clip.scales.iter().map(|t| t.times.len()).sum::<usize>();
         Self {
             translations: clip.translations.len(),
             rotations: clip.rotations.len(),
             scales: clip.scales.len(),
-            keys,
         }
     }
 
@@ -341,8 +333,8 @@ impl ClipShape {
 /// sequential playback finds its keys without searching.
 ///
 /// A cursor is built for one clip. Used with a clip of a different shape
-/// (track counts or total key count) it notices and resets itself, which is
-/// the only time it allocates. Used with another clip of the same shape it
+/// (track counts) it notices and resets itself, which is the only time it
+/// allocates. Used with another clip of the same shape it
 /// stays correct: every cached index is checked against the track before use,
 /// and a stale one merely costs a binary search.
 #[derive(Clone, Debug, Default)]
