@@ -203,7 +203,7 @@ impl Crowd {
                 count: 1,
             });
         }
-        let pipelines = (0..n).map(|_| PosePipeline::new(&character)).collect();
+        let pipelines = (0..n).map(|_| PosePipeline::lean(&character)).collect();
         Self {
             level,
             params: MoveParams::default(),

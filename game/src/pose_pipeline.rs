@@ -246,8 +246,13 @@ pub struct PosePipeline {
     cursors: Vec<SamplingCursor>,
     /// The final local pose.
     pub pose: Pose,
-    /// Model matrices as animated, before IK.
+    /// Model matrices as animated, before IK (every joint; empty in a
+    /// [`PosePipeline::lean`] pipeline, which keeps only its limbs').
     pub animated: Vec<Mat4>,
+    /// The animated model matrices of each limb's start, mid and end joints
+    /// (legs, then up to two arms): all that foot and ladder IK read of the
+    /// animated pose.
+    limb_animated: [[Mat4; 3]; 4],
     /// Model matrices after IK.
     pub models: Vec<Mat4>,
     /// Skinning matrices (model × inverse bind), ready to upload.
@@ -268,11 +273,23 @@ impl PosePipeline {
             cursors: character.clips.iter().map(SamplingCursor::new).collect(),
             pose: character.skeleton.rest_pose(),
             animated: vec![Mat4::IDENTITY; n],
+            limb_animated: [[Mat4::IDENTITY; 3]; 4],
             models: vec![Mat4::IDENTITY; n],
             palette: vec![Mat4::IDENTITY; n],
             world: Mat4::IDENTITY,
             debug: PoseDebug::default(),
             smooth: Smoothing::default(),
+        }
+    }
+
+    /// Like [`PosePipeline::new`], without the full copy of the animated
+    /// model matrices ([`PosePipeline::animated`] stays empty): a crowd's
+    /// pipeline, which no metrics read, saves that copy's time and memory.
+    /// Poses are the same as a full pipeline's.
+    pub fn lean(character: &Character) -> Self {
+        Self {
+            animated: Vec::new(),
+            ..Self::new(character)
         }
     }
 
@@ -316,8 +333,18 @@ impl PosePipeline {
             }
             PoseStage::Blend => {
                 self.blend(c, input.layers);
-                local_to_model(&c.skeleton, &self.pose.locals, &mut self.animated);
-                self.models.copy_from_slice(&self.animated);
+                local_to_model(&c.skeleton, &self.pose.locals, &mut self.models);
+                if !self.animated.is_empty() {
+                    self.animated.copy_from_slice(&self.models);
+                }
+                let limbs = c.legs.iter().chain(c.arms.iter().take(2));
+                for (slot, limb) in self.limb_animated.iter_mut().zip(limbs) {
+                    *slot = [
+                        self.models[limb.start],
+                        self.models[limb.mid],
+                        self.models[limb.end],
+                    ];
+                }
                 self.place(c, input);
             }
             PoseStage::FootIk => {
@@ -344,6 +371,25 @@ impl PosePipeline {
     fn sample(&mut self, c: &Character, layers: &[Layer]) {
         let rest = c.skeleton.rest_locals();
         let n = layers.len().min(MAX_LAYERS);
+        if let Some(layer) = single_layer(layers) {
+            // One clip alone (most frames): sampled straight into the pose,
+            // which is then the blend; no layer buffer, no blend pass.
+            self.pose.locals.copy_from_slice(rest);
+            let wrap = if layer.looping {
+                Wrap::Loop
+            } else {
+                Wrap::Clamp
+            };
+            let i = layer.clip.index;
+            sample(
+                &c.clips[i],
+                layer.time,
+                wrap,
+                &mut self.cursors[i],
+                &mut self.pose.locals,
+            );
+            return;
+        }
         for (layer, locals) in layers[..n].iter().zip(&mut self.layer_locals) {
             locals.copy_from_slice(rest);
             let clip = &c.clips[layer.clip.index];
@@ -364,6 +410,10 @@ impl PosePipeline {
 
     /// Step 1b: blend the sampled layers into `pose`.
     fn blend(&mut self, c: &Character, layers: &[Layer]) {
+        if single_layer(layers).is_some() {
+            // Sampled straight into the pose (see `sample`).
+            return;
+        }
         let rest = c.skeleton.rest_locals();
         let n = layers.len().min(MAX_LAYERS);
         let blend_layers: [BlendLayer; MAX_LAYERS] = std::array::from_fn(|i| BlendLayer {
@@ -483,14 +533,13 @@ impl PosePipeline {
             >= 0.99 * input.layers.iter().map(|l| l.weight).sum::<f32>();
         // Where each foot's animation wants it (for choosing which foot re-steps).
         let free_prev: [Vec3; 2] = std::array::from_fn(|i| {
-            let aw = self
-                .world
-                .transform_point3(pos(&self.animated[c.legs[i].end]));
+            let aw = self.world.transform_point3(pos(&self.limb_animated[i][2]));
             aw + Vec3::Y * (self.smooth.foot_ground[i] - floor)
         });
         for (i, leg) in c.legs.iter().enumerate() {
             let contact = layer_contact(leg, input.layers);
-            let aw = self.world.transform_point3(pos(&self.animated[leg.end]));
+            let [hip_a, _, ankle_a] = self.limb_animated[i];
+            let aw = self.world.transform_point3(pos(&ankle_a));
             // The ankle height over the ground under it, for a foot lying on
             // the surface: the sole touches at s, the ankle sits fh along n.
             let n = level.ground_normal(aw.x);
@@ -501,7 +550,7 @@ impl PosePipeline {
                 .or_else(|| level.segment_index(aw.x).map(|j| (aw.x, j)));
             let ground = probe.map(|(px, j)| level.segments[j].height_at(px));
             let n_raw = probe.map_or(n, |(_, j)| level.segments[j].normal());
-            let lift = pos(&self.animated[leg.end]).y - c.rest_ankle_height[i];
+            let lift = pos(&ankle_a).y - c.rest_ankle_height[i];
             let near = (1.0 - lift / ALIGN_NEAR_LIFT).clamp(0.0, 1.0);
             let down = contact.max(near);
             let tau = FOOT_TAU_SWING + (FOOT_TAU_STANCE - FOOT_TAU_SWING) * contact;
@@ -541,7 +590,7 @@ impl PosePipeline {
             let drift = sm.lock[i].map_or(0.0, |l| Vec2::new(l.x - free.x, l.z - free.z).length());
             // A lock the leg cannot reach (sideways from the hip, where
             // lowering the pelvis does not help) is let go.
-            let hip = self.world.transform_point3(pos(&self.animated[leg.start]));
+            let hip = self.world.transform_point3(pos(&hip_a));
             let reachable = sm.lock[i].is_none_or(|l| {
                 Vec2::new(l.x - hip.x, l.z - hip.z).length() <= REACH_FRACTION * c.leg_length[i]
             });
@@ -598,7 +647,7 @@ impl PosePipeline {
             // A swinging foot follows the ground only as far as a leg can fold:
             // behind a runner on a steep descent the ground is higher than
             // the hip's reach, and chasing it would swing the knee through.
-            let hip = pos(&self.animated[leg.start]);
+            let hip = pos(&hip_a);
             let ceiling = hip.y - SWING_FOLD * c.leg_length[i];
             if targets[i].y > ceiling {
                 let free_weight = 1.0 - sm.foot_align[i];
@@ -623,10 +672,8 @@ impl PosePipeline {
 
         // Lower the pelvis so both feet can reach (at once; rise slowly).
         let mut need = 0.0f32;
-        for (i, leg) in c.legs.iter().enumerate() {
-            let hip = pos(&self.animated[leg.start]);
-            let knee = pos(&self.animated[leg.mid]);
-            let ankle = pos(&self.animated[leg.end]);
+        for (i, [hip, knee, ankle]) in self.limb_animated[..2].iter().enumerate() {
+            let (hip, knee, ankle) = (pos(hip), pos(knee), pos(ankle));
             let full = (knee - hip).length() + (ankle - knee).length();
             let allowed = (REACH_FRACTION * full).max((ankle - hip).length());
             need = need.max(required_drop(targets[i] - hip, allowed));
@@ -666,13 +713,13 @@ impl PosePipeline {
         }
 
         for (i, leg) in c.legs.iter().enumerate() {
-            let animated_rot = rotation(&self.animated[leg.end]);
+            let animated_rot = rotation(&self.limb_animated[i][2]);
             let align =
                 Quat::IDENTITY.slerp(Quat::from_rotation_arc(Vec3::Y, normals[i]), aligns[i]);
             let job = TwoBoneIk {
                 knee: KneeStrategy::Pole {
                     pole: Pole::Direction(bend_direction(
-                        &self.animated,
+                        &self.limb_animated[i],
                         leg,
                         c.rig.knee_hinge_axis,
                     )),
@@ -710,28 +757,41 @@ impl PosePipeline {
         let cycle = c.clip_set.climb.cycle_distance;
         let phase = input.climb_phase;
         let climb_index = c.clip_set.climb.index;
+        // Each limb with its slot in `limb_animated` (legs 0 and 1, arms 2 and 3).
         let limbs = c
             .arms
             .iter()
             .take(2)
-            .map(|l| (l, c.rig.wrist_from_rung, c.rig.elbow_hinge_axis, true))
+            .enumerate()
+            .map(|(k, l)| {
+                (
+                    l,
+                    2 + k,
+                    c.rig.wrist_from_rung,
+                    c.rig.elbow_hinge_axis,
+                    true,
+                )
+            })
             .chain(
                 c.legs
                     .iter()
-                    .map(|l| (l, c.rig.ankle_from_rung, c.rig.knee_hinge_axis, false)),
+                    .enumerate()
+                    .map(|(k, l)| (l, k, c.rig.ankle_from_rung, c.rig.knee_hinge_axis, false)),
             );
         let (mut hand, mut foot) = (0, 0);
-        for (limb, offset, axis, is_arm) in limbs {
+        for (limb, slot, offset, axis, is_arm) in limbs {
             let Some(grip) = limb.grip else { continue };
             let (delta, rung) = rung_correction(&grip, ladder, floor, phase, cycle, offset.y);
-            let aw = self.world.transform_point3(pos(&self.animated[limb.end]));
+            let aw = self
+                .world
+                .transform_point3(pos(&self.limb_animated[slot][2]));
             // While the body still eases into its climbing place, hands and
             // feet already reach for the rungs where they will be.
             let lag = Vec3::new(self.smooth.root_lag.x, 0.0, self.smooth.root_lag.z);
             let target_w = aw + Vec3::Y * delta + lag;
             let job = TwoBoneIk {
                 knee: KneeStrategy::Pole {
-                    pole: Pole::Direction(bend_direction(&self.animated, limb, axis)),
+                    pole: Pole::Direction(bend_direction(&self.limb_animated[slot], limb, axis)),
                     twist: 0.0,
                 },
                 hinge: Some(HingeLimit {
@@ -815,9 +875,10 @@ fn rung_correction(
 /// The model-space direction a limb's mid joint bends toward: across the
 /// limb from its hinge axis, so it stays defined when the limb is straight
 /// (a knee then still points forward, never flips).
-fn bend_direction(models: &[Mat4], limb: &Limb, hinge_local: Vec3) -> Vec3 {
-    let line = pos(&models[limb.end]) - pos(&models[limb.start]);
-    let hinge = rotate_by(&models[limb.mid], hinge_local);
+fn bend_direction(animated: &[Mat4; 3], limb: &Limb, hinge_local: Vec3) -> Vec3 {
+    let [start, mid, end] = animated;
+    let line = pos(end) - pos(start);
+    let hinge = rotate_by(mid, hinge_local);
     (hinge.cross(line) * limb.bend_sign).normalize_or(Vec3::X)
 }
 
@@ -900,6 +961,19 @@ fn rotate_by(m: &Mat4, v: Vec3) -> Vec3 {
     let sx = x.length() * x.dot(y.cross(z)).signum();
     let r = x * (v.x / sx) + y * (v.y / y.length()) + z * (v.z / z.length());
     if r.is_finite() { r } else { v }
+}
+
+/// The one layer of a frame that plays a single clip at a usable weight
+/// (most frames), which is then sampled straight into the pose.
+fn single_layer(layers: &[Layer]) -> Option<&Layer> {
+    match layers {
+        [only]
+            if only.weight > animation::blend::BLEND_WEIGHT_EPSILON && only.weight.is_finite() =>
+        {
+            Some(only)
+        }
+        _ => None,
+    }
 }
 
 /// Fraction of the remaining distance an exponential approach with time
