@@ -597,10 +597,26 @@ pub fn sample(
     for (track, c) in clip.rotations.iter().zip(rc) {
         let idx = seek(&track.times, *c as usize, t);
         *c = idx as u32;
-        if let (Some(local), Some(q)) = (
-            locals.get_mut(track.joint as usize),
-            sample_quat(track, idx, t),
-        ) {
+        let Some(local) = locals.get_mut(track.joint as usize) else {
+            continue;
+        };
+        // The common case inline: linear keys on both sides of `t` (the
+        // same arithmetic as `sample_quat`, without its case analysis).
+        let (times, values) = (&track.times, &track.values);
+        if track.interpolation == Interpolation::Linear
+            && idx > 0
+            && idx < times.len()
+            && values.len() >= times.len()
+        {
+            let (t0, t1) = (times[idx - 1], times[idx]);
+            let dt = t1 - t0;
+            if dt > 0.0 && dt.is_finite() {
+                let u = ((t - t0) / dt).clamp(0.0, 1.0);
+                local.rotation = normalize_quat(slerp_shortest(values[idx - 1], values[idx], u));
+                continue;
+            }
+        }
+        if let Some(q) = sample_quat(track, idx, t) {
             local.rotation = q;
         }
     }
