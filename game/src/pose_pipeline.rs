@@ -86,8 +86,18 @@ const LOCK_TILT: f32 = 0.03;
 /// A swinging foot starts turning to the surface below it when its animated
 /// lift above the ground is less than this, metres.
 const ALIGN_NEAR_LIFT: f32 = 0.05;
-/// A locked foot is released below this contact weight.
-const UNLOCK_CONTACT: f32 = 0.88;
+/// A locked foot is released below this contact weight: the weight it locks
+/// at. The clip's contact falls below it as soon as its foot starts to move
+/// (at about 0.16 m/s), and a lock held any longer keeps the foot a
+/// millimetre behind while the clip lifts it away, which the released foot
+/// then trails for several frames.
+const UNLOCK_CONTACT: f32 = LOCK_CONTACT;
+/// How far below its rest height a planted ankle may stay where the clip puts
+/// it, metres. The baked clips interpolate between keys, so at heel strike
+/// and toe-off the knight's stance ankle sinks up to 0.7 mm; lifting it out
+/// moves a nearly straight knee more than twice as far, while a sink of a
+/// millimetre is far inside the 5 mm a planted sole may be off the ground.
+const PLANTED_SINK: f32 = 0.001;
 /// A lock further than this from where the animation wants the foot is
 /// released, metres: the leg would have to stretch or cross.
 const LOCK_MAX_DRIFT: f32 = 0.3;
@@ -589,8 +599,10 @@ impl PosePipeline {
             let target_w = match sm.lock[i] {
                 Some(l) => {
                     sm.release[i] = Vec3::ZERO;
-                    // Planted means on the ground: the animated lift is dropped.
-                    Vec3::new(l.x, sm.foot_ground[i] + c.rest_ankle_height[i], l.z)
+                    // Planted means on the ground: the animated lift is
+                    // dropped, and the clip's own slight sink is kept.
+                    let sink = lift.clamp(-PLANTED_SINK, 0.0);
+                    Vec3::new(l.x, sm.foot_ground[i] + c.rest_ankle_height[i] + sink, l.z)
                 }
                 None => {
                     // A released foot travels back to its animation in a
