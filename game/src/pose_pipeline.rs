@@ -8,7 +8,8 @@
 //!    the pelvis is lowered so both feet can reach; a two-bone solve per leg
 //!    with the knee hinge limited and the foot turned to the surface normal in
 //!    proportion to its contact weight, so a swinging foot keeps its animated
-//!    orientation.
+//!    orientation. A swinging knee straightens beyond its animation at a
+//!    bounded speed, so a leg reaching down a stair never whips.
 //! 4. **Ladder IK**: hands and feet onto rungs, phase-locked to the climb
 //!    cycle. The rung a limb holds is chosen once per grip, from where the
 //!    animation puts the limb in the middle of that grip, and the correction
@@ -85,8 +86,18 @@ const LOCK_TILT: f32 = 0.03;
 /// A swinging foot starts turning to the surface below it when its animated
 /// lift above the ground is less than this, metres.
 const ALIGN_NEAR_LIFT: f32 = 0.05;
-/// A locked foot is released below this contact weight.
-const UNLOCK_CONTACT: f32 = 0.88;
+/// A locked foot is released below this contact weight: the weight it locks
+/// at. The clip's contact falls below it as soon as its foot starts to move
+/// (at about 0.16 m/s), and a lock held any longer keeps the foot a
+/// millimetre behind while the clip lifts it away, which the released foot
+/// then trails for several frames.
+const UNLOCK_CONTACT: f32 = LOCK_CONTACT;
+/// How far below its rest height a planted ankle may stay where the clip puts
+/// it, metres. The baked clips interpolate between keys, so at heel strike
+/// and toe-off the knight's stance ankle sinks up to 0.7 mm; lifting it out
+/// moves a nearly straight knee more than twice as far, while a sink of a
+/// millimetre is far inside the 5 mm a planted sole may be off the ground.
+const PLANTED_SINK: f32 = 0.001;
 /// A lock further than this from where the animation wants the foot is
 /// released, metres: the leg would have to stretch or cross.
 const LOCK_MAX_DRIFT: f32 = 0.3;
@@ -104,6 +115,13 @@ const RELOCK_RELEASE: f32 = 0.0005;
 const RELEASE_TIME: f32 = 0.3;
 /// Time constant of a foot turning onto (or off) the surface, seconds.
 const ALIGN_TAU: f32 = 0.06;
+/// The fastest foot IK straightens a swinging leg's knee beyond its
+/// animation, rad/s. When the ground drops away under a swinging foot (a
+/// stair edge passing under it) the leg reaches down over a few frames
+/// instead of snapping straight in one; the animation's own knee turns at up
+/// to about 14 rad/s, so the two together stay under the 20 rad/s a joint may
+/// turn outside state changes.
+const KNEE_STRAIGHTEN_SPEED: f32 = 6.0;
 /// Knee and elbow hinge range, radians: from nearly straight to fully bent.
 const HINGE_RANGE: (f32, f32) = (0.0, 2.7);
 
@@ -236,6 +254,9 @@ struct Smoothing {
     /// going (on a ladder: the climbing position), world metres.
     root_lag: Vec3,
     pelvis_drop: f32,
+    /// How much more each knee was bent by foot IK than in the animation last
+    /// frame, radians (negative: straighter).
+    knee_correction: [f32; 2],
     ladder: Option<usize>,
 }
 
@@ -474,6 +495,7 @@ impl PosePipeline {
                 turning: false,
                 root_lag: Vec3::ZERO,
                 pelvis_drop: 0.0,
+                knee_correction: [0.0; 2],
                 ladder: on_ladder.map(|(i, _)| i),
             };
         }
@@ -626,8 +648,10 @@ impl PosePipeline {
             let target_w = match sm.lock[i] {
                 Some(l) => {
                     sm.release[i] = Vec3::ZERO;
-                    // Planted means on the ground: the animated lift is dropped.
-                    Vec3::new(l.x, sm.foot_ground[i] + c.rest_ankle_height[i], l.z)
+                    // Planted means on the ground: the animated lift is
+                    // dropped, and the clip's own slight sink is kept.
+                    let sink = lift.clamp(-PLANTED_SINK, 0.0);
+                    Vec3::new(l.x, sm.foot_ground[i] + c.rest_ankle_height[i] + sink, l.z)
                 }
                 None => {
                     // A released foot travels back to its animation in a
@@ -667,6 +691,7 @@ impl PosePipeline {
         }
         if gw <= 0.0 {
             self.smooth.pelvis_drop = 0.0;
+            self.smooth.knee_correction = [0.0; 2];
             return;
         }
 
@@ -713,6 +738,24 @@ impl PosePipeline {
         }
 
         for (i, leg) in c.legs.iter().enumerate() {
+            // A swinging leg straightens beyond its animation at a bounded
+            // speed: the foot reaches down over a few frames instead of
+            // whipping the knee to its limit in one. Bending stays immediate
+            // (a foot rising over a step must clear it), and a foot in
+            // contact or locked reaches the ground at once.
+            let hip = pos(&self.models[leg.start]);
+            let [animated_hip, knee, ankle] = self.limb_animated[i].each_ref().map(pos);
+            let (thigh, shin) = ((knee - animated_hip).length(), (ankle - knee).length());
+            let animated_bend = knee_bend(thigh, shin, (ankle - animated_hip).length());
+            let wanted = knee_bend(thigh, shin, (targets[i] - hip).length()) - animated_bend;
+            let sm = &mut self.smooth;
+            let free = sm.lock[i].is_none() && self.debug.feet[i].contact < LOCK_CONTACT;
+            let slowest = sm.knee_correction[i] - KNEE_STRAIGHTEN_SPEED * dt;
+            sm.knee_correction[i] = if free { wanted.max(slowest) } else { wanted };
+            if sm.knee_correction[i] > wanted {
+                let reach = reach_for_bend(thigh, shin, animated_bend + sm.knee_correction[i]);
+                targets[i] = hip + (targets[i] - hip).normalize_or_zero() * reach;
+            }
             let animated_rot = rotation(&self.limb_animated[i][2]);
             let align =
                 Quat::IDENTITY.slerp(Quat::from_rotation_arc(Vec3::Y, normals[i]), aligns[i]);
@@ -921,6 +964,22 @@ fn layer_contact(limb: &Limb, layers: &[Layer]) -> f32 {
     if total > 1e-6 { sum / total } else { 0.0 }
 }
 
+/// The bend of a knee, radians (0 straight), that puts the ankle `reach`
+/// from the hip, for a thigh and shin of these lengths (law of cosines).
+fn knee_bend(thigh: f32, shin: f32, reach: f32) -> f32 {
+    let cos = (thigh * thigh + shin * shin - reach * reach) / (2.0 * thigh * shin).max(1e-6);
+    PI - cos.clamp(-1.0, 1.0).acos()
+}
+
+/// The hip-to-ankle distance at which a knee with these bones bends `bend`
+/// radians: the inverse of [`knee_bend`].
+fn reach_for_bend(thigh: f32, shin: f32, bend: f32) -> f32 {
+    let bend = bend.clamp(0.0, PI);
+    (thigh * thigh + shin * shin + 2.0 * thigh * shin * bend.cos())
+        .max(0.0)
+        .sqrt()
+}
+
 /// How far a hip must drop (straight down) so that a target at offset `v`
 /// from it lies within `reach`; 0 when it already does.
 pub fn required_drop(v: Vec3, reach: f32) -> f32 {
@@ -1028,6 +1087,20 @@ mod tests {
                     prop_assert!((v + Vec3::Y * (d - 1e-3)).length() > reach - 1e-4);
                 }
             }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn reach_for_bend_inverts_knee_bend(
+            thigh in 0.1f32..1.0, shin in 0.1f32..1.0, t in 0.0f32..1.0,
+        ) {
+            let lo = (thigh - shin).abs();
+            let reach = lo + (thigh + shin - lo) * t;
+            let bend = knee_bend(thigh, shin, reach);
+            prop_assert!((0.0..=PI).contains(&bend));
+            let back = reach_for_bend(thigh, shin, bend);
+            prop_assert!((back - reach).abs() < 2e-3, "{reach} -> {bend} -> {back}");
         }
     }
 

@@ -67,16 +67,18 @@ fn walking_over_every_slope_keeps_planted_feet_on_the_ground() {
     common(&s);
     assert!(f(&s, "max_planted_slope_deg") >= 44.9);
     assert!(f(&s, "planted_frames") > 1000.0);
-    // Target 5 mm: met (2.2 mm; a foot locks once it lies on the slope).
+    // Target 5 mm: met (2.7 mm; a foot locks once it lies on the slope, and
+    // keeps the clip's own sink of under a millimetre).
     assert!(f(&s, "planted_foot_max_error_m") <= 0.005);
     // A foot the clip has in contact but not yet locked (landing on a new
     // slope) is still near the ground: 1.5 cm today.
     assert!(f(&s, "unlocked_contact_max_error_m") <= 0.02);
-    // Target < 1 mm: met (0.67 mm; the pelvis now rises back the last
-    // fraction of a millimetre after the start instead of creeping).
+    // Target < 1 mm: met (0.50 mm; the pelvis rises back the last fraction
+    // of a millimetre instead of creeping, and a planted foot is released as
+    // soon as the clip moves it).
     assert!(f(&s, "ik_flat_ground_delta_m") < 0.001);
     assert!(f(&s, "flat_ground_frames") > 50.0);
-    // Target 20 rad/s: met (19.0).
+    // Target 20 rad/s: met (16.6).
     assert!(f(&s, "max_joint_angular_speed_rad_s") <= 20.0);
 }
 
@@ -85,13 +87,13 @@ fn running_over_every_slope_keeps_planted_feet_on_the_ground() {
     let s = run("slopes_run", 1700);
     common(&s);
     assert!(f(&s, "max_planted_slope_deg") >= 44.9);
-    // Target 5 mm: met (2.2 mm).
+    // Target 5 mm: met (2.5 mm).
     assert!(f(&s, "planted_foot_max_error_m") <= 0.005);
     // Landing on a new slope before the lock: 2.4 cm today.
     assert!(f(&s, "unlocked_contact_max_error_m") <= 0.03);
-    // Target < 1 mm: met (0.03 mm).
+    // Target < 1 mm: met (0.02 mm).
     assert!(f(&s, "ik_flat_ground_delta_m") < 0.001);
-    // Target 20 rad/s: met (19.1).
+    // Target 20 rad/s: met (17.5).
     assert!(f(&s, "max_joint_angular_speed_rad_s") <= 20.0);
 }
 
@@ -103,12 +105,17 @@ fn climbing_both_ladders_puts_hands_and_feet_on_rungs() {
     // Target 5 mm: met (1.1 mm; hands and feet reach for the rungs while
     // the body still eases into its climbing place).
     assert!(f(&s, "rung_contact_max_error_m") <= 0.005);
+    // Target 5 mm: met (3.0 mm).
     assert!(f(&s, "planted_foot_max_error_m") <= 0.005);
-    // Flat stretches after the ladders: 1.7 mm (target 1 mm), as in the walk.
-    assert!(f(&s, "ik_flat_ground_delta_m") <= 0.002);
-    // Target 20 rad/s; today 25.3, a shin running up the stairs (stairs are
-    // not slopes: a foot lands on a tread edge).
-    assert!(f(&s, "max_joint_angular_speed_rad_s") <= 26.0);
+    // Target < 1 mm on the flat stretches after the ladders: met (0.55 mm;
+    // was 1.7 mm, a knee at heel strike and toe-off, where the lock lifted
+    // the clip's sinking ankle or held the foot a frame too long).
+    assert!(f(&s, "ik_flat_ground_delta_m") < 0.001);
+    // Target 20 rad/s: met (19.9, a shoulder climbing down the second
+    // ladder, where ladder IK adds 6 rad/s to the clip's 14). Running down
+    // the stairs, a knee reached for the lower tread at 25.6 rad/s; a
+    // swinging knee now straightens at a bounded speed (17.1 there).
+    assert!(f(&s, "max_joint_angular_speed_rad_s") <= 20.0);
 }
 
 #[test]
