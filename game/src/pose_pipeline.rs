@@ -122,6 +122,11 @@ const ALIGN_TAU: f32 = 0.06;
 /// to about 14 rad/s, so the two together stay under the 20 rad/s a joint may
 /// turn outside state changes.
 const KNEE_STRAIGHTEN_SPEED: f32 = 6.0;
+/// The weight of the hinge's natural bend direction in the side a knee that
+/// is not a pure hinge bends to, per metre of thigh (see `knee_side`): a
+/// tenth of a millimetre, far below any real knee offset, so it decides
+/// only for a leg whose knee lies exactly on the hip→ankle line.
+const POLE_BIAS: f32 = 1e-4;
 /// Knee and elbow hinge range, radians: from nearly straight to fully bent.
 const HINGE_RANGE: (f32, f32) = (0.0, 2.7);
 
@@ -759,20 +764,38 @@ impl PosePipeline {
             let animated_rot = rotation(&self.limb_animated[i][2]);
             let align =
                 Quat::IDENTITY.slerp(Quat::from_rotation_arc(Vec3::Y, normals[i]), aligns[i]);
-            let job = TwoBoneIk {
-                knee: KneeStrategy::Pole {
-                    pole: Pole::Direction(bend_direction(
-                        &self.limb_animated[i],
-                        leg,
-                        c.rig.knee_hinge_axis,
-                    )),
-                    twist: 0.0,
-                },
-                hinge: Some(HingeLimit {
+            let (pole, hinge) = if c.rig.knee_pure_hinge {
+                let pole = bend_direction(&self.limb_animated[i], leg, c.rig.knee_hinge_axis);
+                let hinge = HingeLimit {
                     axis: c.rig.knee_hinge_axis,
                     min: HINGE_RANGE.0,
                     max: HINGE_RANGE.1,
-                }),
+                };
+                (pole, Some(hinge))
+            } else {
+                // The bend is limited by reach instead: never folded past
+                // the hinge's largest bend.
+                let shortest = reach_for_bend(thigh, shin, HINGE_RANGE.1);
+                let v = targets[i] - hip;
+                if v.length() < shortest {
+                    targets[i] = hip + v.normalize_or(Vec3::NEG_Y) * shortest;
+                }
+                let ankle = pos(&self.models[leg.end]);
+                let to_target = (ankle - hip) + (targets[i] - ankle) * gw;
+                let pole = knee_side(
+                    &self.limb_animated[i],
+                    leg,
+                    c.rig.knee_hinge_axis,
+                    to_target,
+                );
+                (pole, None)
+            };
+            let job = TwoBoneIk {
+                knee: KneeStrategy::Pole {
+                    pole: Pole::Direction(pole),
+                    twist: 0.0,
+                },
+                hinge,
                 end_rotation: Some(((align * animated_rot).normalize(), 1.0)),
                 weight: gw,
                 ..TwoBoneIk::new(leg.start, leg.mid, leg.end, targets[i])
@@ -923,6 +946,53 @@ fn bend_direction(animated: &[Mat4; 3], limb: &Limb, hinge_local: Vec3) -> Vec3 
     let line = pos(end) - pos(start);
     let hinge = rotate_by(mid, hinge_local);
     (hinge.cross(line) * limb.bend_sign).normalize_or(Vec3::X)
+}
+
+/// The model-space side of the hip→ankle line a knee that is not a pure
+/// hinge (see `Rig::knee_pure_hinge`) is placed on when its ankle goes to
+/// `to_target` (from the hip): where the animated knee would lie off that
+/// line once bent about its hinge axis as far as the target's reach needs,
+/// with the leg swung rigidly onto the target. A knee its animation
+/// hyperextends stays hyperextended while the reach allows, never further
+/// back than the animation; otherwise it bends forward. The hinge's natural
+/// bend direction ([`bend_direction`]) is added as a small bias so a straight
+/// leg still has a side. The unhinged solver puts the knee on this side at
+/// the bend the reach needs; as the leg straightens the knee's distance from
+/// the line, and with it any effect of this direction, goes to zero, so the
+/// side turning quickly near straight moves the leg by nothing.
+fn knee_side(animated: &[Mat4; 3], limb: &Limb, hinge_local: Vec3, to_target: Vec3) -> Vec3 {
+    let [start, mid, end] = animated;
+    let fallback = bend_direction(animated, limb, hinge_local);
+    let u = pos(mid) - pos(start);
+    let s = pos(end) - pos(mid);
+    let Some(hm) = rotate_by(mid, hinge_local).try_normalize() else {
+        return fallback;
+    };
+    // |u + R(θ) s|² = k0 + k1 cos θ, θ the bend about the hinge measured
+    // between the bones' projections onto the plane normal to it.
+    let s_par = hm * s.dot(hm);
+    let (u_perp, s_perp) = (u - hm * u.dot(hm), s - s_par);
+    let (up, sp) = (u_perp.length(), s_perp.length());
+    if up < 1e-6 || sp < 1e-6 {
+        return fallback;
+    }
+    let theta0 = hm.dot(u_perp.cross(s_perp)).atan2(u_perp.dot(s_perp));
+    let k0 = (u + s_par).length_squared() + sp * sp;
+    let k1 = 2.0 * up * sp;
+    let tc = ((to_target.length_squared() - k0) / k1)
+        .clamp(-1.0, 1.0)
+        .acos();
+    let theta = if -tc >= theta0.min(0.0) && (theta0 + tc).abs() < (theta0 - tc).abs() {
+        -tc
+    } else {
+        tc
+    };
+    let e = u + Quat::from_axis_angle(hm, theta - theta0) * s;
+    let (Some(e_dir), Some(t_dir)) = (e.try_normalize(), to_target.try_normalize()) else {
+        return fallback;
+    };
+    let offset = u - e_dir * u.dot(e_dir);
+    Quat::from_rotation_arc(e_dir, t_dir) * offset + fallback * (POLE_BIAS * u.length())
 }
 
 /// How far the other foot's lock is from where its animation wants it.

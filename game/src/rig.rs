@@ -95,6 +95,17 @@ pub struct RigFile {
     /// Elbow hinge axis in the elbow's local frame.
     #[serde(default = "default_elbow_axis")]
     pub elbow_hinge_axis: (f32, f32, f32),
+    /// Whether the model's knees turn about `knee_hinge_axis` alone (the
+    /// default). When they do, foot IK solves each leg with the knee turning
+    /// about that axis within its range. When they do not (a knee that also
+    /// twists or leans sideways as it bends, so the thigh and shin leave the
+    /// plane normal to the axis), a nearly straight leg's knee lies off the
+    /// hip→ankle line sideways, and a hinged solve that turns that offset
+    /// toward the knee's forward direction spins the whole leg about its
+    /// axis; set it to `false` and foot IK places such a knee on the side
+    /// its animation puts it, with the bend limited by reach.
+    #[serde(default = "default_true")]
+    pub knee_pure_hinge: bool,
     /// Height of the ankle above the sole, metres.
     pub foot_height: f32,
     /// Clip names per state.
@@ -119,6 +130,10 @@ pub struct RigFile {
     /// Offset of an ankle from the rung its foot stands on, model space.
     #[serde(default)]
     pub ankle_from_rung: (f32, f32, f32),
+}
+
+fn default_true() -> bool {
+    true
 }
 
 fn default_forward() -> (f32, f32, f32) {
@@ -166,6 +181,9 @@ pub struct Rig {
     pub knee_hinge_axis: Vec3,
     /// Elbow hinge axis, elbow-local, unit length.
     pub elbow_hinge_axis: Vec3,
+    /// Whether the knees turn about their hinge axis alone (see
+    /// [`RigFile::knee_pure_hinge`]).
+    pub knee_pure_hinge: bool,
     /// Ankle height above the sole, metres.
     pub foot_height: f32,
     /// Forward axis in model space, unit length.
@@ -349,6 +367,7 @@ impl RigFile {
             arms,
             knee_hinge_axis: axis(self.knee_hinge_axis, "knee_hinge_axis")?,
             elbow_hinge_axis: axis(self.elbow_hinge_axis, "elbow_hinge_axis")?,
+            knee_pure_hinge: self.knee_pure_hinge,
             foot_height: self.foot_height,
             forward: axis(self.forward, "forward")?,
             wrist_from_rung: offset(self.wrist_from_rung, "wrist_from_rung")?,

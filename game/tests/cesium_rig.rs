@@ -83,6 +83,10 @@ struct Measured {
     foot_height: [f32; 2],
     cycle_distance: [f32; 2],
     stance_floor: [f32; 2],
+    /// The range over the walk of the thigh's lean along the rig's knee
+    /// hinge axis (the cosine between them): constant for a knee that turns
+    /// about that axis alone.
+    thigh_lean: [(f32, f32); 2],
 }
 
 fn measure() -> Measured {
@@ -100,6 +104,7 @@ fn measure() -> Measured {
     let mut foot_height = [0.0; 2];
     let mut cycle_distance = [0.0; 2];
     let mut stance_floor = [0.0; 2];
+    let mut thigh_lean = [(0.0, 0.0); 2];
     let mut rel_velocity = Vec3::ZERO;
 
     // Rest pose, skinned: the lowest vertex bound mostly to each foot.
@@ -140,6 +145,14 @@ fn measure() -> Measured {
             pos(&rest[ankle]).y
         );
         knee_axes[side] = hinge_axis(&models, hip, knee, ankle).0;
+        let axis = Vec3::from(rig.knee_hinge_axis).normalize();
+        let leans = models.iter().map(|m| {
+            let (_, r, _) = m[knee].to_scale_rotation_translation();
+            (pos(&m[knee]) - pos(&m[hip])).normalize().dot(r * axis)
+        });
+        thigh_lean[side] = leans.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), l| {
+            (lo.min(l), hi.max(l))
+        });
 
         // Stance: the samples where this ankle is within 1 cm of its lowest.
         let ys: Vec<f32> = models.iter().map(|m| pos(&m[ankle]).y).collect();
@@ -188,9 +201,10 @@ fn measure() -> Measured {
         foot_height,
         cycle_distance,
         stance_floor,
+        thigh_lean,
     };
     eprintln!(
-        "CesiumMan measured: forward {:.3}, knee axes {:.3} {:.3}, elbow axes {:.3} {:.3}, foot height {:.3?} m, cycle distance {:.3?} m, lowest ankle in the walk {:.3?} m",
+        "CesiumMan measured: forward {:.3}, knee axes {:.3} {:.3}, elbow axes {:.3} {:.3}, foot height {:.3?} m, cycle distance {:.3?} m, lowest ankle in the walk {:.3?} m, thigh lean along the knee axis {:.3?}",
         m.forward,
         m.knee_axes[0],
         m.knee_axes[1],
@@ -198,7 +212,8 @@ fn measure() -> Measured {
         m.elbow_axes[1],
         m.foot_height,
         m.cycle_distance,
-        m.stance_floor
+        m.stance_floor,
+        m.thigh_lean
     );
     m
 }
@@ -235,6 +250,14 @@ fn the_rig_file_matches_the_measured_model() {
         (rig.walk_cycle_distance / d - 1.0).abs() < 0.08,
         "cycle {d}"
     );
+    // His knees are not pure hinges: the thigh's lean along the knee axis
+    // changes through the walk by more than 0.02 (0.004 to 0.048 on the left
+    // leg, -0.095 to -0.001 on the right),
+    // so the rig says so and foot IK does not solve them as hinges.
+    for (lo, hi) in m.thigh_lean {
+        assert!(hi - lo > 0.02, "thigh lean {lo}..{hi}");
+    }
+    assert!(!rig.knee_pure_hinge);
     // The only clip is the walk, so a run plays it too, at the walk's stride.
     assert_eq!(rig.run_cycle_distance, rig.walk_cycle_distance);
 }
