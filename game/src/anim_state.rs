@@ -44,6 +44,10 @@ pub struct ClipSet {
     pub land: ClipInfo,
     /// Climb cycle (one cycle climbs `cycle_distance`).
     pub climb: ClipInfo,
+    /// Seconds into the idle clip to hold while standing, when the idle clip
+    /// is not a standing animation of its own (see `RigFile::idle_time`):
+    /// standing then holds that one frame instead of playing the clip.
+    pub idle_hold: Option<f32>,
 }
 
 /// One clip to sample: which, at what time, how much.
@@ -57,6 +61,11 @@ pub struct Layer {
     pub weight: f32,
     /// True for looping clips.
     pub looping: bool,
+    /// True for the idle (standing) layer: foot IK counts both feet in
+    /// contact whatever the clip's own contact curve says, and treats the
+    /// character as standing. Marked here, not found by clip, because a
+    /// model with one clip plays it for idle and walk alike.
+    pub still: bool,
 }
 
 /// The state machine's memory between frames.
@@ -203,6 +212,12 @@ impl AnimState {
             time,
             weight: 1.0,
             looping,
+            still: false,
+        };
+        let idle_time = |time: f32| c.idle_hold.unwrap_or(time);
+        let idle = |time: f32| Layer {
+            still: true,
+            ..one(c.idle, idle_time(time), true)
         };
         let none = Layer {
             weight: 0.0,
@@ -213,7 +228,7 @@ impl AnimState {
                 // Idle fades into the gait as speed rises toward walking pace.
                 let moving = (speed / (0.5 * walk_speed)).clamp(0.0, 1.0);
                 if moving <= 1e-3 {
-                    return [one(c.idle, time, true), none];
+                    return [idle(time), none];
                 }
                 let b = self.speed_blend;
                 let walk = Layer {
@@ -228,7 +243,7 @@ impl AnimState {
                     // Starting or stopping: idle and the dominant gait clip.
                     let idle = Layer {
                         weight: 1.0 - moving,
-                        ..one(c.idle, time, true)
+                        ..idle(time)
                     };
                     let gait = if b < 0.5 { walk } else { run };
                     return [
@@ -279,6 +294,7 @@ mod tests {
             fall: c(4, 0.5, 0.0),
             land: c(5, 0.4, 0.0),
             climb: c(6, 1.2, 0.6),
+            idle_hold: None,
         }
     }
 
@@ -293,6 +309,7 @@ mod tests {
             time: 0.0,
             weight: 0.0,
             looping: true,
+            still: true,
         }; MAX_LAYERS];
         // Walking exactly one stride advances the phase by one whole cycle.
         for _ in 0..100 {
@@ -326,6 +343,7 @@ mod tests {
             time: 0.0,
             weight: 0.0,
             looping: true,
+            still: true,
         }; MAX_LAYERS];
         s.update(
             &clips(),

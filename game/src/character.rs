@@ -6,7 +6,7 @@
 //! with a rig file works the same way as our knight.
 
 use animation::{Clip, Skeleton, Wrap, local_to_model, sample_at, validate_clip};
-use glam::{Mat4, Vec3};
+use glam::{Mat4, Quat, Vec3};
 use thiserror::Error;
 
 use crate::anim_state::{ClipInfo, ClipSet};
@@ -169,6 +169,9 @@ pub struct Character {
     pub leg_length: [f32; 2],
     /// Height of each ankle above the model's floor at rest, metres.
     pub rest_ankle_height: [f32; 2],
+    /// Each ankle's model-space rotation at rest, where the foot stands flat
+    /// (a held idle frame sets its feet down in this orientation).
+    pub rest_ankle_rotation: [Quat; 2],
 }
 
 /// The knight's rig file, as committed.
@@ -242,6 +245,7 @@ impl Character {
             fall: find(&names.fall, "fall", 0.0)?,
             land: find(&names.land, "land", 0.0)?,
             climb: find(&names.climb, "climb", rig_file.climb_cycle_distance)?,
+            idle_hold: rig_file.idle_time,
         };
 
         let forward = rig.forward;
@@ -330,6 +334,10 @@ impl Character {
             ankle.inverse().transform_point3(sole_model)
         });
         let rest_ankle_height = [0, 1].map(|i| pos(legs[i].end).y);
+        let rest_ankle_rotation = [0, 1].map(|i| {
+            let (_, r, _) = rest_models[legs[i].end].to_scale_rotation_translation();
+            r.normalize()
+        });
         let leg_length = [0, 1].map(|i| {
             (pos(legs[i].mid) - pos(legs[i].start)).length()
                 + (pos(legs[i].end) - pos(legs[i].mid)).length()
@@ -346,6 +354,7 @@ impl Character {
             sole_local,
             leg_length,
             rest_ankle_height,
+            rest_ankle_rotation,
         })
     }
 }

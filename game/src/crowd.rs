@@ -163,6 +163,7 @@ impl Crowd {
     pub fn new(level: Level, character: Arc<Character>, n: usize, seed: u64) -> Self {
         let (x0, x1) = level.extent();
         let idle = character.clip_set.idle;
+        let idle_hold = character.clip_set.idle_hold.unwrap_or(0.0);
         let mut agents = Vec::with_capacity(n);
         for i in 0..n {
             let mut s = seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -196,9 +197,10 @@ impl Crowd {
                 anim: AnimState::default(),
                 layers: [Layer {
                     clip: idle,
-                    time: 0.0,
+                    time: idle_hold,
                     weight: 1.0,
                     looping: true,
+                    still: true,
                 }; MAX_LAYERS],
                 count: 1,
             });

@@ -551,13 +551,22 @@ impl PosePipeline {
         let mut targets = [Vec3::ZERO; 2];
         let mut normals = [Vec3::Y; 2];
         let mut aligns = [0.0; 2];
-        let idle = input
+        let still_weight = input
             .layers
             .iter()
-            .filter(|l| l.clip.index == c.clip_set.idle.index)
+            .filter(|l| l.still)
             .map(|l| l.weight)
-            .sum::<f32>()
-            >= 0.99 * input.layers.iter().map(|l| l.weight).sum::<f32>();
+            .sum::<f32>();
+        let total_weight = input.layers.iter().map(|l| l.weight).sum::<f32>();
+        let idle = still_weight >= 0.99 * total_weight;
+        // A held frame of a walk (the rig's idle_time) may have a heel up:
+        // standing sets that foot down flat (its rest orientation), in step
+        // with the crossfade into it.
+        let settle = if c.clip_set.idle_hold.is_some() && total_weight > 0.0 {
+            (still_weight / total_weight).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         // Where each foot's animation wants it (for choosing which foot re-steps).
         let free_prev: [Vec3; 2] = std::array::from_fn(|i| {
             let aw = self.world.transform_point3(pos(&self.limb_animated[i][2]));
@@ -577,7 +586,9 @@ impl PosePipeline {
                 .or_else(|| level.segment_index(aw.x).map(|j| (aw.x, j)));
             let ground = probe.map(|(px, j)| level.segments[j].height_at(px));
             let n_raw = probe.map_or(n, |(_, j)| level.segments[j].normal());
-            let lift = pos(&ankle_a).y - c.rest_ankle_height[i];
+            let raw_lift = pos(&ankle_a).y - c.rest_ankle_height[i];
+            let settled = raw_lift.max(0.0) * settle;
+            let lift = raw_lift - settled;
             let near = (1.0 - lift / ALIGN_NEAR_LIFT).clamp(0.0, 1.0);
             let down = contact.max(near);
             let tau = FOOT_TAU_SWING + (FOOT_TAU_STANCE - FOOT_TAU_SWING) * contact;
@@ -611,7 +622,7 @@ impl PosePipeline {
             sm.foot_align[i] += (down - sm.foot_align[i]) * approach(dt, ALIGN_TAU);
             let slope = sm.foot_slope[i];
             let n = Vec2::new(-slope.sin(), slope.cos());
-            let free = aw + Vec3::Y * (sm.foot_ground[i] - floor);
+            let free = aw + Vec3::Y * (sm.foot_ground[i] - floor - settled);
 
             // Lock a planted foot where it landed; release it into its swing.
             let drift = sm.lock[i].map_or(0.0, |l| Vec2::new(l.x - free.x, l.z - free.z).length());
@@ -761,7 +772,9 @@ impl PosePipeline {
                 let reach = reach_for_bend(thigh, shin, animated_bend + sm.knee_correction[i]);
                 targets[i] = hip + (targets[i] - hip).normalize_or_zero() * reach;
             }
-            let animated_rot = rotation(&self.limb_animated[i][2]);
+            let animated_rot = rotation(&self.limb_animated[i][2])
+                .slerp(c.rest_ankle_rotation[i], settle)
+                .normalize();
             let align =
                 Quat::IDENTITY.slerp(Quat::from_rotation_arc(Vec3::Y, normals[i]), aligns[i]);
             let (pole, hinge) = if c.rig.knee_pure_hinge {
@@ -1015,13 +1028,19 @@ fn is_transition(c: &Character, layers: &[Layer]) -> bool {
     let total: f32 = layers.iter().map(|l| l.weight).sum();
     let gait = [c.clip_set.walk.index, c.clip_set.run.index];
     let mixing = || layers.iter().filter(|l| l.weight > 0.01 * total);
-    mixing().count() >= 2 && mixing().any(|l| !gait.contains(&l.clip.index))
+    mixing().count() >= 2 && mixing().any(|l| l.still || !gait.contains(&l.clip.index))
 }
 
 /// The contact weight of a limb under the blended layers.
 fn layer_contact(limb: &Limb, layers: &[Layer]) -> f32 {
     let (mut sum, mut total) = (0.0, 0.0);
     for l in layers {
+        if l.still {
+            // Standing: both feet down (see `Layer::still`).
+            sum += l.weight;
+            total += l.weight;
+            continue;
+        }
         let phase = l.time / l.clip.duration.max(1e-3);
         let phase = if l.looping {
             phase

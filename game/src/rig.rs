@@ -28,6 +28,13 @@
 //! the axis bends the joint the natural way. `foot_height` is the ankle's
 //! height above the sole. Clip names may repeat (a model with only a walk clip
 //! can map every state to it).
+//!
+//! Two optional fields serve models that are not built like the knight:
+//! `knee_pure_hinge: false` for knees that do not turn about their hinge axis
+//! alone (see [`RigFile::knee_pure_hinge`]), and `idle_time: Some(seconds)`
+//! for a model with no standing clip, which then stands in that frame of its
+//! idle clip (see [`RigFile::idle_time`]); `assets/rigs/cesium_man.rig.ron`
+//! uses both.
 
 use std::path::Path;
 
@@ -110,6 +117,12 @@ pub struct RigFile {
     pub foot_height: f32,
     /// Clip names per state.
     pub clips: ClipNames,
+    /// For a model without a standing clip: seconds into the idle clip
+    /// (usually the walk) to hold while standing, a frame where both feet are
+    /// down. Standing then holds that one pose instead of playing the clip,
+    /// which would walk in place. Absent: the idle clip plays as it is.
+    #[serde(default)]
+    pub idle_time: Option<f32>,
     /// Ground distance one walk cycle covers, metres.
     pub walk_cycle_distance: f32,
     /// Ground distance one run cycle covers, metres.
@@ -348,6 +361,14 @@ impl RigFile {
             return Err(RigError::Invalid {
                 file: file.to_string(),
                 reason: format!("foot_height {} must be in [0, 1) metres", self.foot_height),
+            });
+        }
+        if let Some(t) = self.idle_time
+            && !(t.is_finite() && t >= 0.0)
+        {
+            return Err(RigError::Invalid {
+                file: file.to_string(),
+                reason: format!("idle_time {t} must be a time in the idle clip, seconds"),
             });
         }
         for (v, what) in [

@@ -74,6 +74,7 @@ impl Sim {
         let mut world = World::new();
         let pipeline = PosePipeline::new(&character);
         let idle = character.clip_set.idle;
+        let idle_hold = character.clip_set.idle_hold.unwrap_or(0.0);
         let player = world.spawn((
             PlayerControlled,
             Player::new(level.spawn),
@@ -82,9 +83,10 @@ impl Sim {
             Layers {
                 layers: [Layer {
                     clip: idle,
-                    time: 0.0,
+                    time: idle_hold,
                     weight: 1.0,
                     looping: true,
+                    still: true,
                 }; MAX_LAYERS],
                 count: 1,
             },

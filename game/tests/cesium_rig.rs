@@ -87,6 +87,10 @@ struct Measured {
     /// hinge axis (the cosine between them): constant for a knee that turns
     /// about that axis alone.
     thigh_lean: [(f32, f32); 2],
+    /// Each ankle's height above its lowest in the walk, per sample.
+    ankle_lift: [Vec<f32>; 2],
+    /// The walk's duration, seconds.
+    duration: f32,
 }
 
 fn measure() -> Measured {
@@ -105,6 +109,7 @@ fn measure() -> Measured {
     let mut cycle_distance = [0.0; 2];
     let mut stance_floor = [0.0; 2];
     let mut thigh_lean = [(0.0, 0.0); 2];
+    let mut ankle_lift = [Vec::new(), Vec::new()];
     let mut rel_velocity = Vec3::ZERO;
 
     // Rest pose, skinned: the lowest vertex bound mostly to each foot.
@@ -158,6 +163,7 @@ fn measure() -> Measured {
         let ys: Vec<f32> = models.iter().map(|m| pos(&m[ankle]).y).collect();
         let min_y = ys.iter().copied().fold(f32::INFINITY, f32::min);
         stance_floor[side] = min_y;
+        ankle_lift[side] = ys.iter().map(|y| y - min_y).collect();
         let mut v = Vec3::ZERO;
         let mut n = 0;
         for i in 0..SAMPLES {
@@ -202,6 +208,8 @@ fn measure() -> Measured {
         cycle_distance,
         stance_floor,
         thigh_lean,
+        ankle_lift,
+        duration,
     };
     eprintln!(
         "CesiumMan measured: forward {:.3}, knee axes {:.3} {:.3}, elbow axes {:.3} {:.3}, foot height {:.3?} m, cycle distance {:.3?} m, lowest ankle in the walk {:.3?} m, thigh lean along the knee axis {:.3?}",
@@ -258,6 +266,28 @@ fn the_rig_file_matches_the_measured_model() {
         assert!(hi - lo > 0.02, "thigh lean {lo}..{hi}");
     }
     assert!(!rig.knee_pure_hinge);
+    // Standing holds the frame of the walk where both feet are lowest (the
+    // walk has no still pose, nor a frame with both feet flat: at its best
+    // one ankle is 0.107 m above its lowest, its heel lifting; foot IK sets
+    // that foot down). The rig's time is within 1 cm of that best frame.
+    let both = |i: usize| m.ankle_lift[0][i].max(m.ankle_lift[1][i]);
+    let best = (0..SAMPLES)
+        .min_by(|&a, &b| both(a).total_cmp(&both(b)))
+        .unwrap();
+    eprintln!(
+        "both feet lowest at {:.3} s ({:.4} m)",
+        m.duration * best as f32 / SAMPLES as f32,
+        both(best)
+    );
+    let hold = rig
+        .idle_time
+        .expect("the rig holds a frame of the walk to stand");
+    let i = (hold / m.duration * SAMPLES as f32).round() as usize % SAMPLES;
+    assert!(
+        both(i) < both(best) + 0.01,
+        "idle_time {hold}: an ankle is {} m up",
+        both(i)
+    );
     // The only clip is the walk, so a run plays it too, at the walk's stride.
     assert_eq!(rig.run_cycle_distance, rig.walk_cycle_distance);
 }
