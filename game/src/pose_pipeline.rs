@@ -578,12 +578,16 @@ impl PosePipeline {
             let aw = self.world.transform_point3(pos(&ankle_a));
             // The ankle height over the ground under it, for a foot lying on
             // the surface: the sole touches at s, the ankle sits fh along n.
-            let n = level.ground_normal(aw.x);
-            let sx = aw.x - n.x * fh;
+            // A locked foot is probed where it is held, not where its clip
+            // has moved on to: on a slope a clip whose stance foot drifts a
+            // centimetre would otherwise move the held foot up or down as much.
+            let ax = self.smooth.lock[i].map_or(aw.x, |l| l.x);
+            let n = level.ground_normal(ax);
+            let sx = ax - n.x * fh;
             let probe = level
                 .segment_index(sx)
                 .map(|j| (sx, j))
-                .or_else(|| level.segment_index(aw.x).map(|j| (aw.x, j)));
+                .or_else(|| level.segment_index(ax).map(|j| (ax, j)));
             let ground = probe.map(|(px, j)| level.segments[j].height_at(px));
             let n_raw = probe.map_or(n, |(_, j)| level.segments[j].normal());
             let raw_lift = pos(&ankle_a).y - c.rest_ankle_height[i];
