@@ -37,7 +37,8 @@ use glam::{Affine3A, Mat3A, Mat4, Quat, Vec3, Vec3A};
 use super::IkError;
 use super::limits::HingeLimit;
 use super::math::{
-    ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ, any_perpendicular, atan2, rotation_between, sin_cos,
+    ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ, any_perpendicular, atan2, recip4, rotation_between,
+    sin_cos, sqrt4,
 };
 use crate::pose::{Pose, local_to_model_from};
 use crate::skeleton::Skeleton;
@@ -680,6 +681,55 @@ fn solve_hinged(
     (ds, half, ds * e)
 }
 
+/// The end joint's correction by the general matrix chain: the end's model
+/// rotation once the start and mid turn (any scale, mirroring included),
+/// then the turn toward `q` by `k` (the end's weight times the job's).
+#[cold]
+#[inline(never)]
+fn end_turn_general(
+    start: &Affine3A,
+    mid: &Affine3A,
+    end: &Affine3A,
+    start_fix: Quat,
+    mid_fix: Quat,
+    q: Quat,
+    k: f32,
+) -> Quat {
+    let il = affine_inverse(start).map_or(Mat3A::IDENTITY, |(inv, _)| inv.matrix3);
+    // The end relative to the mid through the mid's adjugate: the inverse
+    // times det, whose sign (not size) matters to rotation_of.
+    let mid_rel = il * mid.matrix3;
+    let end_rel = adjugate(&mid.matrix3) * end.matrix3;
+    let end_rel = end_rel * mid.matrix3.determinant().signum();
+    let turned =
+        start.matrix3 * Mat3A::from_quat(start_fix) * mid_rel * Mat3A::from_quat(mid_fix) * end_rel;
+    let current = rotation_of(&turned);
+    let mut goal = q.normalize();
+    if goal.dot(current) < 0.0 {
+        goal = -goal;
+    }
+    weighted_turn(current.inverse() * goal, k)
+}
+
+/// `r` raised to the power `k` in [0, 1]: slerp from the identity, since
+/// slerp(current, goal, k) = current · (current⁻¹ · goal)^k. `r` must lie in
+/// the hemisphere w ≥ 0.
+#[inline]
+fn weighted_turn(r: Quat, k: f32) -> Quat {
+    if k == 1.0 {
+        return r;
+    }
+    let v = Vec3A::new(r.x, r.y, r.z);
+    let sv = v.length();
+    if sv > 0.0 {
+        let (sn, cs) = sin_cos(atan2(sv, r.w) * k);
+        let v = v * (sn / sv);
+        Quat::from_xyzw(v.x, v.y, v.z, cs)
+    } else {
+        Quat::IDENTITY
+    }
+}
+
 /// The two-bone solve on model matrices alone: the counterpart of
 /// ozz-animation's `IKTwoBoneJob`.
 ///
@@ -691,7 +741,384 @@ fn solve_hinged(
 /// uniform). Reads nothing else, writes nothing, allocates nothing; fails
 /// only when the start's matrix is singular, and never returns NaN for
 /// finite input.
+///
+/// The common case runs as one straight line of scalar arithmetic (see
+/// [`solve_core_fast`]); degenerate chains, poles along the hip→target axis
+/// and half-turns take the general path, which computes the same solution
+/// with every fallback.
 pub fn solve_core(
+    start: &Affine3A,
+    mid: &Affine3A,
+    end: &Affine3A,
+    opts: &TwoBoneOptions,
+) -> Result<TwoBoneCorrection, IkError> {
+    let fast = if opts.weight != 0.0 {
+        solve_core_fast(start, mid, end, opts)
+    } else {
+        None
+    };
+    if let Some(fix) = fast {
+        return Ok(fix);
+    }
+    solve_core_general(start, mid, end, opts)
+}
+
+/// Below this squared length (chain-space units) the fast path hands a bone,
+/// the target distance or the bent chain to the general path.
+const FAST_MIN_LEN_SQ: f32 = 1e-10;
+
+/// Below this squared norm of the unnormalized half-way pair the hinge's
+/// bend change is within 1e-3 rad of a half turn: the general path takes it.
+const FAST_HALF_TURN_NORM_SQ: f32 = 1e-6;
+
+/// How far (relative, on the Gram matrix of its columns) a joint's model
+/// matrix may be from a rotation times one positive scale for the end
+/// rotation to be found by quaternion products instead of the matrix chain.
+const CONFORMAL_TOLERANCE: f32 = 1e-5;
+
+/// `x·v.x + y·v.y + z·v.z`: a matrix given by its columns times `v`.
+#[inline(always)]
+fn mul_cols(x: Vec3, y: Vec3, z: Vec3, v: Vec3) -> Vec3 {
+    x * v.x + y * v.y + z * v.z
+}
+
+/// `(r0·v, r1·v, r2·v)`: a matrix given by its rows times `v`.
+#[inline(always)]
+fn mul_rows(r0: Vec3, r1: Vec3, r2: Vec3, v: Vec3) -> Vec3 {
+    Vec3::new(r0.dot(v), r1.dot(v), r2.dot(v))
+}
+
+/// Whether the columns `x`, `y`, `z` are a rotation times one scale: equal
+/// lengths and zero dot products, to [`CONFORMAL_TOLERANCE`]. No branches.
+#[inline(always)]
+fn is_conformal(x: Vec3, y: Vec3, z: Vec3) -> bool {
+    let xx = x.length_squared();
+    let tol = CONFORMAL_TOLERANCE * xx;
+    ((y.length_squared() - xx).abs() <= tol)
+        & ((z.length_squared() - xx).abs() <= tol)
+        & (x.dot(y).abs() <= tol)
+        & (y.dot(z).abs() <= tol)
+        & (z.dot(x).abs() <= tol)
+}
+
+/// The quaternion with vector part `v` and scalar part `w`.
+#[inline(always)]
+fn quat_of(v: Vec3, w: f32) -> Quat {
+    Quat::from_xyzw(v.x, v.y, v.z, w)
+}
+
+/// The vector part of `q`.
+#[inline(always)]
+fn vector_of(q: Quat) -> Vec3 {
+    Vec3::new(q.x, q.y, q.z)
+}
+
+/// [`solve_core`]'s common case as one straight line of scalar arithmetic,
+/// or `None` where a fallback of [`solve_core_general`] would apply (the
+/// caller then runs that). The same construction and results up to
+/// rounding, with these shortcuts:
+///
+/// - the knee hint is not normalized: only its direction across the
+///   hip→target axis counts, and that is normalized once where it is used;
+/// - the pole's sine against the axis is compared squared, with no root;
+/// - the hinge keeps every angle as a sine-cosine pair: which of the two
+///   bends that give the wanted reach (or which limit) applies is decided on
+///   cosines, and the half bend change comes from the half-way pair, with no
+///   arctangent or arccosine;
+/// - the end lands at `n·|e|` (the start's turn takes the bent chain `e`
+///   onto the hip→target axis `n` and twists about that axis);
+/// - where the start and mid matrices are rotations times one positive
+///   scale, the end rotation is three quaternion products and one rotation
+///   extraction (the end's own matrix, off the critical path) instead of a
+///   chain of matrix products.
+#[inline(always)]
+fn solve_core_fast(
+    start: &Affine3A,
+    mid: &Affine3A,
+    end: &Affine3A,
+    opts: &TwoBoneOptions,
+) -> Option<TwoBoneCorrection> {
+    let w = opts.weight;
+    let (sx, sy, sz) = (
+        Vec3::from(start.matrix3.x_axis),
+        Vec3::from(start.matrix3.y_axis),
+        Vec3::from(start.matrix3.z_axis),
+    );
+    let (mx, my, mz) = (
+        Vec3::from(mid.matrix3.x_axis),
+        Vec3::from(mid.matrix3.y_axis),
+        Vec3::from(mid.matrix3.z_axis),
+    );
+    let (pa, pb, pc) = (
+        Vec3::from(start.translation),
+        Vec3::from(mid.translation),
+        Vec3::from(end.translation),
+    );
+    let target = opts.target;
+    // The start's inverse by cofactors: rows c0, c1, c2 over the determinant.
+    let (c0, c1, c2) = (sy.cross(sz), sz.cross(sx), sx.cross(sy));
+    let det = sx.dot(c0);
+    if !(det.abs() >= SINGULAR_DET && det.is_finite()) {
+        return None;
+    }
+    let rdet = 1.0 / det;
+    let inv = |v: Vec3| mul_rows(c0, c1, c2, v) * rdet;
+    let (ab, mb) = (pb - pa, pc - pb);
+    // The chain in the start's own space: the start sits at the origin.
+    let b = inv(ab);
+    let c = inv(pc - pa);
+    let t = c + (inv(target - pa) - c) * w;
+    let s = c - b;
+    let hm_raw = match &opts.hinge {
+        Some(h) => inv(mul_cols(mx, my, mz, h.axis)),
+        None => Vec3::X,
+    };
+    let (l1_sq, l2_sq, dist_sq) = (b.length_squared(), s.length_squared(), t.length_squared());
+    let hm_sq = hm_raw.length_squared();
+    if !((l1_sq > FAST_MIN_LEN_SQ)
+        & (l2_sq > FAST_MIN_LEN_SQ)
+        & (dist_sq > FAST_MIN_LEN_SQ)
+        & (hm_sq > FAST_MIN_LEN_SQ))
+    {
+        return None;
+    }
+    let [l1, l2, dist, hm_len] = sqrt4([l1_sq, l2_sq, dist_sq, hm_sq]);
+    let [inv_l1, inv_dist, inv_hm, _] = recip4([l1, dist, hm_len, 1.0]);
+    let n = t * inv_dist;
+    let current = b * inv_l1;
+
+    // The knee direction the strategy asks for, blended by weight with the
+    // current one; not normalized (see above).
+    let hint = match opts.knee {
+        KneeStrategy::MinimalMotion | KneeStrategy::PosePreserving => current,
+        KneeStrategy::Pole { pole, twist } => {
+            let raw = match pole {
+                Pole::Point(p) => inv(p - pa),
+                Pole::Direction(d) => inv(d),
+            };
+            let perp = raw - n * raw.dot(n);
+            let p2 = perp.length_squared();
+            // The pole alone decides only where its sine against the axis
+            // reaches POLE_FALLBACK_SINE; below, the general path fades in
+            // the current bend direction.
+            let fade_free = p2 >= POLE_FALLBACK_SINE * POLE_FALLBACK_SINE * raw.length_squared();
+            if !(fade_free & (p2 > 1e-20)) {
+                return None;
+            }
+            let dir = turn_in_plane3(perp * (1.0 / p2.sqrt()), n, twist);
+            if w == 1.0 {
+                dir
+            } else {
+                current * (1.0 - w) + dir * w
+            }
+        }
+    };
+
+    let (start_fix, mid_fix, new_end, det_m) = match &opts.hinge {
+        None => {
+            let reach = l1 + l2;
+            let eff = soften_distance(dist, reach, opts.soften);
+            let (new_mid, new_end, dir) = if eff < (l1 - l2).abs() {
+                // Too close: the longer segment toward the target, the other away.
+                let sign = if l1 >= l2 { 1.0 } else { -1.0 };
+                let knee = n * (sign * l1);
+                (knee, knee - n * (sign * l2), n * sign)
+            } else if eff >= reach || eff <= DEGENERATE_LEN {
+                // Too far: straight toward the target.
+                (n * l1, n * reach, n)
+            } else {
+                // Reachable: the knee on the circle of the two spheres.
+                let hp = hint - n * hint.dot(n);
+                let hp2 = hp.length_squared();
+                let ok = hp2 > DEGENERATE_LEN_SQ;
+                if !ok {
+                    return None;
+                }
+                let cos_theta =
+                    ((l1 * l1 + eff * eff - l2 * l2) / (2.0 * l1 * eff)).clamp(-1.0, 1.0);
+                let sin_theta = (1.0 - cos_theta * cos_theta).max(0.0).sqrt();
+                let u = hp * (1.0 / hp2.sqrt());
+                let dir = n * cos_theta + u * sin_theta;
+                (dir * l1, n * eff, dir)
+            };
+            let ds = rotation_between(current, dir);
+            // The mid's turn in its own frame: directions through the
+            // adjugate of its model matrix (see solve_core_general).
+            let (a0, a1, a2) = (my.cross(mz), mz.cross(mx), mx.cross(my));
+            let old_dir = mul_rows(a0, a1, a2, mb);
+            let old_len_sq = old_dir.length_squared();
+            let dm = if old_len_sq > 0.0 && old_len_sq.is_finite() {
+                let inv_len = 1.0 / old_len_sq.sqrt();
+                let new_dir = mul_rows(
+                    a0,
+                    a1,
+                    a2,
+                    mul_cols(sx, sy, sz, ds.inverse() * (new_end - new_mid)),
+                );
+                rotation_between(old_dir * inv_len, new_dir * inv_len)
+            } else {
+                Quat::IDENTITY
+            };
+            (ds, dm, new_end, mx.dot(a0))
+        }
+        Some(h) => {
+            let hm = hm_raw * inv_hm;
+            let det_m = mx.dot(my.cross(mz));
+            let mirrored = (det < 0.0) != (det_m < 0.0);
+            let u = b;
+            let s_par = hm * s.dot(hm);
+            let s_perp = s - s_par;
+            let u_perp = u - hm * u.dot(hm);
+            let (up2, sp2) = (u_perp.length_squared(), s_perp.length_squared());
+            // The reach at bend θ is sqrt(k0 + k1·cos θ).
+            let k1 = 2.0 * (up2 * sp2).sqrt();
+            if !((up2 >= DEGENERATE_LEN_SQ) & (sp2 >= DEGENERATE_LEN_SQ) & (k1 > DEGENERATE_LEN)) {
+                return None;
+            }
+            let inv_k1 = 1.0 / k1;
+            let k0 = (u + s_par).length_squared() + sp2;
+            // The current bend θ0 as a sine-cosine pair: |u⊥|·|s⊥| = k1 / 2.
+            let y0 = hm.dot(u_perp.cross(s_perp));
+            let (sin0, cos0) = (y0 * (2.0 * inv_k1), u_perp.dot(s_perp) * (2.0 * inv_k1));
+            let (sin_min, cos_min) = sin_cos(h.min);
+            let (sin_max, cos_max) = sin_cos(h.max);
+            // The longest reach is at the allowed bend nearest zero.
+            let best_cos = if h.min > 0.0 {
+                cos_min
+            } else if h.max < 0.0 {
+                cos_max
+            } else {
+                1.0
+            };
+            let d = soften_distance(dist, (k0 + k1 * best_cos).max(0.0).sqrt(), opts.soften);
+            // The bends ±tc give the reach d; tc in [0, π] by its cosine.
+            let ctc = ((d * d - k0) * inv_k1).clamp(-1.0, 1.0);
+            let stc = ((1.0 - ctc) * (1.0 + ctc)).sqrt();
+            // Range tests on cosines (cos falls on [0, π]).
+            let pos_ok = (h.min <= 0.0 || ctc <= cos_min) & (h.max >= 0.0) & (ctc >= cos_max);
+            let neg_ok = (h.min <= 0.0) & (ctc >= cos_min) & (h.max >= 0.0 || ctc <= cos_max);
+            let theta0_negative = y0 < 0.0;
+            let (sin_t, cos_t) = if pos_ok | neg_ok {
+                // Both allowed: the one nearer the current bend.
+                let negative = if pos_ok & neg_ok {
+                    theta0_negative
+                } else {
+                    neg_ok
+                };
+                (if negative { -stc } else { stc }, ctc)
+            } else {
+                // Neither: the limit whose reach is nearest (the limits lie
+                // on one side of tc, where reach follows the cosine).
+                let (em, ex) = ((cos_min - ctc).abs(), (cos_max - ctc).abs());
+                if em < ex || (em == ex && theta0_negative) {
+                    (sin_min, cos_min)
+                } else {
+                    (sin_max, cos_max)
+                }
+            };
+            // Half the bend change θ - θ0 from the half-way pair; negated
+            // where |θ - θ0| > π, as the angle's half would give it.
+            let (hx, hy) = (cos0 + cos_t, sin0 + sin_t);
+            let hw = 0.5 * (hx * hx + hy * hy);
+            let hv = cos0 * sin_t - sin0 * cos_t;
+            let hn2 = hw * hw + hv * hv;
+            let ok = hn2 >= FAST_HALF_TURN_NORM_SQ;
+            if !ok {
+                return None;
+            }
+            let flip = ((sin_t >= 0.0) != (sin0 >= 0.0)) & (cos_t + cos0 < 0.0);
+            let inv_hn = (if flip { -1.0 } else { 1.0 }) / hn2.sqrt();
+            let (sh, ch) = (hv * inv_hn, hw * inv_hn);
+            let (sin_d, cos_d) = (2.0 * sh * ch, ch * ch - sh * sh);
+            let e = u + s_par + s_perp * cos_d + hm.cross(s_perp) * sin_d;
+            let e2 = e.length_squared();
+            let ok = e2 > FAST_MIN_LEN_SQ;
+            if !ok {
+                return None;
+            }
+            let e_len = e2.sqrt();
+            let r1 = rotation_between(e * (1.0 / e_len), n);
+            // Turn the chain about the hip→target axis so the knee leans
+            // toward the hint: the half-way quaternion of f̂ and ĝ, scaled by
+            // 2|f|² (h = f + |f|·ĝ keeps its bits when they nearly oppose).
+            let knee = r1 * u;
+            let f = knee - n * knee.dot(n);
+            let g = hint - n * hint.dot(n);
+            let (f2, g2) = (f.length_squared(), g.length_squared());
+            let ds = if f2 < DEGENERATE_LEN_SQ || g2 < DEGENERATE_LEN_SQ {
+                r1
+            } else {
+                let [f_len, g_len, _, _] = sqrt4([f2, g2, 0.0, 0.0]);
+                let gn = g * (1.0 / g_len);
+                let qy = 2.0 * f_len * n.dot(f.cross(gn));
+                let qw = (f + gn * f_len).length_squared();
+                let qn2 = qy * qy + qw * qw;
+                let ok = qn2 >= ANTIPARALLEL_NORM_SQ * (4.0 * f2 * f2);
+                if !ok {
+                    return None;
+                }
+                let inv_q = 1.0 / qn2.sqrt();
+                quat_of(n * (qy * inv_q), qw * inv_q) * r1
+            };
+            // The same bend change about the local axis (reversed in a mirrored frame).
+            let v = h.axis.normalize() * if mirrored { -sh } else { sh };
+            (ds, quat_of(v, ch), n * e_len, det_m)
+        }
+    };
+
+    let end_fix = match opts.end_rotation {
+        Some((q, ew)) if ew * w > 0.0 => {
+            if (det > 0.0) & (det_m > 0.0) & is_conformal(sx, sy, sz) & is_conformal(mx, my, mz) {
+                // S·Ds·S⁻¹ is the rotation Ds about the start's model-space
+                // axis (S·v / |S x|); likewise for the mid. The end's model
+                // rotation after both turns is then their product with the
+                // end's own rotation.
+                let [s_len, m_len, _, _] =
+                    sqrt4([sx.length_squared(), mx.length_squared(), 1.0, 1.0]);
+                let [inv_s, inv_m, _, _] = recip4([s_len, m_len, 1.0, 1.0]);
+                let ds_model = quat_of(
+                    mul_cols(sx, sy, sz, vector_of(start_fix)) * inv_s,
+                    start_fix.w,
+                );
+                let dm_model = quat_of(mul_cols(mx, my, mz, vector_of(mid_fix)) * inv_m, mid_fix.w);
+                let current = ds_model * dm_model * rotation_of(&end.matrix3);
+                let r = current.conjugate() * q.normalize();
+                // The goal's sign nearest the current rotation.
+                let r = if r.w < 0.0 { -r } else { r };
+                weighted_turn(r, ew * w)
+            } else {
+                end_turn_general(start, mid, end, start_fix, mid_fix, q, ew * w)
+            }
+        }
+        _ => Quat::IDENTITY,
+    };
+    let end_position = mul_cols(sx, sy, sz, new_end) + pa;
+    let model_len = ab.length() + mb.length();
+    let tolerance = REACHED_RELATIVE_TOLERANCE * model_len.max(DEGENERATE_LEN);
+    Some(TwoBoneCorrection {
+        start: start_fix,
+        mid: mid_fix,
+        end: end_fix,
+        end_position,
+        reached: (end_position - target).length() <= tolerance,
+    })
+}
+
+/// `v` turned by `angle` radians about the unit `axis`, `v` perpendicular to it.
+#[inline(always)]
+fn turn_in_plane3(v: Vec3, axis: Vec3, angle: f32) -> Vec3 {
+    if angle == 0.0 {
+        return v;
+    }
+    let (s, c) = sin_cos(angle);
+    v * c + axis.cross(v) * s
+}
+
+/// [`solve_core`] with every fallback: degenerate lengths, a pole along the
+/// hip→target axis, half-turns, weight 0 and singular start matrices.
+#[cold]
+#[inline(never)]
+fn solve_core_general(
     start: &Affine3A,
     mid: &Affine3A,
     end: &Affine3A,
@@ -780,39 +1207,7 @@ pub fn solve_core(
 
     let end_fix = match opts.end_rotation {
         Some((q, ew)) if ew * w > 0.0 => {
-            // The end's model rotation once the start and mid turn, then the
-            // turn toward the wanted rotation by the end's weight.
-            // The end relative to the mid through the mid's adjugate: the
-            // inverse times det, whose sign (not size) matters to rotation_of.
-            let mid_rel = il * mid.matrix3;
-            let end_rel = adjugate(&mid.matrix3) * end.matrix3;
-            let end_rel = end_rel * mid.matrix3.determinant().signum();
-            let turned = start.matrix3
-                * Mat3A::from_quat(start_fix)
-                * mid_rel
-                * Mat3A::from_quat(mid_fix)
-                * end_rel;
-            let current = rotation_of(&turned);
-            let mut goal = q.normalize();
-            if goal.dot(current) < 0.0 {
-                goal = -goal;
-            }
-            // slerp(current, goal, k) = current · (current⁻¹ · goal)^k.
-            let r = current.inverse() * goal;
-            let k = ew * w;
-            if k == 1.0 {
-                r
-            } else {
-                let v = Vec3A::new(r.x, r.y, r.z);
-                let sv = v.length();
-                if sv > 0.0 {
-                    let (sn, cs) = sin_cos(atan2(sv, r.w) * k);
-                    let v = v * (sn / sv);
-                    Quat::from_xyzw(v.x, v.y, v.z, cs)
-                } else {
-                    Quat::IDENTITY
-                }
-            }
+            end_turn_general(start, mid, end, start_fix, mid_fix, q, ew * w)
         }
         _ => Quat::IDENTITY,
     };
