@@ -771,6 +771,11 @@ const FAST_MIN_LEN_SQ: f32 = 1e-10;
 /// bend change is within 1e-3 rad of a half turn: the general path takes it.
 const FAST_HALF_TURN_NORM_SQ: f32 = 1e-6;
 
+/// Below this 1 + ê·n (ê the bent chain's direction, n the hip→target axis)
+/// the aim turns the chain by more than about 172°: the general path takes
+/// it, where the fast path's division by 1 + ê·n would lose bits.
+const FAST_AIM_MIN_W: f32 = 1e-2;
+
 /// How far (relative, on the Gram matrix of its columns) a joint's model
 /// matrix may be from a rotation times one positive scale for the end
 /// rotation to be found by quaternion products instead of the matrix chain.
@@ -962,35 +967,43 @@ fn solve_core_fast(
             (ds, dm, new_end, mx.dot(a0))
         }
         Some(h) => {
-            let hm = hm_raw * inv_hm;
+            // Projections along the hinge through 1/|h|² (no root on this
+            // path); the unit axis only where a length depends on it.
+            let inv_hm2 = 1.0 / hm_sq;
             let det_m = mx.dot(my.cross(mz));
             let mirrored = (det < 0.0) != (det_m < 0.0);
             let u = b;
-            let s_par = hm * s.dot(hm);
+            let s_par = hm_raw * (s.dot(hm_raw) * inv_hm2);
             let s_perp = s - s_par;
-            let u_perp = u - hm * u.dot(hm);
+            let u_perp = u - hm_raw * (u.dot(hm_raw) * inv_hm2);
             let (up2, sp2) = (u_perp.length_squared(), s_perp.length_squared());
             // The reach at bend θ is sqrt(k0 + k1·cos θ).
             let k1 = 2.0 * (up2 * sp2).sqrt();
-            if !((up2 >= DEGENERATE_LEN_SQ) & (sp2 >= DEGENERATE_LEN_SQ) & (k1 > DEGENERATE_LEN)) {
+            let ok =
+                (up2 >= DEGENERATE_LEN_SQ) & (sp2 >= DEGENERATE_LEN_SQ) & (k1 > DEGENERATE_LEN);
+            if !ok {
                 return None;
             }
             let inv_k1 = 1.0 / k1;
             let k0 = (u + s_par).length_squared() + sp2;
             // The current bend θ0 as a sine-cosine pair: |u⊥|·|s⊥| = k1 / 2.
-            let y0 = hm.dot(u_perp.cross(s_perp));
+            let y0 = hm_raw.dot(u_perp.cross(s_perp)) * inv_hm;
             let (sin0, cos0) = (y0 * (2.0 * inv_k1), u_perp.dot(s_perp) * (2.0 * inv_k1));
             let (sin_min, cos_min) = sin_cos(h.min);
             let (sin_max, cos_max) = sin_cos(h.max);
-            // The longest reach is at the allowed bend nearest zero.
-            let best_cos = if h.min > 0.0 {
-                cos_min
-            } else if h.max < 0.0 {
-                cos_max
+            let d = if opts.soften < 1.0 {
+                // The longest reach is at the allowed bend nearest zero.
+                let best_cos = if h.min > 0.0 {
+                    cos_min
+                } else if h.max < 0.0 {
+                    cos_max
+                } else {
+                    1.0
+                };
+                soften_distance(dist, (k0 + k1 * best_cos).max(0.0).sqrt(), opts.soften)
             } else {
-                1.0
+                dist
             };
-            let d = soften_distance(dist, (k0 + k1 * best_cos).max(0.0).sqrt(), opts.soften);
             // The bends ±tc give the reach d; tc in [0, π] by its cosine.
             let ctc = ((d * d - k0) * inv_k1).clamp(-1.0, 1.0);
             let stc = ((1.0 - ctc) * (1.0 + ctc)).sqrt();
@@ -1016,49 +1029,72 @@ fn solve_core_fast(
                     (sin_max, cos_max)
                 }
             };
-            // Half the bend change θ - θ0 from the half-way pair; negated
-            // where |θ - θ0| > π, as the angle's half would give it.
+            // The bent chain: the shin's part across the hinge turned by the
+            // bend change θ - θ0, by products of the pairs (no root).
+            let cos_d = cos_t * cos0 + sin_t * sin0;
+            let sin_d = sin_t * cos0 - cos_t * sin0;
+            let e = u + s_par + s_perp * cos_d + hm_raw.cross(s_perp) * (sin_d * inv_hm);
+            // Half the bend change for the mid's correction, from the
+            // half-way pair; negated where |θ - θ0| > π, as the angle's half
+            // would give it. Off the path to the start's rotation.
             let (hx, hy) = (cos0 + cos_t, sin0 + sin_t);
             let hw = 0.5 * (hx * hx + hy * hy);
-            let hv = cos0 * sin_t - sin0 * cos_t;
-            let hn2 = hw * hw + hv * hv;
+            let hn2 = hw * hw + sin_d * sin_d;
             let ok = hn2 >= FAST_HALF_TURN_NORM_SQ;
             if !ok {
                 return None;
             }
             let flip = ((sin_t >= 0.0) != (sin0 >= 0.0)) & (cos_t + cos0 < 0.0);
             let inv_hn = (if flip { -1.0 } else { 1.0 }) / hn2.sqrt();
-            let (sh, ch) = (hv * inv_hn, hw * inv_hn);
-            let (sin_d, cos_d) = (2.0 * sh * ch, ch * ch - sh * sh);
-            let e = u + s_par + s_perp * cos_d + hm.cross(s_perp) * sin_d;
+            let (sh, ch) = (sin_d * inv_hn, hw * inv_hn);
+
+            // The start's turn: r1, the minimal rotation taking the bent
+            // chain's direction ê onto the hip→target axis n (seed 000's
+            // aim), then the twist about n that takes the thigh's part across
+            // the axis (f̂, r1 of the thigh's part across ê) onto the hint's
+            // (ĝ). r1·f̂ comes from the two-reflection form of the minimal
+            // rotation, v - ((ê + n)·v / (1 + ê·n))·(ê + n) + 2(ê·v)·n,
+            // so the twist does not wait for r1's normalization.
             let e2 = e.length_squared();
             let ok = e2 > FAST_MIN_LEN_SQ;
             if !ok {
                 return None;
             }
-            let e_len = e2.sqrt();
-            let r1 = rotation_between(e * (1.0 / e_len), n);
-            // Turn the chain about the hip→target axis so the knee leans
-            // toward the hint: the half-way quaternion of f̂ and ĝ, scaled by
-            // 2|f|² (h = f + |f|·ĝ keeps its bits when they nearly oppose).
-            let knee = r1 * u;
-            let f = knee - n * knee.dot(n);
+            let inv_e2 = 1.0 / e2;
+            let f = u - e * (u.dot(e) * inv_e2);
             let g = hint - n * hint.dot(n);
             let (f2, g2) = (f.length_squared(), g.length_squared());
-            let ds = if f2 < DEGENERATE_LEN_SQ || g2 < DEGENERATE_LEN_SQ {
+            let [e_len, f_len, g_len, _] = sqrt4([e2, f2, g2, 1.0]);
+            let [inv_e, inv_f, inv_g, _] = recip4([e_len, f_len, g_len, 1.0]);
+            let en = e * inv_e;
+            let mid_dir = en + n;
+            // 1 + ê·n as |ê + n|² / 2, which keeps its bits as they oppose.
+            let w1 = 0.5 * mid_dir.length_squared();
+            let ok = w1 > FAST_AIM_MIN_W;
+            if !ok {
+                return None;
+            }
+            let c1 = en.cross(n);
+            let [r1_len, _, _, _] = sqrt4([c1.length_squared() + w1 * w1, 1.0, 1.0, 1.0]);
+            let [inv_r1, inv_w1, _, _] = recip4([r1_len, w1, 1.0, 1.0]);
+            let r1 = quat_of(c1 * inv_r1, w1 * inv_r1);
+            let ds = if (f2 < DEGENERATE_LEN_SQ) | (g2 < DEGENERATE_LEN_SQ) {
                 r1
             } else {
-                let [f_len, g_len, _, _] = sqrt4([f2, g2, 0.0, 0.0]);
-                let gn = g * (1.0 / g_len);
-                let qy = 2.0 * f_len * n.dot(f.cross(gn));
-                let qw = (f + gn * f_len).length_squared();
-                let qn2 = qy * qy + qw * qw;
-                let ok = qn2 >= ANTIPARALLEL_NORM_SQ * (4.0 * f2 * f2);
-                if !ok {
-                    return None;
-                }
-                let inv_q = 1.0 / qn2.sqrt();
-                quat_of(n * (qy * inv_q), qw * inv_q) * r1
+                let fn_ = f * inv_f;
+                let gn = g * inv_g;
+                // r1·f̂ (f̂ ⊥ ê, so the 2(ê·v)·n term vanishes).
+                let f_turned = fn_ - mid_dir * (n.dot(fn_) * inv_w1);
+                let c = n * n.dot(f_turned.cross(gn));
+                let w = 0.5 * (f_turned + gn).length_squared();
+                let n2 = c.length_squared() + w * w;
+                let twist = if n2 < ANTIPARALLEL_NORM_SQ {
+                    quat_of(n, 0.0)
+                } else {
+                    let inv = 1.0 / n2.sqrt();
+                    quat_of(c * inv, w * inv)
+                };
+                twist * r1
             };
             // The same bend change about the local axis (reversed in a mirrored frame).
             let v = h.axis.normalize() * if mirrored { -sh } else { sh };
@@ -1081,11 +1117,13 @@ fn solve_core_fast(
                     start_fix.w,
                 );
                 let dm_model = quat_of(mul_cols(mx, my, mz, vector_of(mid_fix)) * inv_m, mid_fix.w);
-                let current = ds_model * dm_model * rotation_of(&end.matrix3);
-                let r = current.conjugate() * q.normalize();
+                // current⁻¹ · goal, the start's turn last: the other
+                // factors do not wait for it.
+                let rest = rotation_of(&end.matrix3).conjugate() * dm_model.conjugate();
+                let r = rest * (ds_model.conjugate() * q.normalize());
                 // The goal's sign nearest the current rotation.
                 let r = if r.w < 0.0 { -r } else { r };
-                weighted_turn(r, ew * w)
+                turn_power(r, ew * w)
             } else {
                 end_turn_general(start, mid, end, start_fix, mid_fix, q, ew * w)
             }
@@ -1102,6 +1140,57 @@ fn solve_core_fast(
         end_position,
         reached: (end_position - target).length() <= tolerance,
     })
+}
+
+/// `r` raised to the power `k` in [0, 1], as [`weighted_turn`] computes it,
+/// for a unit `r` with w ≥ 0: the half angle φ = atan2(|v|, w) lies in
+/// [0, π/2], so the arctangent needs no quadrant logic (its two candidate
+/// ratios divide side by side) and kφ/2 in [0, π/4] needs no reduction;
+/// the series are evaluated by Estrin's scheme, a short dependency chain.
+#[inline(always)]
+fn turn_power(r: Quat, k: f32) -> Quat {
+    if k == 1.0 {
+        return r;
+    }
+    let v = vector_of(r);
+    let sv = v.length();
+    let rw = r.w;
+    if sv <= 0.0 {
+        return Quat::IDENTITY;
+    }
+    let (lo, hi) = (sv.min(rw), sv.max(rw));
+    let [a, a_folded, inv_sv, _] =
+        (glam::Vec4::new(lo, lo - hi, 1.0, 1.0) / glam::Vec4::new(hi, lo + hi, sv, 1.0)).to_array();
+    // atan(a), a in [0, 1]: past tan(π/8) as π/4 + atan((a - 1) / (a + 1)).
+    let big = a > 0.414_213_57;
+    let z = if big { a_folded } else { a };
+    let base = if big {
+        std::f32::consts::FRAC_PI_4
+    } else {
+        0.0
+    };
+    let t = z * z;
+    let (t2, t4) = (t * t, t * t * (t * t));
+    let p01 = (1.0 - t * (1.0 / 3.0)) + t2 * (1.0 / 5.0 - t * (1.0 / 7.0));
+    let p23 = (1.0 / 9.0 - t * (1.0 / 11.0)) + t2 * (1.0 / 13.0 - t * (1.0 / 15.0));
+    let atan = base + z * (p01 + t4 * (p23 + t4 * (1.0 / 17.0)));
+    let phi = if sv > rw {
+        std::f32::consts::FRAC_PI_2 - atan
+    } else {
+        atan
+    };
+    // sin and cos of ψ = kφ / 2 in [0, π/4], then of 2ψ.
+    let x = phi * k * 0.5;
+    let x2 = x * x;
+    let x4 = x2 * x2;
+    let sin_x = x + x
+        * x2
+        * ((-1.0 / 6.0 + x2 * (1.0 / 120.0)) + x4 * (-1.0 / 5040.0 + x2 * (1.0 / 362_880.0)));
+    let cos_x = 1.0
+        + x2 * ((-0.5 + x2 * (1.0 / 24.0))
+            + x4 * ((-1.0 / 720.0 + x2 * (1.0 / 40_320.0)) - x4 * (1.0 / 3_628_800.0)));
+    let (sn, cs) = (2.0 * sin_x * cos_x, (cos_x - sin_x) * (cos_x + sin_x));
+    quat_of(v * (sn * inv_sv), cs)
 }
 
 /// `v` turned by `angle` radians about the unit `axis`, `v` perpendicular to it.

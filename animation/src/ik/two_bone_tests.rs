@@ -681,3 +681,17 @@ proptest! {
             "core predicts {} but the job put the end at {end}", fix.end_position);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(10_000))]
+
+    #[test]
+    fn fast_turn_power_agrees_with_the_general_one(r in rotation(), k in 0.0f32..1.0, small in any::<bool>()) {
+        // Large turns and turns of a few milliradians alike.
+        let r = if small { Quat::IDENTITY.slerp(r, 1e-3) } else { r };
+        let r = if r.w < 0.0 { -r } else { r };
+        let (fast, general) = (turn_power(r, k), weighted_turn(r, k));
+        prop_assert!(fast.abs_diff_eq(general, 1e-6), "{r} ^ {k}: {fast} vs {general}");
+        prop_assert!(fast.abs_diff_eq(Quat::IDENTITY.slerp(r, k), 2e-6));
+    }
+}
