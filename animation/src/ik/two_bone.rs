@@ -1119,7 +1119,7 @@ fn solve_core_fast(
                 let dm_model = quat_of(mul_cols(mx, my, mz, vector_of(mid_fix)) * inv_m, mid_fix.w);
                 // current⁻¹ · goal, the start's turn last: the other
                 // factors do not wait for it.
-                let rest = rotation_of(&end.matrix3).conjugate() * dm_model.conjugate();
+                let rest = rotation_of_fast(end).conjugate() * dm_model.conjugate();
                 let r = rest * (ds_model.conjugate() * q.normalize());
                 // The goal's sign nearest the current rotation.
                 let r = if r.w < 0.0 { -r } else { r };
@@ -1140,6 +1140,57 @@ fn solve_core_fast(
         end_position,
         reached: (end_position - target).length() <= tolerance,
     })
+}
+
+/// [`rotation_of`] for the end's matrix in the fast path: the columns'
+/// lengths side by side, then [`quat_from_axes`] with no branches.
+#[inline(always)]
+fn rotation_of_fast(m: &Affine3A) -> Quat {
+    let (x, y, z) = (
+        Vec3::from(m.matrix3.x_axis),
+        Vec3::from(m.matrix3.y_axis),
+        Vec3::from(m.matrix3.z_axis),
+    );
+    let det = x.dot(y.cross(z));
+    let [lx, ly, lz, _] = sqrt4([x.length_squared(), y.length_squared(), z.length_squared(), 1.0]);
+    let [ix, iy, iz, _] = recip4([lx * det.signum(), ly, lz, 1.0]);
+    let r = quat_from_axes(x * ix, y * iy, z * iz);
+    if r.is_finite() { r } else { Quat::IDENTITY }
+}
+
+/// The rotation whose matrix has the orthonormal columns `x`, `y`, `z`: glam's
+/// `Quat::from_rotation_axes` (the same case split and arithmetic, so the
+/// same bits), with the cases chosen by selects instead of branches, which
+/// random rotations would mispredict.
+#[inline(always)]
+fn quat_from_axes(x: Vec3, y: Vec3, z: Vec3) -> Quat {
+    use glam::{BVec4A, Vec4};
+    let (m00, m01, m02) = (x.x, x.y, x.z);
+    let (m10, m11, m12) = (y.x, y.y, y.z);
+    let (m20, m21, m22) = (z.x, z.y, z.z);
+    let (dif10, sum10) = (m11 - m00, m11 + m00);
+    let (omm22, opm22) = (1.0 - m22, 1.0 + m22);
+    let (four_xsq, four_ysq) = (omm22 - dif10, omm22 + dif10);
+    let (four_zsq, four_wsq) = (opm22 - sum10, opm22 + sum10);
+    let (s01, s02, s12) = (m01 + m10, m02 + m20, m12 + m21);
+    let (d12, d20, d01) = (m12 - m21, m20 - m02, m01 - m10);
+    let pick = |c: bool, a: Vec4, b: Vec4| Vec4::select(BVec4A::splat(c), a, b);
+    let xy = pick(
+        dif10 <= 0.0,
+        Vec4::new(four_xsq, s01, s02, d12),
+        Vec4::new(s01, four_ysq, s12, d20),
+    );
+    let zw = pick(
+        sum10 <= 0.0,
+        Vec4::new(s02, s12, four_zsq, d01),
+        Vec4::new(d12, d20, d01, four_wsq),
+    );
+    let big_xy = if dif10 <= 0.0 { four_xsq } else { four_ysq };
+    let big_zw = if sum10 <= 0.0 { four_zsq } else { four_wsq };
+    let xy_case = m22 <= 0.0;
+    let c = pick(xy_case, xy, zw);
+    let big = if xy_case { big_xy } else { big_zw };
+    Quat::from_vec4(c * (0.5 / big.sqrt()))
 }
 
 /// `r` raised to the power `k` in [0, 1], as [`weighted_turn`] computes it,

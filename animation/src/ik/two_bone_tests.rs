@@ -686,6 +686,14 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(10_000))]
 
     #[test]
+    fn branch_free_rotation_extraction_matches_glam(r in rotation()) {
+        let m = glam::Mat3::from_quat(r);
+        let (x, y, z) = (m.x_axis, m.y_axis, m.z_axis);
+        let (fast, glam_q) = (quat_from_axes(x, y, z), Quat::from_rotation_axes(x, y, z));
+        prop_assert_eq!(fast.to_array().map(f32::to_bits), glam_q.to_array().map(f32::to_bits));
+    }
+
+    #[test]
     fn fast_turn_power_agrees_with_the_general_one(r in rotation(), k in 0.0f32..1.0, small in any::<bool>()) {
         // Large turns and turns of a few milliradians alike.
         let r = if small { Quat::IDENTITY.slerp(r, 1e-3) } else { r };
