@@ -919,7 +919,8 @@ fn solve_core_fast(
         }
     };
 
-    let (start_fix, mid_fix, new_end, det_m) = match &opts.hinge {
+    // `turn` is the start's correction up to a positive factor.
+    let (start_fix, mid_fix, new_end, det_m, turn) = match &opts.hinge {
         None => {
             let reach = l1 + l2;
             let eff = soften_distance(dist, reach, opts.soften);
@@ -964,7 +965,7 @@ fn solve_core_fast(
             } else {
                 Quat::IDENTITY
             };
-            (ds, dm, new_end, mx.dot(a0))
+            (ds, dm, new_end, mx.dot(a0), ds)
         }
         Some(h) => {
             // Projections along the hinge through 1/|h|² (no root on this
@@ -1049,56 +1050,54 @@ fn solve_core_fast(
             let (sh, ch) = (sin_d * inv_hn, hw * inv_hn);
 
             // The start's turn: r1, the minimal rotation taking the bent
-            // chain's direction ê onto the hip→target axis n (seed 000's
-            // aim), then the twist about n that takes the thigh's part across
-            // the axis (f̂, r1 of the thigh's part across ê) onto the hint's
-            // (ĝ). r1·f̂ comes from the two-reflection form of the minimal
-            // rotation, v - ((ê + n)·v / (1 + ê·n))·(ê + n) + 2(ê·v)·n,
-            // so the twist does not wait for r1's normalization.
+            // chain e onto the hip→target axis n (seed 000's aim), then the
+            // twist about n that takes the thigh's part across the axis
+            // (r1·f, f the thigh's part across e) onto the hint's (ĝ).
+            // r1·f comes from the two-reflection form of the minimal
+            // rotation, v - ((ê + n)·v / (1 + ê·n))·(ê + n) + 2(ê·v)·n (the
+            // last term vanishes for v ⊥ e), and neither quaternion is
+            // normalized on the way to the end's turn, which does not see
+            // their sizes: only the start's own correction is divided.
             let e2 = e.length_squared();
             let ok = e2 > FAST_MIN_LEN_SQ;
             if !ok {
                 return None;
             }
             let inv_e2 = 1.0 / e2;
+            let e_len = e2.sqrt();
             let f = u - e * (u.dot(e) * inv_e2);
             let g = hint - n * hint.dot(n);
             let (f2, g2) = (f.length_squared(), g.length_squared());
-            let [e_len, f_len, g_len, _] = sqrt4([e2, f2, g2, 1.0]);
-            let [inv_e, inv_f, inv_g, _] = recip4([e_len, f_len, g_len, 1.0]);
-            let en = e * inv_e;
-            let mid_dir = en + n;
-            // 1 + ê·n as |ê + n|² / 2, which keeps its bits as they oppose.
-            let w1 = 0.5 * mid_dir.length_squared();
-            let ok = w1 > FAST_AIM_MIN_W;
+            // |e|·(1 + ê·n), and |e| times the half-way quaternion of ê and n.
+            let w1 = e_len + e.dot(n);
+            let ok = w1 > FAST_AIM_MIN_W * e_len;
             if !ok {
                 return None;
             }
-            let c1 = en.cross(n);
-            let [r1_len, _, _, _] = sqrt4([c1.length_squared() + w1 * w1, 1.0, 1.0, 1.0]);
-            let [inv_r1, inv_w1, _, _] = recip4([r1_len, w1, 1.0, 1.0]);
-            let r1 = quat_of(c1 * inv_r1, w1 * inv_r1);
-            let ds = if (f2 < DEGENERATE_LEN_SQ) | (g2 < DEGENERATE_LEN_SQ) {
+            let r1 = quat_of(e.cross(n), w1);
+            let turn = if (f2 < DEGENERATE_LEN_SQ) | (g2 < DEGENERATE_LEN_SQ) {
                 r1
             } else {
-                let fn_ = f * inv_f;
+                let [f_len, g_len, _, _] = sqrt4([f2, g2, 1.0, 1.0]);
+                let [inv_w1, inv_g, _, _] = recip4([w1, g_len, 1.0, 1.0]);
                 let gn = g * inv_g;
-                // r1·f̂ (f̂ ⊥ ê, so the 2(ê·v)·n term vanishes).
-                let f_turned = fn_ - mid_dir * (n.dot(fn_) * inv_w1);
-                let c = n * n.dot(f_turned.cross(gn));
-                let w = 0.5 * (f_turned + gn).length_squared();
-                let n2 = c.length_squared() + w * w;
-                let twist = if n2 < ANTIPARALLEL_NORM_SQ {
-                    quat_of(n, 0.0)
-                } else {
-                    let inv = 1.0 / n2.sqrt();
-                    quat_of(c * inv, w * inv)
-                };
+                let f_turned = f - (e + n * e_len) * (n.dot(f) * inv_w1);
+                // 2|f|² times the half-way quaternion of r1·f̂ and ĝ about n:
+                // h = r1·f + |f|·ĝ keeps its bits when they nearly oppose.
+                let qv = n * (2.0 * f_len * n.dot(f_turned.cross(gn)));
+                let qw = (f_turned + gn * f_len).length_squared();
+                let twist =
+                    if qv.length_squared() + qw * qw < ANTIPARALLEL_NORM_SQ * (4.0 * f2 * f2) {
+                        quat_of(n, 0.0)
+                    } else {
+                        quat_of(qv, qw)
+                    };
                 twist * r1
             };
+            let ds = turn * (1.0 / turn.length());
             // The same bend change about the local axis (reversed in a mirrored frame).
             let v = h.axis.normalize() * if mirrored { -sh } else { sh };
-            (ds, quat_of(v, ch), n * e_len, det_m)
+            (ds, quat_of(v, ch), n * e_len, det_m, turn)
         }
     };
 
@@ -1112,18 +1111,23 @@ fn solve_core_fast(
                 let [s_len, m_len, _, _] =
                     sqrt4([sx.length_squared(), mx.length_squared(), 1.0, 1.0]);
                 let [inv_s, inv_m, _, _] = recip4([s_len, m_len, 1.0, 1.0]);
-                let ds_model = quat_of(
-                    mul_cols(sx, sy, sz, vector_of(start_fix)) * inv_s,
-                    start_fix.w,
-                );
+                let ds_model = quat_of(mul_cols(sx, sy, sz, vector_of(turn)) * inv_s, turn.w);
                 let dm_model = quat_of(mul_cols(mx, my, mz, vector_of(mid_fix)) * inv_m, mid_fix.w);
                 // current⁻¹ · goal, the start's turn last: the other
                 // factors do not wait for it.
                 let rest = rotation_of_fast(end).conjugate() * dm_model.conjugate();
-                let r = rest * (ds_model.conjugate() * q.normalize());
+                // Up to a positive factor (the start's turn, the end's
+                // rotation and the goal are not normalized): the power below
+                // depends on directions only.
+                let r = rest * (ds_model.conjugate() * q);
                 // The goal's sign nearest the current rotation.
                 let r = if r.w < 0.0 { -r } else { r };
-                turn_power(r, ew * w)
+                let k = ew * w;
+                if k == 1.0 {
+                    r * (1.0 / r.length())
+                } else {
+                    turn_power(r, k)
+                }
             } else {
                 end_turn_general(start, mid, end, start_fix, mid_fix, q, ew * w)
             }
@@ -1142,8 +1146,9 @@ fn solve_core_fast(
     })
 }
 
-/// [`rotation_of`] for the end's matrix in the fast path: the columns'
-/// lengths side by side, then [`quat_from_axes`] with no branches.
+/// [`rotation_of`] for the end's matrix in the fast path, up to a positive
+/// factor: the columns' lengths side by side, then [`quat_from_axes`]
+/// with no branches and no normalization.
 #[inline(always)]
 fn rotation_of_fast(m: &Affine3A) -> Quat {
     let (x, y, z) = (
@@ -1152,18 +1157,23 @@ fn rotation_of_fast(m: &Affine3A) -> Quat {
         Vec3::from(m.matrix3.z_axis),
     );
     let det = x.dot(y.cross(z));
-    let [lx, ly, lz, _] = sqrt4([x.length_squared(), y.length_squared(), z.length_squared(), 1.0]);
+    let [lx, ly, lz, _] = sqrt4([
+        x.length_squared(),
+        y.length_squared(),
+        z.length_squared(),
+        1.0,
+    ]);
     let [ix, iy, iz, _] = recip4([lx * det.signum(), ly, lz, 1.0]);
-    let r = quat_from_axes(x * ix, y * iy, z * iz);
+    let r = quat_from_axes_scaled(x * ix, y * iy, z * iz);
     if r.is_finite() { r } else { Quat::IDENTITY }
 }
 
-/// The rotation whose matrix has the orthonormal columns `x`, `y`, `z`: glam's
-/// `Quat::from_rotation_axes` (the same case split and arithmetic, so the
-/// same bits), with the cases chosen by selects instead of branches, which
-/// random rotations would mispredict.
+/// The case split of glam's `Quat::from_rotation_axes` for the orthonormal
+/// columns `x`, `y`, `z`, chosen by selects instead of branches (which
+/// random rotations would mispredict): the quaternion times 2·√(4q²) of its
+/// largest component, and that 4q².
 #[inline(always)]
-fn quat_from_axes(x: Vec3, y: Vec3, z: Vec3) -> Quat {
+fn quat_from_axes_parts(x: Vec3, y: Vec3, z: Vec3) -> (Quat, f32) {
     use glam::{BVec4A, Vec4};
     let (m00, m01, m02) = (x.x, x.y, x.z);
     let (m10, m11, m12) = (y.x, y.y, y.z);
@@ -1190,19 +1200,34 @@ fn quat_from_axes(x: Vec3, y: Vec3, z: Vec3) -> Quat {
     let xy_case = m22 <= 0.0;
     let c = pick(xy_case, xy, zw);
     let big = if xy_case { big_xy } else { big_zw };
-    Quat::from_vec4(c * (0.5 / big.sqrt()))
+    (Quat::from_vec4(c), big)
 }
 
-/// `r` raised to the power `k` in [0, 1], as [`weighted_turn`] computes it,
-/// for a unit `r` with w ≥ 0: the half angle φ = atan2(|v|, w) lies in
-/// [0, π/2], so the arctangent needs no quadrant logic (its two candidate
-/// ratios divide side by side) and kφ/2 in [0, π/4] needs no reduction;
-/// the series are evaluated by Estrin's scheme, a short dependency chain.
+/// [`quat_from_axes`] up to the positive factor 2·√(4q²) of its largest
+/// component: no root, no division.
+#[inline(always)]
+fn quat_from_axes_scaled(x: Vec3, y: Vec3, z: Vec3) -> Quat {
+    quat_from_axes_parts(x, y, z).0
+}
+
+/// The rotation whose matrix has the orthonormal columns `x`, `y`, `z`: glam's
+/// `Quat::from_rotation_axes` (the same case split and arithmetic, so the
+/// same bits), with the cases chosen by selects instead of branches, which
+/// random rotations would mispredict.
+#[cfg(test)]
+fn quat_from_axes(x: Vec3, y: Vec3, z: Vec3) -> Quat {
+    let (c, big) = quat_from_axes_parts(x, y, z);
+    Quat::from_vec4(glam::Vec4::from(c) * (0.5 / big.sqrt()))
+}
+
+/// `r` raised to the power `k` in [0, 1), as [`weighted_turn`] computes it,
+/// for an `r` with w ≥ 0 given up to a positive factor (the result is unit):
+/// the half angle φ = atan2(|v|, w) lies in [0, π/2], so the arctangent
+/// needs no quadrant logic (its two candidate ratios divide side by side)
+/// and kφ/2 in [0, π/4] needs no reduction; the series are evaluated by
+/// Estrin's scheme, a short dependency chain.
 #[inline(always)]
 fn turn_power(r: Quat, k: f32) -> Quat {
-    if k == 1.0 {
-        return r;
-    }
     let v = vector_of(r);
     let sv = v.length();
     let rw = r.w;
