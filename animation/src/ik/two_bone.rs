@@ -947,20 +947,37 @@ fn solve_core_fast(
                 let dir = n * cos_theta + u * sin_theta;
                 (dir * l1, n * eff, dir)
             };
-            let ds = rotation_between(current, dir);
+            // The start's turn: the half-way quaternion of the old and new
+            // thigh directions (rotation_between without its half-turn
+            // fallback, which the general path keeps).
+            let half = current + dir;
+            let w_ds = 0.5 * half.length_squared();
+            let ok = w_ds > FAST_AIM_MIN_W;
+            if !ok {
+                return None;
+            }
+            let c_ds = current.cross(dir);
+            let c_ds = c_ds - current * c_ds.dot(current);
+            let [inv_ds, inv_w_ds, _, _] =
+                recip4([(c_ds.length_squared() + w_ds * w_ds).sqrt(), w_ds, 1.0, 1.0]);
+            let ds = quat_of(c_ds * inv_ds, w_ds * inv_ds);
             // The mid's turn in its own frame: directions through the
-            // adjugate of its model matrix (see solve_core_general).
+            // adjugate of its model matrix (see solve_core_general), the new
+            // shin taken back through the start's turn by the two-reflection
+            // form of the minimal rotation from `dir` to `current`, which
+            // needs 1 / (1 + dir·current) rather than ds itself.
             let (a0, a1, a2) = (my.cross(mz), mz.cross(mx), mx.cross(my));
             let old_dir = mul_rows(a0, a1, a2, mb);
             let old_len_sq = old_dir.length_squared();
             let dm = if old_len_sq > 0.0 && old_len_sq.is_finite() {
                 let inv_len = 1.0 / old_len_sq.sqrt();
-                let new_dir = mul_rows(
-                    a0,
-                    a1,
-                    a2,
-                    mul_cols(sx, sy, sz, ds.inverse() * (new_end - new_mid)),
-                );
+                // Chain space to the mid's frame: adj(M)·S, by rows.
+                let row = |a: Vec3| Vec3::new(sx.dot(a), sy.dot(a), sz.dot(a));
+                let (t0, t1, t2) = (row(a0), row(a1), row(a2));
+                let shin = new_end - new_mid;
+                let back =
+                    shin - half * (half.dot(shin) * inv_w_ds) + current * (2.0 * dir.dot(shin));
+                let new_dir = mul_rows(t0, t1, t2, back);
                 rotation_between(old_dir * inv_len, new_dir * inv_len)
             } else {
                 Quat::IDENTITY
