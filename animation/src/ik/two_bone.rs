@@ -783,20 +783,20 @@ const CONFORMAL_TOLERANCE: f32 = 1e-5;
 
 /// `x·v.x + y·v.y + z·v.z`: a matrix given by its columns times `v`.
 #[inline(always)]
-fn mul_cols(x: Vec3, y: Vec3, z: Vec3, v: Vec3) -> Vec3 {
+fn mul_cols(x: Vec3A, y: Vec3A, z: Vec3A, v: Vec3A) -> Vec3A {
     x * v.x + y * v.y + z * v.z
 }
 
 /// `(r0·v, r1·v, r2·v)`: a matrix given by its rows times `v`.
 #[inline(always)]
-fn mul_rows(r0: Vec3, r1: Vec3, r2: Vec3, v: Vec3) -> Vec3 {
-    Vec3::new(r0.dot(v), r1.dot(v), r2.dot(v))
+fn mul_rows(r0: Vec3A, r1: Vec3A, r2: Vec3A, v: Vec3A) -> Vec3A {
+    Vec3A::new(r0.dot(v), r1.dot(v), r2.dot(v))
 }
 
 /// Whether the columns `x`, `y`, `z` are a rotation times one scale: equal
 /// lengths and zero dot products, to [`CONFORMAL_TOLERANCE`]. No branches.
 #[inline(always)]
-fn is_conformal(x: Vec3, y: Vec3, z: Vec3) -> bool {
+fn is_conformal(x: Vec3A, y: Vec3A, z: Vec3A) -> bool {
     let xx = x.length_squared();
     let tol = CONFORMAL_TOLERANCE * xx;
     ((y.length_squared() - xx).abs() <= tol)
@@ -808,14 +808,14 @@ fn is_conformal(x: Vec3, y: Vec3, z: Vec3) -> bool {
 
 /// The quaternion with vector part `v` and scalar part `w`.
 #[inline(always)]
-fn quat_of(v: Vec3, w: f32) -> Quat {
+fn quat_of(v: Vec3A, w: f32) -> Quat {
     Quat::from_xyzw(v.x, v.y, v.z, w)
 }
 
 /// The vector part of `q`.
 #[inline(always)]
-fn vector_of(q: Quat) -> Vec3 {
-    Vec3::new(q.x, q.y, q.z)
+fn vector_of(q: Quat) -> Vec3A {
+    Vec3A::new(q.x, q.y, q.z)
 }
 
 /// [`solve_core`]'s common case as one straight line of scalar arithmetic,
@@ -845,21 +845,21 @@ fn solve_core_fast(
 ) -> Option<TwoBoneCorrection> {
     let w = opts.weight;
     let (sx, sy, sz) = (
-        Vec3::from(start.matrix3.x_axis),
-        Vec3::from(start.matrix3.y_axis),
-        Vec3::from(start.matrix3.z_axis),
+        Vec3A::from(start.matrix3.x_axis),
+        Vec3A::from(start.matrix3.y_axis),
+        Vec3A::from(start.matrix3.z_axis),
     );
     let (mx, my, mz) = (
-        Vec3::from(mid.matrix3.x_axis),
-        Vec3::from(mid.matrix3.y_axis),
-        Vec3::from(mid.matrix3.z_axis),
+        Vec3A::from(mid.matrix3.x_axis),
+        Vec3A::from(mid.matrix3.y_axis),
+        Vec3A::from(mid.matrix3.z_axis),
     );
     let (pa, pb, pc) = (
-        Vec3::from(start.translation),
-        Vec3::from(mid.translation),
-        Vec3::from(end.translation),
+        Vec3A::from(start.translation),
+        Vec3A::from(mid.translation),
+        Vec3A::from(end.translation),
     );
-    let target = opts.target;
+    let target = Vec3A::from(opts.target);
     // The start's inverse by cofactors: rows c0, c1, c2 over the determinant.
     let (c0, c1, c2) = (sy.cross(sz), sz.cross(sx), sx.cross(sy));
     let det = sx.dot(c0);
@@ -867,7 +867,7 @@ fn solve_core_fast(
         return None;
     }
     let rdet = 1.0 / det;
-    let inv = |v: Vec3| mul_rows(c0, c1, c2, v) * rdet;
+    let inv = |v: Vec3A| mul_rows(c0, c1, c2, v) * rdet;
     let (ab, mb) = (pb - pa, pc - pb);
     // The chain in the start's own space: the start sits at the origin.
     let b = inv(ab);
@@ -875,8 +875,8 @@ fn solve_core_fast(
     let t = c + (inv(target - pa) - c) * w;
     let s = c - b;
     let hm_raw = match &opts.hinge {
-        Some(h) => inv(mul_cols(mx, my, mz, h.axis)),
-        None => Vec3::X,
+        Some(h) => inv(mul_cols(mx, my, mz, Vec3A::from(h.axis))),
+        None => Vec3A::X,
     };
     let (l1_sq, l2_sq, dist_sq) = (b.length_squared(), s.length_squared(), t.length_squared());
     let hm_sq = hm_raw.length_squared();
@@ -898,8 +898,8 @@ fn solve_core_fast(
         KneeStrategy::MinimalMotion | KneeStrategy::PosePreserving => current,
         KneeStrategy::Pole { pole, twist } => {
             let raw = match pole {
-                Pole::Point(p) => inv(p - pa),
-                Pole::Direction(d) => inv(d),
+                Pole::Point(p) => inv(Vec3A::from(p) - pa),
+                Pole::Direction(d) => inv(Vec3A::from(d)),
             };
             let perp = raw - n * raw.dot(n);
             let p2 = perp.length_squared();
@@ -971,14 +971,11 @@ fn solve_core_fast(
             let old_len_sq = old_dir.length_squared();
             let dm = if old_len_sq > 0.0 && old_len_sq.is_finite() {
                 let inv_len = 1.0 / old_len_sq.sqrt();
-                // Chain space to the mid's frame: adj(M)·S, by rows.
-                let row = |a: Vec3| Vec3::new(sx.dot(a), sy.dot(a), sz.dot(a));
-                let (t0, t1, t2) = (row(a0), row(a1), row(a2));
                 let shin = new_end - new_mid;
                 let back =
                     shin - half * (half.dot(shin) * inv_w_ds) + current * (2.0 * dir.dot(shin));
-                let new_dir = mul_rows(t0, t1, t2, back);
-                rotation_between(old_dir * inv_len, new_dir * inv_len)
+                let new_dir = mul_rows(a0, a1, a2, mul_cols(sx, sy, sz, back));
+                rotation_between((old_dir * inv_len).into(), (new_dir * inv_len).into())
             } else {
                 Quat::IDENTITY
             };
@@ -1113,7 +1110,7 @@ fn solve_core_fast(
             };
             let ds = turn * (1.0 / turn.length());
             // The same bend change about the local axis (reversed in a mirrored frame).
-            let v = h.axis.normalize() * if mirrored { -sh } else { sh };
+            let v = Vec3A::from(h.axis).normalize() * if mirrored { -sh } else { sh };
             (ds, quat_of(v, ch), n * e_len, det_m, turn)
         }
     };
@@ -1158,7 +1155,7 @@ fn solve_core_fast(
         start: start_fix,
         mid: mid_fix,
         end: end_fix,
-        end_position,
+        end_position: end_position.into(),
         reached: (end_position - target).length() <= tolerance,
     })
 }
@@ -1169,9 +1166,9 @@ fn solve_core_fast(
 #[inline(always)]
 fn rotation_of_fast(m: &Affine3A) -> Quat {
     let (x, y, z) = (
-        Vec3::from(m.matrix3.x_axis),
-        Vec3::from(m.matrix3.y_axis),
-        Vec3::from(m.matrix3.z_axis),
+        Vec3A::from(m.matrix3.x_axis),
+        Vec3A::from(m.matrix3.y_axis),
+        Vec3A::from(m.matrix3.z_axis),
     );
     let det = x.dot(y.cross(z));
     let [lx, ly, lz, _] = sqrt4([
@@ -1181,7 +1178,7 @@ fn rotation_of_fast(m: &Affine3A) -> Quat {
         1.0,
     ]);
     let [ix, iy, iz, _] = recip4([lx * det.signum(), ly, lz, 1.0]);
-    let r = quat_from_axes_scaled(x * ix, y * iy, z * iz);
+    let r = quat_from_axes_scaled((x * ix).into(), (y * iy).into(), (z * iz).into());
     if r.is_finite() { r } else { Quat::IDENTITY }
 }
 
@@ -1288,7 +1285,7 @@ fn turn_power(r: Quat, k: f32) -> Quat {
 
 /// `v` turned by `angle` radians about the unit `axis`, `v` perpendicular to it.
 #[inline(always)]
-fn turn_in_plane3(v: Vec3, axis: Vec3, angle: f32) -> Vec3 {
+fn turn_in_plane3(v: Vec3A, axis: Vec3A, angle: f32) -> Vec3A {
     if angle == 0.0 {
         return v;
     }
