@@ -845,20 +845,12 @@ fn solve_core_fast(
 ) -> Option<TwoBoneCorrection> {
     let w = opts.weight;
     let (sx, sy, sz) = (
-        Vec3A::from(start.matrix3.x_axis),
-        Vec3A::from(start.matrix3.y_axis),
-        Vec3A::from(start.matrix3.z_axis),
+        start.matrix3.x_axis,
+        start.matrix3.y_axis,
+        start.matrix3.z_axis,
     );
-    let (mx, my, mz) = (
-        Vec3A::from(mid.matrix3.x_axis),
-        Vec3A::from(mid.matrix3.y_axis),
-        Vec3A::from(mid.matrix3.z_axis),
-    );
-    let (pa, pb, pc) = (
-        Vec3A::from(start.translation),
-        Vec3A::from(mid.translation),
-        Vec3A::from(end.translation),
-    );
+    let (mx, my, mz) = (mid.matrix3.x_axis, mid.matrix3.y_axis, mid.matrix3.z_axis);
+    let (pa, pb, pc) = (start.translation, mid.translation, end.translation);
     let target = Vec3A::from(opts.target);
     // The start's inverse by cofactors: rows c0, c1, c2 over the determinant.
     let (c0, c1, c2) = (sy.cross(sz), sz.cross(sx), sx.cross(sy));
@@ -1165,11 +1157,7 @@ fn solve_core_fast(
 /// with no branches and no normalization.
 #[inline(always)]
 fn rotation_of_fast(m: &Affine3A) -> Quat {
-    let (x, y, z) = (
-        Vec3A::from(m.matrix3.x_axis),
-        Vec3A::from(m.matrix3.y_axis),
-        Vec3A::from(m.matrix3.z_axis),
-    );
+    let (x, y, z) = (m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis);
     let det = x.dot(y.cross(z));
     let [lx, ly, lz, _] = sqrt4([
         x.length_squared(),
