@@ -38,7 +38,7 @@ use super::IkError;
 use super::limits::HingeLimit;
 use super::math::{
     ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ, any_perpendicular, atan2, recip4, rotation_between,
-    sin_cos, sqrt4,
+    sin_cos, sin_cos_pi, sqrt4,
 };
 use crate::pose::{Pose, local_to_model_from};
 use crate::skeleton::Skeleton;
@@ -996,8 +996,8 @@ fn solve_core_fast(
             // The current bend θ0 as a sine-cosine pair: |u⊥|·|s⊥| = k1 / 2.
             let y0 = hm_raw.dot(u_perp.cross(s_perp)) * inv_hm;
             let (sin0, cos0) = (y0 * (2.0 * inv_k1), u_perp.dot(s_perp) * (2.0 * inv_k1));
-            let (sin_min, cos_min) = sin_cos(h.min);
-            let (sin_max, cos_max) = sin_cos(h.max);
+            let (sin_min, cos_min) = sin_cos_pi(h.min);
+            let (sin_max, cos_max) = sin_cos_pi(h.max);
             let d = if opts.soften < 1.0 {
                 // The longest reach is at the allowed bend nearest zero.
                 let best_cos = if h.min > 0.0 {
