@@ -32,7 +32,7 @@
 //! are the same on every x86-64 processor (see BENCHMARKS.md for why the
 //! approximate reciprocal instructions are not used).
 
-use glam::{Affine3A, Mat3A, Mat4, Quat, Vec3, Vec3A};
+use glam::{Affine3A, Mat3A, Mat4, Quat, Vec3, Vec3A, Vec4};
 
 use super::IkError;
 use super::limits::HingeLimit;
@@ -1400,6 +1400,18 @@ pub fn signed_angle_about(from: Vec3, to: Vec3, axis: Vec3) -> f32 {
     axis.dot(f.cross(g)).atan2(f.dot(g))
 }
 
+/// True when every component of every vector is finite, like `is_finite` on
+/// each, with no branch per component: a non-finite component times zero is
+/// NaN, and NaN survives the sum.
+#[inline(always)]
+fn all_finite(vs: &[Vec4]) -> bool {
+    let mut acc = Vec4::ZERO;
+    for v in vs {
+        acc += *v * 0.0;
+    }
+    acc.cmpeq(Vec4::ZERO).all()
+}
+
 /// A two-bone chain of one skeleton, checked once: the indices lie in the
 /// skeleton and each joint descends from the one before. The per-frame
 /// [`TwoBoneChain::solve`] then skips those walks and checks only what it
@@ -1470,7 +1482,11 @@ impl TwoBoneChain {
         opts.validate()?;
         let (s, m, e) = (self.start, self.mid, self.end);
         let (ms, mm, me) = (&models[s], &models[m], &models[e]);
-        if !(ms.is_finite() && mm.is_finite() && me.is_finite()) {
+        let matrices_finite = all_finite(&[
+            ms.x_axis, ms.y_axis, ms.z_axis, ms.w_axis, mm.x_axis, mm.y_axis, mm.z_axis, mm.w_axis,
+            me.x_axis, me.y_axis, me.z_axis, me.w_axis,
+        ]);
+        if !matrices_finite {
             return Err(IkError::NonFinite {
                 what: "model matrix of the chain",
             });
@@ -1480,7 +1496,7 @@ impl TwoBoneChain {
             pose.locals[m].rotation,
             pose.locals[e].rotation,
         );
-        if !(rs.is_finite() && rm.is_finite() && re.is_finite()) {
+        if !all_finite(&[Vec4::from(rs), Vec4::from(rm), Vec4::from(re)]) {
             return Err(IkError::NonFinite {
                 what: "local rotation of the chain",
             });
@@ -1498,10 +1514,22 @@ impl TwoBoneChain {
                 residual,
             });
         }
-        let start_rot = (rs * fix.start).normalize();
-        let mid_rot = (rm * fix.mid).normalize();
-        let end_rot = (re * fix.end).normalize();
-        if !(start_rot.is_finite() && mid_rot.is_finite() && end_rot.is_finite()) {
+        // Quat::normalize's arithmetic (1 / √(q·q), then the product), the
+        // three roots and reciprocals side by side.
+        let (qs, qm, qe) = (rs * fix.start, rm * fix.mid, re * fix.end);
+        let lengths = sqrt4([
+            qs.length_squared(),
+            qm.length_squared(),
+            qe.length_squared(),
+            1.0,
+        ]);
+        let [is, im, ie, _] = recip4(lengths);
+        let (start_rot, mid_rot, end_rot) = (qs * is, qm * im, qe * ie);
+        if !all_finite(&[
+            Vec4::from(start_rot),
+            Vec4::from(mid_rot),
+            Vec4::from(end_rot),
+        ]) {
             return Err(IkError::NonFinite {
                 what: "solver result",
             });
