@@ -32,7 +32,7 @@
 //! are the same on every x86-64 processor (see BENCHMARKS.md for why the
 //! approximate reciprocal instructions are not used).
 
-use glam::{Affine3A, Mat3A, Mat4, Quat, Vec3, Vec3A, Vec4};
+use glam::{Affine3A, Mat3A, Mat4, Quat, Vec3, Vec3A, Vec3Swizzles, Vec4};
 
 use super::IkError;
 use super::limits::HingeLimit;
@@ -793,17 +793,19 @@ fn mul_rows(r0: Vec3A, r1: Vec3A, r2: Vec3A, v: Vec3A) -> Vec3A {
     Vec3A::new(r0.dot(v), r1.dot(v), r2.dot(v))
 }
 
-/// Whether the columns `x`, `y`, `z` are a rotation times one scale: equal
-/// lengths and zero dot products, to [`CONFORMAL_TOLERANCE`]. No branches.
+/// Whether the linear map `m` is a rotation times one scale: its columns of
+/// equal lengths and pairwise perpendicular, to [`CONFORMAL_TOLERANCE`].
+/// The Gram matrix's diagonal and off-diagonal come from the rows as three
+/// vector products each; no branches.
 #[inline(always)]
-fn is_conformal(x: Vec3A, y: Vec3A, z: Vec3A) -> bool {
-    let xx = x.length_squared();
-    let tol = CONFORMAL_TOLERANCE * xx;
-    ((y.length_squared() - xx).abs() <= tol)
-        & ((z.length_squared() - xx).abs() <= tol)
-        & (x.dot(y).abs() <= tol)
-        & (y.dot(z).abs() <= tol)
-        & (z.dot(x).abs() <= tol)
+fn is_conformal(m: &Mat3A) -> bool {
+    let t = m.transpose();
+    let (r0, r1, r2) = (t.x_axis, t.y_axis, t.z_axis);
+    // (x·x, y·y, z·z) and (x·y, y·z, z·x) for the columns x, y, z.
+    let diag = r0 * r0 + r1 * r1 + r2 * r2;
+    let off = r0 * r0.yzx() + r1 * r1.yzx() + r2 * r2.yzx();
+    let tol = Vec3A::splat(CONFORMAL_TOLERANCE * diag.x);
+    ((diag - Vec3A::splat(diag.x)).abs().cmple(tol) & off.abs().cmple(tol)).all()
 }
 
 /// The quaternion with vector part `v` and scalar part `w`.
@@ -1109,7 +1111,11 @@ fn solve_core_fast(
 
     let end_fix = match opts.end_rotation {
         Some((q, ew)) if ew * w > 0.0 => {
-            if (det > 0.0) & (det_m > 0.0) & is_conformal(sx, sy, sz) & is_conformal(mx, my, mz) {
+            if (det > 0.0)
+                & (det_m > 0.0)
+                & is_conformal(&start.matrix3)
+                & is_conformal(&mid.matrix3)
+            {
                 // S·Ds·S⁻¹ is the rotation Ds about the start's model-space
                 // axis (S·v / |S x|); likewise for the mid. The end's model
                 // rotation after both turns is then their product with the
