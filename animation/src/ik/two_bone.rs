@@ -1159,73 +1159,42 @@ fn solve_core_fast(
 }
 
 /// [`rotation_of`] for the end's matrix in the fast path, up to a positive
-/// factor: the columns' lengths side by side, then [`quat_from_axes`]
-/// with no branches and no normalization.
+/// factor and with no branch: the columns normalized (lengths from the
+/// rows' products), then glam's case split of `Quat::from_rotation_axes` as
+/// a choice among the columns of the symmetric matrix whose columns are
+/// 4·qᵢ·q (P + (1 - tr)·I and the skew part k above, kᵀ and 1 + tr below,
+/// P the normalized matrix plus its transpose), by selects.
 #[inline(always)]
 fn rotation_of_fast(m: &Affine3A) -> Quat {
+    use glam::{BVec4A, Vec4};
     let (x, y, z) = (m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis);
     let det = x.dot(y.cross(z));
-    let [lx, ly, lz, _] = sqrt4([
-        x.length_squared(),
-        y.length_squared(),
-        z.length_squared(),
-        1.0,
-    ]);
-    let [ix, iy, iz, _] = recip4([lx * det.signum(), ly, lz, 1.0]);
-    let r = quat_from_axes_scaled((x * ix).into(), (y * iy).into(), (z * iz).into());
+    let t = m.matrix3.transpose();
+    let len_sq = t.x_axis * t.x_axis + t.y_axis * t.y_axis + t.z_axis * t.z_axis;
+    let [lx, ly, lz, _] = sqrt4([len_sq.x, len_sq.y, len_sq.z, 1.0]);
+    let inv = Vec3A::ONE / Vec3A::new(lx * det.signum(), ly, lz);
+    let n = Mat3A::from_cols(x * inv.x, y * inv.y, z * inv.z);
+    let p = n + n.transpose();
+    let (m00, m11, m22) = (n.x_axis.x, n.y_axis.y, n.z_axis.z);
+    let tr = m00 + m11 + m22;
+    let k = Vec3A::new(
+        n.y_axis.z - n.z_axis.y,
+        n.z_axis.x - n.x_axis.z,
+        n.x_axis.y - n.y_axis.x,
+    );
+    let c = 1.0 - tr;
+    let qx = (p.x_axis + Vec3A::X * c).extend(k.x);
+    let qy = (p.y_axis + Vec3A::Y * c).extend(k.y);
+    let qz = (p.z_axis + Vec3A::Z * c).extend(k.z);
+    let qw = k.extend(1.0 + tr);
+    let pick = |cond: bool, a: Vec4, b: Vec4| Vec4::select(BVec4A::splat(cond), a, b);
+    let q = pick(
+        m22 <= 0.0,
+        pick(m11 - m00 <= 0.0, qx, qy),
+        pick(m11 + m00 <= 0.0, qz, qw),
+    );
+    let r = Quat::from_vec4(q);
     if r.is_finite() { r } else { Quat::IDENTITY }
-}
-
-/// The case split of glam's `Quat::from_rotation_axes` for the orthonormal
-/// columns `x`, `y`, `z`, chosen by selects instead of branches (which
-/// random rotations would mispredict): the quaternion times 2·√(4q²) of its
-/// largest component, and that 4q².
-#[inline(always)]
-fn quat_from_axes_parts(x: Vec3, y: Vec3, z: Vec3) -> (Quat, f32) {
-    use glam::{BVec4A, Vec4};
-    let (m00, m01, m02) = (x.x, x.y, x.z);
-    let (m10, m11, m12) = (y.x, y.y, y.z);
-    let (m20, m21, m22) = (z.x, z.y, z.z);
-    let (dif10, sum10) = (m11 - m00, m11 + m00);
-    let (omm22, opm22) = (1.0 - m22, 1.0 + m22);
-    let (four_xsq, four_ysq) = (omm22 - dif10, omm22 + dif10);
-    let (four_zsq, four_wsq) = (opm22 - sum10, opm22 + sum10);
-    let (s01, s02, s12) = (m01 + m10, m02 + m20, m12 + m21);
-    let (d12, d20, d01) = (m12 - m21, m20 - m02, m01 - m10);
-    let pick = |c: bool, a: Vec4, b: Vec4| Vec4::select(BVec4A::splat(c), a, b);
-    let xy = pick(
-        dif10 <= 0.0,
-        Vec4::new(four_xsq, s01, s02, d12),
-        Vec4::new(s01, four_ysq, s12, d20),
-    );
-    let zw = pick(
-        sum10 <= 0.0,
-        Vec4::new(s02, s12, four_zsq, d01),
-        Vec4::new(d12, d20, d01, four_wsq),
-    );
-    let big_xy = if dif10 <= 0.0 { four_xsq } else { four_ysq };
-    let big_zw = if sum10 <= 0.0 { four_zsq } else { four_wsq };
-    let xy_case = m22 <= 0.0;
-    let c = pick(xy_case, xy, zw);
-    let big = if xy_case { big_xy } else { big_zw };
-    (Quat::from_vec4(c), big)
-}
-
-/// [`quat_from_axes`] up to the positive factor 2·√(4q²) of its largest
-/// component: no root, no division.
-#[inline(always)]
-fn quat_from_axes_scaled(x: Vec3, y: Vec3, z: Vec3) -> Quat {
-    quat_from_axes_parts(x, y, z).0
-}
-
-/// The rotation whose matrix has the orthonormal columns `x`, `y`, `z`: glam's
-/// `Quat::from_rotation_axes` (the same case split and arithmetic, so the
-/// same bits), with the cases chosen by selects instead of branches, which
-/// random rotations would mispredict.
-#[cfg(test)]
-fn quat_from_axes(x: Vec3, y: Vec3, z: Vec3) -> Quat {
-    let (c, big) = quat_from_axes_parts(x, y, z);
-    Quat::from_vec4(glam::Vec4::from(c) * (0.5 / big.sqrt()))
 }
 
 /// `r` raised to the power `k` in [0, 1), as [`weighted_turn`] computes it,

@@ -686,11 +686,15 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(10_000))]
 
     #[test]
-    fn branch_free_rotation_extraction_matches_glam(r in rotation()) {
-        let m = glam::Mat3::from_quat(r);
-        let (x, y, z) = (m.x_axis, m.y_axis, m.z_axis);
-        let (fast, glam_q) = (quat_from_axes(x, y, z), Quat::from_rotation_axes(x, y, z));
-        prop_assert_eq!(fast.to_array().map(f32::to_bits), glam_q.to_array().map(f32::to_bits));
+    fn branch_free_rotation_extraction_matches_glam(
+        r in rotation(), scale in (0.2f32..3.0, 0.2f32..3.0, 0.2f32..3.0), mirrored in any::<bool>(),
+    ) {
+        let s = Vec3::new(if mirrored { -scale.0 } else { scale.0 }, scale.1, scale.2);
+        let m = Affine3A::from_scale_rotation_translation(s, r, Vec3::ZERO);
+        let fast = rotation_of_fast(&m).normalize();
+        let general = rotation_of(&m.matrix3);
+        let fast = if fast.dot(general) < 0.0 { -fast } else { fast };
+        prop_assert!(fast.abs_diff_eq(general, 2e-6), "{fast} vs {general}");
     }
 
     #[test]
