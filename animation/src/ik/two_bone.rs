@@ -1147,14 +1147,19 @@ fn solve_core_fast(
         _ => Quat::IDENTITY,
     };
     let end_position = mul_cols(sx, sy, sz, new_end) + pa;
-    let model_len = ab.length() + mb.length();
-    let tolerance = REACHED_RELATIVE_TOLERANCE * model_len.max(DEGENERATE_LEN);
+    let [thigh, shin, residual, _] = sqrt4([
+        ab.length_squared(),
+        mb.length_squared(),
+        (end_position - target).length_squared(),
+        1.0,
+    ]);
+    let tolerance = REACHED_RELATIVE_TOLERANCE * (thigh + shin).max(DEGENERATE_LEN);
     Some(TwoBoneCorrection {
         start: start_fix,
         mid: mid_fix,
         end: end_fix,
         end_position: end_position.into(),
-        reached: (end_position - target).length() <= tolerance,
+        reached: residual <= tolerance,
     })
 }
 
