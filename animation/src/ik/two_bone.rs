@@ -31,6 +31,14 @@
 //! square roots and divisions stay exact IEEE operations so that results
 //! are the same on every x86-64 processor (see BENCHMARKS.md for why the
 //! approximate reciprocal instructions are not used).
+//!
+//! [`solve_core`] has two paths: a fast one for the common case (no
+//! arctangent or arccosine, independent roots and reciprocals packed four to
+//! an instruction, rotations kept unnormalized where only their directions
+//! count, the end rotation by quaternion products) and the general one,
+//! which the fast path hands every rare case to (degenerate lengths, a pole
+//! along the hip→target axis, near half turns, non-uniform or mirroring
+//! scale for the end rotation).
 
 use glam::{Affine3A, Mat3A, Mat4, Quat, Vec3, Vec3A, Vec3Swizzles, Vec4};
 
@@ -742,9 +750,10 @@ fn weighted_turn(r: Quat, k: f32) -> Quat {
 /// only when the start's matrix is singular, and never returns NaN for
 /// finite input.
 ///
-/// The common case runs as one straight line of scalar arithmetic (see
-/// [`solve_core_fast`]); degenerate chains, poles along the hip→target axis
-/// and half-turns take the general path, which computes the same solution
+/// The common case runs as one mostly branch-free line of arithmetic;
+/// degenerate chains, poles within [`POLE_FALLBACK_SINE`] of the
+/// hip→target axis, turns within a few degrees of a half turn and weight 0
+/// take a general path, which computes the same solution (up to rounding)
 /// with every fallback.
 pub fn solve_core(
     start: &Affine3A,
@@ -820,24 +829,32 @@ fn vector_of(q: Quat) -> Vec3A {
     Vec3A::new(q.x, q.y, q.z)
 }
 
-/// [`solve_core`]'s common case as one straight line of scalar arithmetic,
-/// or `None` where a fallback of [`solve_core_general`] would apply (the
-/// caller then runs that). The same construction and results up to
-/// rounding, with these shortcuts:
+/// [`solve_core`]'s common case as one mostly branch-free line of vector
+/// arithmetic, or `None` where a fallback of [`solve_core_general`] would
+/// apply (the caller then runs that). The same construction and results up
+/// to rounding, with these shortcuts:
 ///
+/// - independent square roots and reciprocals go four to an instruction
+///   ([`sqrt4`], [`recip4`]), still exact IEEE operations;
 /// - the knee hint is not normalized: only its direction across the
 ///   hip→target axis counts, and that is normalized once where it is used;
 /// - the pole's sine against the axis is compared squared, with no root;
 /// - the hinge keeps every angle as a sine-cosine pair: which of the two
 ///   bends that give the wanted reach (or which limit) applies is decided on
-///   cosines, and the half bend change comes from the half-way pair, with no
+///   cosines, the bent chain comes from products of the pairs, and the half
+///   bend change for the mid's correction from the half-way pair, with no
 ///   arctangent or arccosine;
+/// - rotations that only feed other rotations (the aim, the twist, the
+///   start's turn on its way to the end's) stay unnormalized, and where a
+///   vector must go through a turn before that turn is normalized, the
+///   two-reflection form of the minimal rotation takes it;
 /// - the end lands at `n·|e|` (the start's turn takes the bent chain `e`
 ///   onto the hip→target axis `n` and twists about that axis);
 /// - where the start and mid matrices are rotations times one positive
-///   scale, the end rotation is three quaternion products and one rotation
-///   extraction (the end's own matrix, off the critical path) instead of a
-///   chain of matrix products.
+///   scale, the end rotation is three quaternion products and one
+///   branch-free rotation extraction (the end's own matrix) instead of a
+///   chain of matrix products, and its weighted power needs no quadrant
+///   logic.
 #[inline(always)]
 fn solve_core_fast(
     start: &Affine3A,
