@@ -918,14 +918,16 @@ fn solve_core_fast(
             // reaches POLE_FALLBACK_SINE; below, the general path fades in
             // the current bend direction.
             let fade_free = p2 >= POLE_FALLBACK_SINE * POLE_FALLBACK_SINE * raw.length_squared();
-            if !(fade_free & (p2 > 1e-20)) {
+            if !(fade_free & (p2 > FAST_MIN_LEN_SQ)) {
                 return None;
             }
-            let dir = turn_in_plane3(perp * (1.0 / p2.sqrt()), n, twist);
+            // At full weight the pole alone is the hint and its length does
+            // not count; blended with the current direction it must be unit.
+            let dir = turn_in_plane3(perp, n, twist);
             if w == 1.0 {
                 dir
             } else {
-                current * (1.0 - w) + dir * w
+                current * (1.0 - w) + dir * (w / p2.sqrt())
             }
         }
     };
