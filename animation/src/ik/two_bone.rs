@@ -953,8 +953,14 @@ fn solve_core_fast(
                 if !ok {
                     return None;
                 }
-                let cos_theta =
-                    ((l1 * l1 + eff * eff - l2 * l2) / (2.0 * l1 * eff)).clamp(-1.0, 1.0);
+                // Unsoftened, eff is dist and 1 / (2·l1·eff) is known already.
+                let num = l1 * l1 + eff * eff - l2 * l2;
+                let cos_theta = if opts.soften >= 1.0 {
+                    num * (0.5 * inv_l1 * inv_dist)
+                } else {
+                    num / (2.0 * l1 * eff)
+                };
+                let cos_theta = cos_theta.clamp(-1.0, 1.0);
                 let sin_theta = (1.0 - cos_theta * cos_theta).max(0.0).sqrt();
                 let u = hp * (1.0 / hp2.sqrt());
                 let dir = n * cos_theta + u * sin_theta;
