@@ -31,13 +31,22 @@
 //! square roots and divisions stay exact IEEE operations so that results
 //! are the same on every x86-64 processor (see BENCHMARKS.md for why the
 //! approximate reciprocal instructions are not used).
+//!
+//! [`solve_core`] has two paths: a fast one for the common case (no
+//! arctangent or arccosine, independent roots and reciprocals packed four to
+//! an instruction, rotations kept unnormalized where only their directions
+//! count, the end rotation by quaternion products) and the general one,
+//! which the fast path hands every rare case to (degenerate lengths, a pole
+//! along the hip→target axis, near half turns, non-uniform or mirroring
+//! scale for the end rotation).
 
-use glam::{Affine3A, Mat3A, Mat4, Quat, Vec3, Vec3A};
+use glam::{Affine3A, Mat3A, Mat4, Quat, Vec3, Vec3A, Vec3Swizzles, Vec4};
 
 use super::IkError;
 use super::limits::HingeLimit;
 use super::math::{
-    ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ, any_perpendicular, atan2, rotation_between, sin_cos,
+    ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ, any_perpendicular, atan2, recip4, rotation_between,
+    sin_cos, sin_cos_pi, sqrt4,
 };
 use crate::pose::{Pose, local_to_model_from};
 use crate::skeleton::Skeleton;
@@ -680,6 +689,55 @@ fn solve_hinged(
     (ds, half, ds * e)
 }
 
+/// The end joint's correction by the general matrix chain: the end's model
+/// rotation once the start and mid turn (any scale, mirroring included),
+/// then the turn toward `q` by `k` (the end's weight times the job's).
+#[cold]
+#[inline(never)]
+fn end_turn_general(
+    start: &Affine3A,
+    mid: &Affine3A,
+    end: &Affine3A,
+    start_fix: Quat,
+    mid_fix: Quat,
+    q: Quat,
+    k: f32,
+) -> Quat {
+    let il = affine_inverse(start).map_or(Mat3A::IDENTITY, |(inv, _)| inv.matrix3);
+    // The end relative to the mid through the mid's adjugate: the inverse
+    // times det, whose sign (not size) matters to rotation_of.
+    let mid_rel = il * mid.matrix3;
+    let end_rel = adjugate(&mid.matrix3) * end.matrix3;
+    let end_rel = end_rel * mid.matrix3.determinant().signum();
+    let turned =
+        start.matrix3 * Mat3A::from_quat(start_fix) * mid_rel * Mat3A::from_quat(mid_fix) * end_rel;
+    let current = rotation_of(&turned);
+    let mut goal = q.normalize();
+    if goal.dot(current) < 0.0 {
+        goal = -goal;
+    }
+    weighted_turn(current.inverse() * goal, k)
+}
+
+/// `r` raised to the power `k` in [0, 1]: slerp from the identity, since
+/// slerp(current, goal, k) = current · (current⁻¹ · goal)^k. `r` must lie in
+/// the hemisphere w ≥ 0.
+#[inline]
+fn weighted_turn(r: Quat, k: f32) -> Quat {
+    if k == 1.0 {
+        return r;
+    }
+    let v = Vec3A::new(r.x, r.y, r.z);
+    let sv = v.length();
+    if sv > 0.0 {
+        let (sn, cs) = sin_cos(atan2(sv, r.w) * k);
+        let v = v * (sn / sv);
+        Quat::from_xyzw(v.x, v.y, v.z, cs)
+    } else {
+        Quat::IDENTITY
+    }
+}
+
 /// The two-bone solve on model matrices alone: the counterpart of
 /// ozz-animation's `IKTwoBoneJob`.
 ///
@@ -691,7 +749,548 @@ fn solve_hinged(
 /// uniform). Reads nothing else, writes nothing, allocates nothing; fails
 /// only when the start's matrix is singular, and never returns NaN for
 /// finite input.
+///
+/// The common case runs as one mostly branch-free line of arithmetic;
+/// degenerate chains, poles within [`POLE_FALLBACK_SINE`] of the
+/// hip→target axis, turns within a few degrees of a half turn and weight 0
+/// take a general path, which computes the same solution (up to rounding)
+/// with every fallback.
 pub fn solve_core(
+    start: &Affine3A,
+    mid: &Affine3A,
+    end: &Affine3A,
+    opts: &TwoBoneOptions,
+) -> Result<TwoBoneCorrection, IkError> {
+    let fast = if opts.weight != 0.0 {
+        solve_core_fast(start, mid, end, opts)
+    } else {
+        None
+    };
+    if let Some(fix) = fast {
+        return Ok(fix);
+    }
+    solve_core_general(start, mid, end, opts)
+}
+
+/// Below this squared length (chain-space units) the fast path hands a bone,
+/// the target distance or the bent chain to the general path.
+const FAST_MIN_LEN_SQ: f32 = 1e-10;
+
+/// Below this squared norm of the unnormalized half-way pair the hinge's
+/// bend change is within 1e-3 rad of a half turn: the general path takes it.
+const FAST_HALF_TURN_NORM_SQ: f32 = 1e-6;
+
+/// Below this 1 + ê·n (ê the bent chain's direction, n the hip→target axis)
+/// the aim turns the chain by more than about 172°: the general path takes
+/// it, where the fast path's division by 1 + ê·n would lose bits.
+const FAST_AIM_MIN_W: f32 = 1e-2;
+
+/// How far (relative, on the Gram matrix of its columns) a joint's model
+/// matrix may be from a rotation times one positive scale for the end
+/// rotation to be found by quaternion products instead of the matrix chain.
+const CONFORMAL_TOLERANCE: f32 = 1e-5;
+
+/// `x·v.x + y·v.y + z·v.z`: a matrix given by its columns times `v`.
+#[inline(always)]
+fn mul_cols(x: Vec3A, y: Vec3A, z: Vec3A, v: Vec3A) -> Vec3A {
+    x * v.x + y * v.y + z * v.z
+}
+
+/// `(r0·v, r1·v, r2·v)`: a matrix given by its rows times `v`.
+#[inline(always)]
+fn mul_rows(r0: Vec3A, r1: Vec3A, r2: Vec3A, v: Vec3A) -> Vec3A {
+    Vec3A::new(r0.dot(v), r1.dot(v), r2.dot(v))
+}
+
+/// Whether the linear map `m` is a rotation times one scale: its columns of
+/// equal lengths and pairwise perpendicular, to [`CONFORMAL_TOLERANCE`].
+/// The Gram matrix's diagonal and off-diagonal come from the rows as three
+/// vector products each; no branches.
+#[inline(always)]
+fn is_conformal(m: &Mat3A) -> bool {
+    let t = m.transpose();
+    let (r0, r1, r2) = (t.x_axis, t.y_axis, t.z_axis);
+    // (x·x, y·y, z·z) and (x·y, y·z, z·x) for the columns x, y, z.
+    let diag = r0 * r0 + r1 * r1 + r2 * r2;
+    let off = r0 * r0.yzx() + r1 * r1.yzx() + r2 * r2.yzx();
+    let tol = Vec3A::splat(CONFORMAL_TOLERANCE * diag.x);
+    ((diag - Vec3A::splat(diag.x)).abs().cmple(tol) & off.abs().cmple(tol)).all()
+}
+
+/// The quaternion with vector part `v` and scalar part `w`.
+#[inline(always)]
+fn quat_of(v: Vec3A, w: f32) -> Quat {
+    Quat::from_xyzw(v.x, v.y, v.z, w)
+}
+
+/// The vector part of `q`.
+#[inline(always)]
+fn vector_of(q: Quat) -> Vec3A {
+    Vec3A::new(q.x, q.y, q.z)
+}
+
+/// [`solve_core`]'s common case as one mostly branch-free line of vector
+/// arithmetic, or `None` where a fallback of [`solve_core_general`] would
+/// apply (the caller then runs that). The same construction and results up
+/// to rounding, with these shortcuts:
+///
+/// - independent square roots and reciprocals go four to an instruction
+///   ([`sqrt4`], [`recip4`]), still exact IEEE operations;
+/// - the knee hint is not normalized: only its direction across the
+///   hip→target axis counts, and that is normalized once where it is used;
+/// - the pole's sine against the axis is compared squared, with no root;
+/// - the hinge keeps every angle as a sine-cosine pair: which of the two
+///   bends that give the wanted reach (or which limit) applies is decided on
+///   cosines, the bent chain comes from products of the pairs, and the half
+///   bend change for the mid's correction from the half-way pair, with no
+///   arctangent or arccosine;
+/// - rotations that only feed other rotations (the aim, the twist, the
+///   start's turn on its way to the end's) stay unnormalized, and where a
+///   vector must go through a turn before that turn is normalized, the
+///   two-reflection form of the minimal rotation takes it;
+/// - the end lands at `n·|e|` (the start's turn takes the bent chain `e`
+///   onto the hip→target axis `n` and twists about that axis);
+/// - where the start and mid matrices are rotations times one positive
+///   scale, the end rotation is three quaternion products and one
+///   branch-free rotation extraction (the end's own matrix) instead of a
+///   chain of matrix products, and its weighted power needs no quadrant
+///   logic.
+#[inline(always)]
+fn solve_core_fast(
+    start: &Affine3A,
+    mid: &Affine3A,
+    end: &Affine3A,
+    opts: &TwoBoneOptions,
+) -> Option<TwoBoneCorrection> {
+    let w = opts.weight;
+    let (sx, sy, sz) = (
+        start.matrix3.x_axis,
+        start.matrix3.y_axis,
+        start.matrix3.z_axis,
+    );
+    let (mx, my, mz) = (mid.matrix3.x_axis, mid.matrix3.y_axis, mid.matrix3.z_axis);
+    let (pa, pb, pc) = (start.translation, mid.translation, end.translation);
+    let target = Vec3A::from(opts.target);
+    // The start's inverse by cofactors: rows c0, c1, c2 over the determinant.
+    let (c0, c1, c2) = (sy.cross(sz), sz.cross(sx), sx.cross(sy));
+    let det = sx.dot(c0);
+    if !(det.abs() >= SINGULAR_DET && det.is_finite()) {
+        return None;
+    }
+    let rdet = 1.0 / det;
+    let inv = |v: Vec3A| mul_rows(c0, c1, c2, v) * rdet;
+    let (ab, mb) = (pb - pa, pc - pb);
+    // The chain in the start's own space: the start sits at the origin.
+    let b = inv(ab);
+    let c = inv(pc - pa);
+    let t = c + (inv(target - pa) - c) * w;
+    let s = c - b;
+    let hm_raw = match &opts.hinge {
+        Some(h) => inv(mul_cols(mx, my, mz, Vec3A::from(h.axis))),
+        None => Vec3A::X,
+    };
+    let (l1_sq, l2_sq, dist_sq) = (b.length_squared(), s.length_squared(), t.length_squared());
+    let hm_sq = hm_raw.length_squared();
+    if !((l1_sq > FAST_MIN_LEN_SQ)
+        & (l2_sq > FAST_MIN_LEN_SQ)
+        & (dist_sq > FAST_MIN_LEN_SQ)
+        & (hm_sq > FAST_MIN_LEN_SQ))
+    {
+        return None;
+    }
+    let [l1, l2, dist, hm_len] = sqrt4([l1_sq, l2_sq, dist_sq, hm_sq]);
+    let [inv_l1, inv_dist, inv_hm, _] = recip4([l1, dist, hm_len, 1.0]);
+    let n = t * inv_dist;
+    let current = b * inv_l1;
+
+    // The knee direction the strategy asks for, blended by weight with the
+    // current one; not normalized (see above).
+    let hint = match opts.knee {
+        KneeStrategy::MinimalMotion | KneeStrategy::PosePreserving => current,
+        KneeStrategy::Pole { pole, twist } => {
+            let raw = match pole {
+                Pole::Point(p) => inv(Vec3A::from(p) - pa),
+                Pole::Direction(d) => inv(Vec3A::from(d)),
+            };
+            let perp = raw - n * raw.dot(n);
+            let p2 = perp.length_squared();
+            // The pole alone decides only where its sine against the axis
+            // reaches POLE_FALLBACK_SINE; below, the general path fades in
+            // the current bend direction.
+            let fade_free = p2 >= POLE_FALLBACK_SINE * POLE_FALLBACK_SINE * raw.length_squared();
+            if !(fade_free & (p2 > FAST_MIN_LEN_SQ)) {
+                return None;
+            }
+            // At full weight the pole alone is the hint and its length does
+            // not count; blended with the current direction it must be unit.
+            let dir = turn_in_plane3(perp, n, twist);
+            if w == 1.0 {
+                dir
+            } else {
+                current * (1.0 - w) + dir * (w / p2.sqrt())
+            }
+        }
+    };
+
+    // `turn` is the start's correction up to a positive factor.
+    let (start_fix, mid_fix, new_end, det_m, turn) = match &opts.hinge {
+        None => {
+            let reach = l1 + l2;
+            let eff = soften_distance(dist, reach, opts.soften);
+            let (new_mid, new_end, dir) = if eff < (l1 - l2).abs() {
+                // Too close: the longer segment toward the target, the other away.
+                let sign = if l1 >= l2 { 1.0 } else { -1.0 };
+                let knee = n * (sign * l1);
+                (knee, knee - n * (sign * l2), n * sign)
+            } else if eff >= reach || eff <= DEGENERATE_LEN {
+                // Too far: straight toward the target.
+                (n * l1, n * reach, n)
+            } else {
+                // Reachable: the knee on the circle of the two spheres.
+                let hp = hint - n * hint.dot(n);
+                let hp2 = hp.length_squared();
+                let ok = hp2 > DEGENERATE_LEN_SQ;
+                if !ok {
+                    return None;
+                }
+                // Unsoftened, eff is dist and 1 / (2·l1·eff) is known already.
+                let num = l1 * l1 + eff * eff - l2 * l2;
+                let cos_theta = if opts.soften >= 1.0 {
+                    num * (0.5 * inv_l1 * inv_dist)
+                } else {
+                    num / (2.0 * l1 * eff)
+                };
+                let cos_theta = cos_theta.clamp(-1.0, 1.0);
+                let sin_theta = (1.0 - cos_theta * cos_theta).max(0.0).sqrt();
+                let u = hp * (1.0 / hp2.sqrt());
+                let dir = n * cos_theta + u * sin_theta;
+                (dir * l1, n * eff, dir)
+            };
+            // The start's turn: the half-way quaternion of the old and new
+            // thigh directions (rotation_between without its half-turn
+            // fallback, which the general path keeps).
+            let half = current + dir;
+            let w_ds = 0.5 * half.length_squared();
+            let ok = w_ds > FAST_AIM_MIN_W;
+            if !ok {
+                return None;
+            }
+            let c_ds = current.cross(dir);
+            let c_ds = c_ds - current * c_ds.dot(current);
+            let [inv_ds, inv_w_ds, _, _] =
+                recip4([(c_ds.length_squared() + w_ds * w_ds).sqrt(), w_ds, 1.0, 1.0]);
+            let ds = quat_of(c_ds * inv_ds, w_ds * inv_ds);
+            // The mid's turn in its own frame: directions through the
+            // adjugate of its model matrix (see solve_core_general), the new
+            // shin taken back through the start's turn by the two-reflection
+            // form of the minimal rotation from `dir` to `current`, which
+            // needs 1 / (1 + dir·current) rather than ds itself.
+            let (a0, a1, a2) = (my.cross(mz), mz.cross(mx), mx.cross(my));
+            let old_dir = mul_rows(a0, a1, a2, mb);
+            let old_len_sq = old_dir.length_squared();
+            let dm = if old_len_sq > 0.0 && old_len_sq.is_finite() {
+                let inv_len = 1.0 / old_len_sq.sqrt();
+                let shin = new_end - new_mid;
+                let back =
+                    shin - half * (half.dot(shin) * inv_w_ds) + current * (2.0 * dir.dot(shin));
+                let new_dir = mul_rows(a0, a1, a2, mul_cols(sx, sy, sz, back));
+                rotation_between((old_dir * inv_len).into(), (new_dir * inv_len).into())
+            } else {
+                Quat::IDENTITY
+            };
+            (ds, dm, new_end, mx.dot(a0), ds)
+        }
+        Some(h) => {
+            // Projections along the hinge through 1/|h|² (no root on this
+            // path); the unit axis only where a length depends on it.
+            let inv_hm2 = 1.0 / hm_sq;
+            let det_m = mx.dot(my.cross(mz));
+            let mirrored = (det < 0.0) != (det_m < 0.0);
+            let u = b;
+            let s_par = hm_raw * (s.dot(hm_raw) * inv_hm2);
+            let s_perp = s - s_par;
+            let u_perp = u - hm_raw * (u.dot(hm_raw) * inv_hm2);
+            let (up2, sp2) = (u_perp.length_squared(), s_perp.length_squared());
+            // The reach at bend θ is sqrt(k0 + k1·cos θ).
+            let k1 = 2.0 * (up2 * sp2).sqrt();
+            let ok =
+                (up2 >= DEGENERATE_LEN_SQ) & (sp2 >= DEGENERATE_LEN_SQ) & (k1 > DEGENERATE_LEN);
+            if !ok {
+                return None;
+            }
+            let inv_k1 = 1.0 / k1;
+            let k0 = (u + s_par).length_squared() + sp2;
+            // The current bend θ0 as a sine-cosine pair: |u⊥|·|s⊥| = k1 / 2.
+            let y0 = hm_raw.dot(u_perp.cross(s_perp)) * inv_hm;
+            let (sin0, cos0) = (y0 * (2.0 * inv_k1), u_perp.dot(s_perp) * (2.0 * inv_k1));
+            let (sin_min, cos_min) = sin_cos_pi(h.min);
+            let (sin_max, cos_max) = sin_cos_pi(h.max);
+            let d = if opts.soften < 1.0 {
+                // The longest reach is at the allowed bend nearest zero.
+                let best_cos = if h.min > 0.0 {
+                    cos_min
+                } else if h.max < 0.0 {
+                    cos_max
+                } else {
+                    1.0
+                };
+                soften_distance(dist, (k0 + k1 * best_cos).max(0.0).sqrt(), opts.soften)
+            } else {
+                dist
+            };
+            // The bends ±tc give the reach d; tc in [0, π] by its cosine.
+            let ctc = ((d * d - k0) * inv_k1).clamp(-1.0, 1.0);
+            let stc = ((1.0 - ctc) * (1.0 + ctc)).sqrt();
+            // Range tests on cosines (cos falls on [0, π]).
+            let pos_ok = (h.min <= 0.0 || ctc <= cos_min) & (h.max >= 0.0) & (ctc >= cos_max);
+            let neg_ok = (h.min <= 0.0) & (ctc >= cos_min) & (h.max >= 0.0 || ctc <= cos_max);
+            let theta0_negative = y0 < 0.0;
+            let (sin_t, cos_t) = if pos_ok | neg_ok {
+                // Both allowed: the one nearer the current bend.
+                let negative = if pos_ok & neg_ok {
+                    theta0_negative
+                } else {
+                    neg_ok
+                };
+                (if negative { -stc } else { stc }, ctc)
+            } else {
+                // Neither: the limit whose reach is nearest (the limits lie
+                // on one side of tc, where reach follows the cosine).
+                let (em, ex) = ((cos_min - ctc).abs(), (cos_max - ctc).abs());
+                if em < ex || (em == ex && theta0_negative) {
+                    (sin_min, cos_min)
+                } else {
+                    (sin_max, cos_max)
+                }
+            };
+            // The bent chain: the shin's part across the hinge turned by the
+            // bend change θ - θ0, by products of the pairs (no root).
+            let cos_d = cos_t * cos0 + sin_t * sin0;
+            let sin_d = sin_t * cos0 - cos_t * sin0;
+            let e = u + s_par + s_perp * cos_d + hm_raw.cross(s_perp) * (sin_d * inv_hm);
+            // Half the bend change for the mid's correction, from the
+            // half-way pair; negated where |θ - θ0| > π, as the angle's half
+            // would give it. Off the path to the start's rotation.
+            let (hx, hy) = (cos0 + cos_t, sin0 + sin_t);
+            let hw = 0.5 * (hx * hx + hy * hy);
+            let hn2 = hw * hw + sin_d * sin_d;
+            let ok = hn2 >= FAST_HALF_TURN_NORM_SQ;
+            if !ok {
+                return None;
+            }
+            let flip = ((sin_t >= 0.0) != (sin0 >= 0.0)) & (cos_t + cos0 < 0.0);
+            let inv_hn = (if flip { -1.0 } else { 1.0 }) / hn2.sqrt();
+            let (sh, ch) = (sin_d * inv_hn, hw * inv_hn);
+
+            // The start's turn: r1, the minimal rotation taking the bent
+            // chain e onto the hip→target axis n (seed 000's aim), then the
+            // twist about n that takes the thigh's part across the axis
+            // (r1·f, f the thigh's part across e) onto the hint's (ĝ).
+            // r1·f comes from the two-reflection form of the minimal
+            // rotation, v - ((ê + n)·v / (1 + ê·n))·(ê + n) + 2(ê·v)·n (the
+            // last term vanishes for v ⊥ e), and neither quaternion is
+            // normalized on the way to the end's turn, which does not see
+            // their sizes: only the start's own correction is divided.
+            let e2 = e.length_squared();
+            let ok = e2 > FAST_MIN_LEN_SQ;
+            if !ok {
+                return None;
+            }
+            let inv_e2 = 1.0 / e2;
+            let e_len = e2.sqrt();
+            let f = u - e * (u.dot(e) * inv_e2);
+            let g = hint - n * hint.dot(n);
+            let (f2, g2) = (f.length_squared(), g.length_squared());
+            // |e|·(1 + ê·n), and |e| times the half-way quaternion of ê and n.
+            let w1 = e_len + e.dot(n);
+            let ok = w1 > FAST_AIM_MIN_W * e_len;
+            if !ok {
+                return None;
+            }
+            let r1 = quat_of(e.cross(n), w1);
+            let turn = if (f2 < DEGENERATE_LEN_SQ) | (g2 < DEGENERATE_LEN_SQ) {
+                r1
+            } else {
+                let [f_len, g_len, _, _] = sqrt4([f2, g2, 1.0, 1.0]);
+                let [inv_w1, inv_g, _, _] = recip4([w1, g_len, 1.0, 1.0]);
+                let gn = g * inv_g;
+                let f_turned = f - (e + n * e_len) * (n.dot(f) * inv_w1);
+                // 2|f|² times the half-way quaternion of r1·f̂ and ĝ about n:
+                // h = r1·f + |f|·ĝ keeps its bits when they nearly oppose.
+                let qv = n * (2.0 * f_len * n.dot(f_turned.cross(gn)));
+                let qw = (f_turned + gn * f_len).length_squared();
+                let twist =
+                    if qv.length_squared() + qw * qw < ANTIPARALLEL_NORM_SQ * (4.0 * f2 * f2) {
+                        quat_of(n, 0.0)
+                    } else {
+                        quat_of(qv, qw)
+                    };
+                twist * r1
+            };
+            let ds = turn * (1.0 / turn.length());
+            // The same bend change about the local axis (reversed in a mirrored frame).
+            let v = Vec3A::from(h.axis).normalize() * if mirrored { -sh } else { sh };
+            (ds, quat_of(v, ch), n * e_len, det_m, turn)
+        }
+    };
+
+    let end_fix = match opts.end_rotation {
+        Some((q, ew)) if ew * w > 0.0 => {
+            if (det > 0.0)
+                & (det_m > 0.0)
+                & is_conformal(&start.matrix3)
+                & is_conformal(&mid.matrix3)
+            {
+                // S·Ds·S⁻¹ is the rotation Ds about the start's model-space
+                // axis (S·v / |S x|); likewise for the mid. The end's model
+                // rotation after both turns is then their product with the
+                // end's own rotation.
+                let [s_len, m_len, _, _] =
+                    sqrt4([sx.length_squared(), mx.length_squared(), 1.0, 1.0]);
+                let [inv_s, inv_m, _, _] = recip4([s_len, m_len, 1.0, 1.0]);
+                let ds_model = quat_of(mul_cols(sx, sy, sz, vector_of(turn)) * inv_s, turn.w);
+                let dm_model = quat_of(mul_cols(mx, my, mz, vector_of(mid_fix)) * inv_m, mid_fix.w);
+                // current⁻¹ · goal, the start's turn last: the other
+                // factors do not wait for it.
+                let rest = rotation_of_fast(end).conjugate() * dm_model.conjugate();
+                // Up to a positive factor (the start's turn, the end's
+                // rotation and the goal are not normalized): the power below
+                // depends on directions only.
+                let r = rest * (ds_model.conjugate() * q);
+                // The goal's sign nearest the current rotation.
+                let r = if r.w < 0.0 { -r } else { r };
+                let k = ew * w;
+                if k == 1.0 {
+                    r * (1.0 / r.length())
+                } else {
+                    turn_power(r, k)
+                }
+            } else {
+                end_turn_general(start, mid, end, start_fix, mid_fix, q, ew * w)
+            }
+        }
+        _ => Quat::IDENTITY,
+    };
+    let end_position = mul_cols(sx, sy, sz, new_end) + pa;
+    let [thigh, shin, residual, _] = sqrt4([
+        ab.length_squared(),
+        mb.length_squared(),
+        (end_position - target).length_squared(),
+        1.0,
+    ]);
+    let tolerance = REACHED_RELATIVE_TOLERANCE * (thigh + shin).max(DEGENERATE_LEN);
+    Some(TwoBoneCorrection {
+        start: start_fix,
+        mid: mid_fix,
+        end: end_fix,
+        end_position: end_position.into(),
+        reached: residual <= tolerance,
+    })
+}
+
+/// [`rotation_of`] for the end's matrix in the fast path, up to a positive
+/// factor and with no branch: the columns normalized (lengths from the
+/// rows' products), then glam's case split of `Quat::from_rotation_axes` as
+/// a choice among the columns of the symmetric matrix whose columns are
+/// 4·qᵢ·q (P + (1 - tr)·I and the skew part k above, kᵀ and 1 + tr below,
+/// P the normalized matrix plus its transpose), by selects.
+#[inline(always)]
+fn rotation_of_fast(m: &Affine3A) -> Quat {
+    use glam::{BVec4A, Vec4};
+    let (x, y, z) = (m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis);
+    let det = x.dot(y.cross(z));
+    let t = m.matrix3.transpose();
+    let len_sq = t.x_axis * t.x_axis + t.y_axis * t.y_axis + t.z_axis * t.z_axis;
+    let [lx, ly, lz, _] = sqrt4([len_sq.x, len_sq.y, len_sq.z, 1.0]);
+    let inv = Vec3A::ONE / Vec3A::new(lx * det.signum(), ly, lz);
+    let n = Mat3A::from_cols(x * inv.x, y * inv.y, z * inv.z);
+    let p = n + n.transpose();
+    let (m00, m11, m22) = (n.x_axis.x, n.y_axis.y, n.z_axis.z);
+    let tr = m00 + m11 + m22;
+    let k = Vec3A::new(
+        n.y_axis.z - n.z_axis.y,
+        n.z_axis.x - n.x_axis.z,
+        n.x_axis.y - n.y_axis.x,
+    );
+    let c = 1.0 - tr;
+    let qx = (p.x_axis + Vec3A::X * c).extend(k.x);
+    let qy = (p.y_axis + Vec3A::Y * c).extend(k.y);
+    let qz = (p.z_axis + Vec3A::Z * c).extend(k.z);
+    let qw = k.extend(1.0 + tr);
+    let pick = |cond: bool, a: Vec4, b: Vec4| Vec4::select(BVec4A::splat(cond), a, b);
+    let q = pick(
+        m22 <= 0.0,
+        pick(m11 - m00 <= 0.0, qx, qy),
+        pick(m11 + m00 <= 0.0, qz, qw),
+    );
+    let r = Quat::from_vec4(q);
+    if r.is_finite() { r } else { Quat::IDENTITY }
+}
+
+/// `r` raised to the power `k` in [0, 1), as [`weighted_turn`] computes it,
+/// for an `r` with w ≥ 0 given up to a positive factor (the result is unit):
+/// the half angle φ = atan2(|v|, w) lies in [0, π/2], so the arctangent
+/// needs no quadrant logic (its two candidate ratios divide side by side)
+/// and kφ/2 in [0, π/4] needs no reduction; the series are evaluated by
+/// Estrin's scheme, a short dependency chain.
+#[inline(always)]
+fn turn_power(r: Quat, k: f32) -> Quat {
+    let v = vector_of(r);
+    let sv = v.length();
+    let rw = r.w;
+    if sv <= 0.0 {
+        return Quat::IDENTITY;
+    }
+    let (lo, hi) = (sv.min(rw), sv.max(rw));
+    let [a, a_folded, inv_sv, _] =
+        (glam::Vec4::new(lo, lo - hi, 1.0, 1.0) / glam::Vec4::new(hi, lo + hi, sv, 1.0)).to_array();
+    // atan(a), a in [0, 1]: past tan(π/8) as π/4 + atan((a - 1) / (a + 1)).
+    let big = a > 0.414_213_57;
+    let z = if big { a_folded } else { a };
+    let base = if big {
+        std::f32::consts::FRAC_PI_4
+    } else {
+        0.0
+    };
+    let t = z * z;
+    let (t2, t4) = (t * t, t * t * (t * t));
+    let p01 = (1.0 - t * (1.0 / 3.0)) + t2 * (1.0 / 5.0 - t * (1.0 / 7.0));
+    let p23 = (1.0 / 9.0 - t * (1.0 / 11.0)) + t2 * (1.0 / 13.0 - t * (1.0 / 15.0));
+    let atan = base + z * (p01 + t4 * (p23 + t4 * (1.0 / 17.0)));
+    let phi = if sv > rw {
+        std::f32::consts::FRAC_PI_2 - atan
+    } else {
+        atan
+    };
+    // sin and cos of ψ = kφ / 2 in [0, π/4], then of 2ψ.
+    let x = phi * k * 0.5;
+    let x2 = x * x;
+    let x4 = x2 * x2;
+    let sin_x = x + x
+        * x2
+        * ((-1.0 / 6.0 + x2 * (1.0 / 120.0)) + x4 * (-1.0 / 5040.0 + x2 * (1.0 / 362_880.0)));
+    let cos_x = 1.0
+        + x2 * ((-0.5 + x2 * (1.0 / 24.0))
+            + x4 * ((-1.0 / 720.0 + x2 * (1.0 / 40_320.0)) - x4 * (1.0 / 3_628_800.0)));
+    let (sn, cs) = (2.0 * sin_x * cos_x, (cos_x - sin_x) * (cos_x + sin_x));
+    quat_of(v * (sn * inv_sv), cs)
+}
+
+/// `v` turned by `angle` radians about the unit `axis`, `v` perpendicular to it.
+#[inline(always)]
+fn turn_in_plane3(v: Vec3A, axis: Vec3A, angle: f32) -> Vec3A {
+    if angle == 0.0 {
+        return v;
+    }
+    let (s, c) = sin_cos(angle);
+    v * c + axis.cross(v) * s
+}
+
+/// [`solve_core`] with every fallback: degenerate lengths, a pole along the
+/// hip→target axis, half-turns, weight 0 and singular start matrices.
+#[cold]
+#[inline(never)]
+fn solve_core_general(
     start: &Affine3A,
     mid: &Affine3A,
     end: &Affine3A,
@@ -780,39 +1379,7 @@ pub fn solve_core(
 
     let end_fix = match opts.end_rotation {
         Some((q, ew)) if ew * w > 0.0 => {
-            // The end's model rotation once the start and mid turn, then the
-            // turn toward the wanted rotation by the end's weight.
-            // The end relative to the mid through the mid's adjugate: the
-            // inverse times det, whose sign (not size) matters to rotation_of.
-            let mid_rel = il * mid.matrix3;
-            let end_rel = adjugate(&mid.matrix3) * end.matrix3;
-            let end_rel = end_rel * mid.matrix3.determinant().signum();
-            let turned = start.matrix3
-                * Mat3A::from_quat(start_fix)
-                * mid_rel
-                * Mat3A::from_quat(mid_fix)
-                * end_rel;
-            let current = rotation_of(&turned);
-            let mut goal = q.normalize();
-            if goal.dot(current) < 0.0 {
-                goal = -goal;
-            }
-            // slerp(current, goal, k) = current · (current⁻¹ · goal)^k.
-            let r = current.inverse() * goal;
-            let k = ew * w;
-            if k == 1.0 {
-                r
-            } else {
-                let v = Vec3A::new(r.x, r.y, r.z);
-                let sv = v.length();
-                if sv > 0.0 {
-                    let (sn, cs) = sin_cos(atan2(sv, r.w) * k);
-                    let v = v * (sn / sv);
-                    Quat::from_xyzw(v.x, v.y, v.z, cs)
-                } else {
-                    Quat::IDENTITY
-                }
-            }
+            end_turn_general(start, mid, end, start_fix, mid_fix, q, ew * w)
         }
         _ => Quat::IDENTITY,
     };
@@ -836,6 +1403,18 @@ pub fn signed_angle_about(from: Vec3, to: Vec3, axis: Vec3) -> f32 {
         return 0.0;
     }
     axis.dot(f.cross(g)).atan2(f.dot(g))
+}
+
+/// True when every component of every vector is finite, like `is_finite` on
+/// each, with no branch per component: a non-finite component times zero is
+/// NaN, and NaN survives the sum.
+#[inline(always)]
+fn all_finite(vs: &[Vec4]) -> bool {
+    let mut acc = Vec4::ZERO;
+    for v in vs {
+        acc += *v * 0.0;
+    }
+    acc.cmpeq(Vec4::ZERO).all()
 }
 
 /// A two-bone chain of one skeleton, checked once: the indices lie in the
@@ -908,7 +1487,11 @@ impl TwoBoneChain {
         opts.validate()?;
         let (s, m, e) = (self.start, self.mid, self.end);
         let (ms, mm, me) = (&models[s], &models[m], &models[e]);
-        if !(ms.is_finite() && mm.is_finite() && me.is_finite()) {
+        let matrices_finite = all_finite(&[
+            ms.x_axis, ms.y_axis, ms.z_axis, ms.w_axis, mm.x_axis, mm.y_axis, mm.z_axis, mm.w_axis,
+            me.x_axis, me.y_axis, me.z_axis, me.w_axis,
+        ]);
+        if !matrices_finite {
             return Err(IkError::NonFinite {
                 what: "model matrix of the chain",
             });
@@ -918,7 +1501,7 @@ impl TwoBoneChain {
             pose.locals[m].rotation,
             pose.locals[e].rotation,
         );
-        if !(rs.is_finite() && rm.is_finite() && re.is_finite()) {
+        if !all_finite(&[Vec4::from(rs), Vec4::from(rm), Vec4::from(re)]) {
             return Err(IkError::NonFinite {
                 what: "local rotation of the chain",
             });
@@ -936,10 +1519,22 @@ impl TwoBoneChain {
                 residual,
             });
         }
-        let start_rot = (rs * fix.start).normalize();
-        let mid_rot = (rm * fix.mid).normalize();
-        let end_rot = (re * fix.end).normalize();
-        if !(start_rot.is_finite() && mid_rot.is_finite() && end_rot.is_finite()) {
+        // Quat::normalize's arithmetic (1 / √(q·q), then the product), the
+        // three roots and reciprocals side by side.
+        let (qs, qm, qe) = (rs * fix.start, rm * fix.mid, re * fix.end);
+        let lengths = sqrt4([
+            qs.length_squared(),
+            qm.length_squared(),
+            qe.length_squared(),
+            1.0,
+        ]);
+        let [is, im, ie, _] = recip4(lengths);
+        let (start_rot, mid_rot, end_rot) = (qs * is, qm * im, qe * ie);
+        if !all_finite(&[
+            Vec4::from(start_rot),
+            Vec4::from(mid_rot),
+            Vec4::from(end_rot),
+        ]) {
             return Err(IkError::NonFinite {
                 what: "solver result",
             });

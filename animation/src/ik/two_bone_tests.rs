@@ -681,3 +681,29 @@ proptest! {
             "core predicts {} but the job put the end at {end}", fix.end_position);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(10_000))]
+
+    #[test]
+    fn branch_free_rotation_extraction_matches_glam(
+        r in rotation(), scale in (0.2f32..3.0, 0.2f32..3.0, 0.2f32..3.0), mirrored in any::<bool>(),
+    ) {
+        let s = Vec3::new(if mirrored { -scale.0 } else { scale.0 }, scale.1, scale.2);
+        let m = Affine3A::from_scale_rotation_translation(s, r, Vec3::ZERO);
+        let fast = rotation_of_fast(&m).normalize();
+        let general = rotation_of(&m.matrix3);
+        let fast = if fast.dot(general) < 0.0 { -fast } else { fast };
+        prop_assert!(fast.abs_diff_eq(general, 2e-6), "{fast} vs {general}");
+    }
+
+    #[test]
+    fn fast_turn_power_agrees_with_the_general_one(r in rotation(), k in 0.0f32..1.0, small in any::<bool>()) {
+        // Large turns and turns of a few milliradians alike.
+        let r = if small { Quat::IDENTITY.slerp(r, 1e-3) } else { r };
+        let r = if r.w < 0.0 { -r } else { r };
+        let (fast, general) = (turn_power(r * 3.5, k), weighted_turn(r, k));
+        prop_assert!(fast.abs_diff_eq(general, 1e-6), "{r} ^ {k}: {fast} vs {general}");
+        prop_assert!(fast.abs_diff_eq(Quat::IDENTITY.slerp(r, k), 2e-6));
+    }
+}
