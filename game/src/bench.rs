@@ -212,6 +212,11 @@ pub fn bench(args: &BenchArgs) -> Result<BenchReport> {
         .build()
         .context("building the thread pool")?;
     let threads = pool.current_num_threads();
+    // Every worker runs one job before anything is measured: a worker's
+    // first look into a work queue registers it with crossbeam's epoch
+    // collector, an allocation that on a loaded machine (a worker not yet
+    // scheduled) would otherwise fall into the measured frames.
+    pool.broadcast(|_| ());
     let level = load_level(&args.level)?;
     let character = Arc::new(Character::knight().context("building the knight")?);
     let bytes_before = profile::live_bytes();
