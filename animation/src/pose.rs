@@ -79,22 +79,10 @@ pub fn local_to_model_from(
         "model matrix buffer length differs from skeleton"
     );
     assert!(from < n, "joint {from} out of range");
-    let parents = skeleton.raw_parents();
-    let mut dirty = [0u64; MAX_JOINTS / 64];
-    for i in from..n {
-        let p = parents[i];
-        let has_dirty_parent = p != u16::MAX && (dirty[p as usize / 64] >> (p % 64)) & 1 == 1;
-        if i != from && !has_dirty_parent {
-            continue;
-        }
-        let parent = if p == u16::MAX {
-            Mat4::IDENTITY
-        } else {
-            models[p as usize]
-        };
+    for_subtree(skeleton, from, |i, p| {
+        let parent = p.map_or(Mat4::IDENTITY, |p| models[p]);
         models[i] = compose(&parent, &locals[i]);
-        dirty[i / 64] |= 1 << (i % 64);
-    }
+    });
 }
 
 /// Moves `from` and all of its descendants by `offset` in model space,
@@ -114,17 +102,25 @@ pub fn translate_subtree(skeleton: &Skeleton, from: usize, offset: Vec3, models:
         "model matrix buffer length differs from skeleton"
     );
     assert!(from < n, "joint {from} out of range");
-    let parents = skeleton.raw_parents();
     let offset = offset.extend(0.0);
-    let mut moved = [0u64; MAX_JOINTS / 64];
-    for i in from..n {
-        let p = parents[i];
-        let moved_parent = p != u16::MAX && (moved[p as usize / 64] >> (p % 64)) & 1 == 1;
-        if i != from && !moved_parent {
-            continue;
+    for_subtree(skeleton, from, |i, _| models[i].w_axis += offset);
+}
+
+/// Calls `visit(joint, parent)` for `from` and then each of its descendants,
+/// every parent before its children (the skeleton's order); `parent` is
+/// `None` for a root. The subtree is marked in a stack bitset of
+/// [`MAX_JOINTS`] bits, so nothing is allocated.
+#[inline]
+fn for_subtree(skeleton: &Skeleton, from: usize, mut visit: impl FnMut(usize, Option<usize>)) {
+    let parents = skeleton.raw_parents();
+    let mut inside = [0u64; MAX_JOINTS / 64];
+    for (i, &p) in parents.iter().enumerate().skip(from) {
+        let parent = (p != u16::MAX).then_some(p as usize);
+        let in_subtree = i == from || parent.is_some_and(|p| (inside[p / 64] >> (p % 64)) & 1 == 1);
+        if in_subtree {
+            visit(i, parent);
+            inside[i / 64] |= 1 << (i % 64);
         }
-        models[i].w_axis += offset;
-        moved[i / 64] |= 1 << (i % 64);
     }
 }
 

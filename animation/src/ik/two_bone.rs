@@ -496,7 +496,8 @@ fn rotation_of(m: &Mat3A) -> Quat {
 }
 
 /// `v` turned by `angle` radians about the unit `axis`, `v` perpendicular to it.
-#[inline]
+/// Always inlined: the fast path of [`solve_core`] calls it on its hot line.
+#[inline(always)]
 fn turn_in_plane(v: Vec3A, axis: Vec3A, angle: f32) -> Vec3A {
     if angle == 0.0 {
         return v;
@@ -923,7 +924,7 @@ fn solve_core_fast(
             }
             // At full weight the pole alone is the hint and its length does
             // not count; blended with the current direction it must be unit.
-            let dir = turn_in_plane3(perp, n, twist);
+            let dir = turn_in_plane(perp, n, twist);
             if w == 1.0 {
                 dir
             } else {
@@ -1274,16 +1275,6 @@ fn turn_power(r: Quat, k: f32) -> Quat {
             + x4 * ((-1.0 / 720.0 + x2 * (1.0 / 40_320.0)) - x4 * (1.0 / 3_628_800.0)));
     let (sn, cs) = (2.0 * sin_x * cos_x, (cos_x - sin_x) * (cos_x + sin_x));
     quat_of(v * (sn * inv_sv), cs)
-}
-
-/// `v` turned by `angle` radians about the unit `axis`, `v` perpendicular to it.
-#[inline(always)]
-fn turn_in_plane3(v: Vec3A, axis: Vec3A, angle: f32) -> Vec3A {
-    if angle == 0.0 {
-        return v;
-    }
-    let (s, c) = sin_cos(angle);
-    v * c + axis.cross(v) * s
 }
 
 /// [`solve_core`] with every fallback: degenerate lengths, a pole along the
