@@ -5,6 +5,7 @@
 //! Everything here is computed from the model itself, so any humanoid glTF
 //! with a rig file works the same way as our knight.
 
+use animation::ik::TwoBoneChain;
 use animation::{Clip, Skeleton, Wrap, local_to_model, sample_at, validate_clip};
 use glam::{Mat4, Quat, Vec3};
 use thiserror::Error;
@@ -134,6 +135,8 @@ pub struct Limb {
     pub mid: usize,
     /// End joint (ankle or wrist).
     pub end: usize,
+    /// The three joints as a two-bone chain checked against the skeleton.
+    pub chain: TwoBoneChain,
     /// Contact curve per clip (indexed like [`Character::clips`]).
     pub contact: Vec<ContactCurve>,
     /// Grip window in the climb cycle, if the limb holds rungs.
@@ -305,24 +308,34 @@ impl Character {
             } else {
                 rig.elbow_hinge_axis
             };
-            Limb {
+            // Checked once here, so that every frame's solve skips the walk
+            // up the skeleton (the rig's resolution already checked the
+            // chain, so this cannot fail for a resolved rig).
+            let chain =
+                TwoBoneChain::new(&skeleton, start, mid, end).map_err(|_| RigError::NotAChain {
+                    file: rig_path.to_string(),
+                    parent: skeleton.name(start).to_string(),
+                    child: skeleton.name(end).to_string(),
+                })?;
+            Ok::<_, CharacterError>(Limb {
                 start,
                 mid,
                 end,
+                chain,
                 contact,
                 grip,
                 bend_sign: bend_sign(&skeleton, start, mid, end, axis),
-            }
+            })
         };
         let legs = [
-            make_limb(rig.legs[0].hip, rig.legs[0].knee, rig.legs[0].ankle, true),
-            make_limb(rig.legs[1].hip, rig.legs[1].knee, rig.legs[1].ankle, true),
+            make_limb(rig.legs[0].hip, rig.legs[0].knee, rig.legs[0].ankle, true)?,
+            make_limb(rig.legs[1].hip, rig.legs[1].knee, rig.legs[1].ankle, true)?,
         ];
         let arms = rig
             .arms
             .iter()
             .map(|a| make_limb(a.shoulder, a.elbow, a.wrist, false))
-            .collect();
+            .collect::<Result<_, _>>()?;
 
         // Rest pose: sole points and leg lengths.
         let mut rest_models = vec![Mat4::IDENTITY; skeleton.len()];

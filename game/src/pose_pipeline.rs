@@ -24,7 +24,7 @@
 use std::f32::consts::PI;
 
 use animation::ik::limits::HingeLimit;
-use animation::ik::two_bone::{KneeStrategy, Pole, TwoBoneIk};
+use animation::ik::two_bone::{KneeStrategy, Pole, TwoBoneOptions};
 use animation::{
     BlendLayer, Pose, SamplingCursor, Transform, Wrap, blend, local_to_model, palette, sample,
     translate_subtree,
@@ -807,7 +807,7 @@ impl PosePipeline {
                 );
                 (pole, None)
             };
-            let job = TwoBoneIk {
+            let opts = TwoBoneOptions {
                 knee: KneeStrategy::Pole {
                     pole: Pole::Direction(pole),
                     twist: 0.0,
@@ -815,10 +815,11 @@ impl PosePipeline {
                 hinge,
                 end_rotation: Some(((align * animated_rot).normalize(), 1.0)),
                 weight: gw,
-                ..TwoBoneIk::new(leg.start, leg.mid, leg.end, targets[i])
+                ..TwoBoneOptions::new(targets[i])
             };
-            if job
-                .solve(&c.skeleton, &mut self.pose, &mut self.models)
+            if leg
+                .chain
+                .solve(&opts, &c.skeleton, &mut self.pose, &mut self.models)
                 .is_err()
             {
                 self.debug.ik_errors += 1;
@@ -872,7 +873,7 @@ impl PosePipeline {
             // feet already reach for the rungs where they will be.
             let lag = Vec3::new(self.smooth.root_lag.x, 0.0, self.smooth.root_lag.z);
             let target_w = aw + Vec3::Y * delta + lag;
-            let job = TwoBoneIk {
+            let opts = TwoBoneOptions {
                 knee: KneeStrategy::Pole {
                     pole: Pole::Direction(bend_direction(&self.limb_animated[slot], limb, axis)),
                     twist: 0.0,
@@ -883,15 +884,11 @@ impl PosePipeline {
                     max: HINGE_RANGE.1,
                 }),
                 weight: cw,
-                ..TwoBoneIk::new(
-                    limb.start,
-                    limb.mid,
-                    limb.end,
-                    inv.transform_point3(target_w),
-                )
+                ..TwoBoneOptions::new(inv.transform_point3(target_w))
             };
-            if job
-                .solve(&c.skeleton, &mut self.pose, &mut self.models)
+            if limb
+                .chain
+                .solve(&opts, &c.skeleton, &mut self.pose, &mut self.models)
                 .is_err()
             {
                 self.debug.ik_errors += 1;
