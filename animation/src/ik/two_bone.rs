@@ -603,6 +603,19 @@ fn rotation_about(n: Vec3A, f: Vec3A, g: Vec3A) -> Quat {
     Quat::from_xyzw(c.x * inv, c.y * inv, c.z * inv, w * inv)
 }
 
+/// The cosine of the allowed bend nearest zero, where a hinged chain reaches
+/// furthest, given the cosines of the limits.
+#[inline(always)]
+fn longest_reach_cos(h: &HingeLimit, cos_min: f32, cos_max: f32) -> f32 {
+    if h.min > 0.0 {
+        cos_min
+    } else if h.max < 0.0 {
+        cos_max
+    } else {
+        1.0
+    }
+}
+
 /// The hinge-limited solve in the start's space (the start at the origin):
 /// the start joint's rotation, the sine and cosine of half the mid joint's
 /// bend change about the hinge `hm`, and where the end lands.
@@ -639,14 +652,7 @@ fn solve_hinged(
         // The reach at bend angle θ is sqrt(k0 + k1·cos θ).
         let reach_at = |cos_th: f32| (k0 + k1 * cos_th).max(0.0).sqrt();
         let (cos_min, cos_max) = (sin_cos(h.min).1, sin_cos(h.max).1);
-        // The longest reach is at the allowed bend nearest zero.
-        let best_cos = if h.min > 0.0 {
-            cos_min
-        } else if h.max < 0.0 {
-            cos_max
-        } else {
-            1.0
-        };
+        let best_cos = longest_reach_cos(h, cos_min, cos_max);
         let d = soften_distance(t.length(), reach_at(best_cos), soften);
         let ctc = ((d * d - k0) / k1).clamp(-1.0, 1.0);
         let tc = super::math::acos(ctc);
@@ -1027,14 +1033,7 @@ fn solve_core_fast(
             let (sin_min, cos_min) = sin_cos_pi(h.min);
             let (sin_max, cos_max) = sin_cos_pi(h.max);
             let d = if opts.soften < 1.0 {
-                // The longest reach is at the allowed bend nearest zero.
-                let best_cos = if h.min > 0.0 {
-                    cos_min
-                } else if h.max < 0.0 {
-                    cos_max
-                } else {
-                    1.0
-                };
+                let best_cos = longest_reach_cos(h, cos_min, cos_max);
                 soften_distance(dist, (k0 + k1 * best_cos).max(0.0).sqrt(), opts.soften)
             } else {
                 dist
