@@ -32,7 +32,7 @@ pub use blend::{
     remove_root_horizontal_translation,
 };
 pub use clip::{Clip, Interpolation, Track};
-pub use palette::{PaletteError, palette, palette_columns};
+pub use palette::{PaletteError, palette, palette_columns, palette_in_place};
 pub use pose::{Pose, local_to_model, local_to_model_from, translate_subtree};
 pub use sampling::{
     ClipError, SamplingCursor, Wrap, sample, sample_at, sample_joint, validate_clip, wrap_time,

@@ -55,6 +55,18 @@ pub fn palette(
     Ok(())
 }
 
+/// Like [`palette`], writing each skinning matrix over its model matrix:
+/// `models[j] = models[j] * inverse_bind[j]`, the same products (same bits)
+/// without a second buffer, for callers that no longer need the model
+/// matrices (a crowd). Both slices must have the same length.
+pub fn palette_in_place(models: &mut [Mat4], inverse_bind: &[Mat4]) -> Result<(), PaletteError> {
+    check(models.len(), inverse_bind.len(), models.len())?;
+    for (m, ib) in models.iter_mut().zip(inverse_bind) {
+        *m *= *ib;
+    }
+    Ok(())
+}
+
 /// Like [`palette`], but writes each matrix as 16 floats in column-major
 /// order (the layout of a WGSL `mat4x4<f32>`), for upload buffers that are
 /// not typed as `Mat4`.
@@ -118,5 +130,27 @@ mod tests {
         assert!(palette(&[Mat4::IDENTITY; 2], &[Mat4::IDENTITY; 2], &mut out[..1]).is_err());
         assert!(palette_columns(&[Mat4::IDENTITY], &[], &mut [[0.0; 16]]).is_err());
         assert_eq!(out, [Mat4::ZERO; 2]);
+    }
+
+    #[test]
+    fn in_place_palette_equals_the_separate_one() {
+        let models = [
+            Mat4::from_translation(Vec3::new(0.5, 1.0, -2.0)),
+            Mat4::from_scale_rotation_translation(
+                Vec3::splat(1.5),
+                Quat::from_rotation_z(0.7),
+                Vec3::new(0.0, 2.0, 0.0),
+            ),
+        ];
+        let inverse_bind = [
+            Mat4::from_rotation_x(0.3).inverse(),
+            Mat4::from_translation(Vec3::Y).inverse(),
+        ];
+        let mut out = [Mat4::ZERO; 2];
+        palette(&models, &inverse_bind, &mut out).unwrap();
+        let mut in_place = models;
+        palette_in_place(&mut in_place, &inverse_bind).unwrap();
+        assert_eq!(in_place, out);
+        assert!(palette_in_place(&mut in_place, &inverse_bind[..1]).is_err());
     }
 }

@@ -64,7 +64,7 @@ fn bench(c: &mut Criterion) {
                     dt: DT,
                 };
                 pipeline.run(&character, black_box(&input));
-                black_box(&pipeline.palette);
+                black_box(pipeline.palette());
             })
         });
     }

@@ -272,7 +272,7 @@ impl Crowd {
             }
         };
         for p in &self.pipelines {
-            for m in p.palette.iter().chain(std::iter::once(&p.world)) {
+            for m in p.palette().iter().chain(std::iter::once(&p.world)) {
                 m.to_cols_array().into_iter().for_each(&mut eat);
             }
         }
@@ -399,6 +399,6 @@ mod tests {
         for stage in PoseStage::ALL {
             q.run_stage(stage, &character, &input);
         }
-        assert_eq!(p.palette, q.palette);
+        assert_eq!(p.palette(), q.palette());
     }
 }

@@ -99,7 +99,7 @@ pub fn tmx_level(data: &[u8]) {
     assert!(p.pos.is_finite(), "player position went non-finite: {p:?}");
     let body = sim.world.get::<&Body>(sim.player).expect("player body");
     assert!(
-        body.pipeline.palette.iter().all(|m| m.is_finite()),
+        body.pipeline.palette().iter().all(|m| m.is_finite()),
         "palette went non-finite"
     );
 }

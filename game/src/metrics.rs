@@ -136,7 +136,7 @@ impl Recorder {
         s.frames += 1;
         s.final_pos = player.pos.to_array();
         s.ik_errors += u64::from(p.debug.ik_errors);
-        let finite = p.palette.iter().all(|m| m.is_finite())
+        let finite = p.palette().iter().all(|m| m.is_finite())
             && p.models.iter().all(|m| m.is_finite())
             && p.world.is_finite();
         if !finite {

@@ -26,8 +26,8 @@ use std::f32::consts::PI;
 use animation::ik::limits::HingeLimit;
 use animation::ik::two_bone::{KneeStrategy, Pole, TwoBoneOptions};
 use animation::{
-    BlendLayer, Pose, SamplingCursor, Transform, Wrap, blend, local_to_model, palette, sample,
-    translate_subtree,
+    BlendLayer, Pose, SamplingCursor, Transform, Wrap, blend, local_to_model, palette,
+    palette_in_place, sample, translate_subtree,
 };
 use glam::{Mat4, Quat, Vec2, Vec3};
 
@@ -279,10 +279,13 @@ pub struct PosePipeline {
     /// (legs, then up to two arms): all that foot and ladder IK read of the
     /// animated pose.
     limb_animated: [[Mat4; 3]; 4],
-    /// Model matrices after IK.
+    /// Model matrices after IK (in a [`PosePipeline::lean`] pipeline, once
+    /// the palette stage has run, they hold the palette instead).
     pub models: Vec<Mat4>,
-    /// Skinning matrices (model × inverse bind), ready to upload.
-    pub palette: Vec<Mat4>,
+    /// Skinning matrices (model × inverse bind), ready to upload; empty in a
+    /// lean pipeline, whose palette is written over `models`. Read it with
+    /// [`PosePipeline::palette`].
+    palette: Vec<Mat4>,
     /// Model to world.
     pub world: Mat4,
     /// What IK did this frame.
@@ -309,13 +312,25 @@ impl PosePipeline {
     }
 
     /// Like [`PosePipeline::new`], without the full copy of the animated
-    /// model matrices ([`PosePipeline::animated`] stays empty): a crowd's
-    /// pipeline, which no metrics read, saves that copy's time and memory.
-    /// Poses are the same as a full pipeline's.
+    /// model matrices ([`PosePipeline::animated`] stays empty) and with the
+    /// palette written over the model matrices: a crowd's pipeline, which
+    /// no metrics or debug drawing read, saves those two buffers' time and
+    /// memory. Poses and palettes are the same as a full pipeline's.
     pub fn lean(character: &Character) -> Self {
         Self {
             animated: Vec::new(),
+            palette: Vec::new(),
             ..Self::new(character)
+        }
+    }
+
+    /// Skinning matrices (model × inverse bind) of the latest frame, ready to
+    /// upload.
+    pub fn palette(&self) -> &[Mat4] {
+        if self.palette.is_empty() {
+            &self.models
+        } else {
+            &self.palette
         }
     }
 
@@ -386,9 +401,14 @@ impl PosePipeline {
             PoseStage::Palette => {
                 self.debug.ground_weight = self.smooth.ground_weight;
                 self.debug.climb_weight = self.smooth.climb_weight;
-                // Lengths always match (both sized from the skeleton), so this
+                // Lengths always match (all sized from the skeleton), so this
                 // cannot fail; keep the previous palette if it ever did.
-                let _ = palette(&self.models, c.skeleton.inverse_bind(), &mut self.palette);
+                let ib = c.skeleton.inverse_bind();
+                let _ = if self.palette.is_empty() {
+                    palette_in_place(&mut self.models, ib)
+                } else {
+                    palette(&self.models, ib, &mut self.palette)
+                };
             }
         }
     }

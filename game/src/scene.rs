@@ -203,7 +203,7 @@ pub fn draw_character(
     pipeline: &PosePipeline,
     world: Mat4,
 ) {
-    frame.draw_skinned(mesh, world, &pipeline.palette);
+    frame.draw_skinned(mesh, world, pipeline.palette());
     if !frame.show_debug {
         return;
     }

@@ -249,7 +249,7 @@ fn soak(level: Level, character: Arc<Character>, seed: u64, frames: u64) -> Soak
             at()
         );
         assert!(
-            pl.palette.iter().all(|m| m.is_finite()) && pl.world.is_finite(),
+            pl.palette().iter().all(|m| m.is_finite()) && pl.world.is_finite(),
             "NaN in the palette: {}",
             at()
         );
