@@ -85,6 +85,10 @@ pub struct Skeleton {
     parents: Vec<u16>,
     rest: Vec<Transform>,
     inverse_bind: Vec<Mat4>,
+    /// For every joint, one past the index of the last joint of its subtree
+    /// (joints are sorted parent-before-child, so a subtree lies within
+    /// `joint..subtree_end[joint]`, possibly interleaved with other joints).
+    subtree_end: Vec<u16>,
     by_name: HashMap<String, u16>,
 }
 
@@ -151,6 +155,15 @@ impl Skeleton {
                 });
             }
         }
+        // Children come after their parents: one backward pass carries each
+        // subtree's end up to its root.
+        let mut subtree_end: Vec<u16> = (1..=n as u16).collect();
+        for i in (0..n).rev() {
+            if packed[i] != NO_PARENT {
+                let p = packed[i] as usize;
+                subtree_end[p] = subtree_end[p].max(subtree_end[i]);
+            }
+        }
         let mut by_name = HashMap::with_capacity(n);
         for (i, name) in names.iter().enumerate().rev() {
             by_name.insert(name.clone(), i as u16);
@@ -160,6 +173,7 @@ impl Skeleton {
             parents: packed,
             rest,
             inverse_bind,
+            subtree_end,
             by_name,
         })
     }
@@ -187,6 +201,15 @@ impl Skeleton {
     #[inline]
     pub fn raw_parents(&self) -> &[u16] {
         &self.parents
+    }
+
+    /// One past the index of the last descendant of `joint` (`joint + 1` for
+    /// a leaf): every joint of its subtree lies in `joint..subtree_end(joint)`.
+    /// Joints of other subtrees may lie in that range too (the order is
+    /// parent-before-child, not necessarily depth-first).
+    #[inline]
+    pub fn subtree_end(&self, joint: usize) -> usize {
+        self.subtree_end[joint] as usize
     }
 
     /// Joint names in joint order.
@@ -300,6 +323,17 @@ mod tests {
         assert_eq!(s.chain(3, 4), None);
         assert!(s.is_descendant_of(4, 1));
         assert!(!s.is_descendant_of(3, 1));
+        // Breadth-first order: hip's subtree (1, 2, 4) spans 1..5 around
+        // the unrelated joint 3.
+        let ends: Vec<usize> = (0..s.len()).map(|j| s.subtree_end(j)).collect();
+        assert_eq!(ends, vec![5, 5, 5, 4, 5]);
+        for j in 0..s.len() {
+            for k in 0..s.len() {
+                if s.is_descendant_of(k, j) {
+                    assert!((j..s.subtree_end(j)).contains(&k), "{k} below {j}");
+                }
+            }
+        }
     }
 
     #[test]
