@@ -263,6 +263,10 @@ struct Smoothing {
     /// frame, radians (negative: straighter).
     knee_correction: [f32; 2],
     ladder: Option<usize>,
+    /// The ground segment found under each foot last frame: where the next
+    /// frame's search looks first (a hint only; see
+    /// [`crate::world::Level::segment_index_near`]).
+    segment_hint: [usize; 2],
 }
 
 /// One character's pose pipeline: scratch buffers and smoothing state.
@@ -522,6 +526,7 @@ impl PosePipeline {
                 pelvis_drop: 0.0,
                 knee_correction: [0.0; 2],
                 ladder: on_ladder.map(|(i, _)| i),
+                segment_hint: s.segment_hint,
             };
         }
         let dy = p.pos.y - s.prev_pos.y;
@@ -602,12 +607,19 @@ impl PosePipeline {
             // has moved on to: on a slope a clip whose stance foot drifts a
             // centimetre would otherwise move the held foot up or down as much.
             let ax = self.smooth.lock[i].map_or(aw.x, |l| l.x);
-            let n = level.ground_normal(ax);
+            // The segment under the ankle (h(x)'s normal there), then the
+            // one under the sole's contact point: both nearly always the
+            // foot's segment of last frame, looked at first.
+            let under = level.segment_index_near(ax, self.smooth.segment_hint[i]);
+            let n = under.map_or(Vec2::Y, |j| level.segments[j].normal());
             let sx = ax - n.x * fh;
             let probe = level
-                .segment_index(sx)
+                .segment_index_near(sx, under.unwrap_or(self.smooth.segment_hint[i]))
                 .map(|j| (sx, j))
-                .or_else(|| level.segment_index(ax).map(|j| (ax, j)));
+                .or_else(|| under.map(|j| (ax, j)));
+            if let Some(j) = under {
+                self.smooth.segment_hint[i] = j;
+            }
             let ground = probe.map(|(px, j)| level.segments[j].height_at(px));
             let n_raw = probe.map_or(n, |(_, j)| level.segments[j].normal());
             let raw_lift = pos(&ankle_a).y - c.rest_ankle_height[i];

@@ -118,6 +118,26 @@ impl Level {
             .map(|_| i)
     }
 
+    /// [`Level::segment_index`], looking first at `hint` and its two
+    /// neighbours: a foot or a body moving along the ground is nearly always
+    /// over the segment it was over a frame ago, or the next one. The answer
+    /// is the same as the binary search's (a candidate is taken only where
+    /// the search would stop: the first segment ending after `x`); a stale
+    /// or out-of-range hint only costs that search.
+    pub fn segment_index_near(&self, x: f32, hint: usize) -> Option<usize> {
+        let s = &self.segments;
+        for j in [hint, hint.wrapping_add(1), hint.wrapping_sub(1)] {
+            if let Some(g) = s.get(j)
+                && g.x0 <= x
+                && x < g.x1
+                && (j == 0 || s[j - 1].x1 <= x)
+            {
+                return Some(j);
+            }
+        }
+        self.segment_index(x)
+    }
+
     /// Ground height h(x), or `None` over a gap or outside the level.
     pub fn ground_height(&self, x: f32) -> Option<f32> {
         self.segment_at(x).map(|s| s.height_at(x))
@@ -254,6 +274,29 @@ impl LevelBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(10_000))]
+
+        /// The hinted lookup answers what the binary search answers, for any
+        /// hint (in range, out of range, stale), on and off the ground,
+        /// exactly at segment ends included.
+        #[test]
+        fn hinted_segment_lookup_equals_the_search(
+            x in -10.0f32..120.0,
+            end in 0usize..64,
+            hint in proptest::prop_oneof![0usize..64, proptest::strategy::Just(usize::MAX)],
+            at_end in proptest::bool::ANY,
+        ) {
+            let level = Level::builtin();
+            let x = if at_end {
+                level.segments[end % level.segments.len()].x1
+            } else {
+                x
+            };
+            proptest::prop_assert_eq!(level.segment_index_near(x, hint), level.segment_index(x));
+        }
+    }
 
     #[test]
     fn builtin_level_has_every_slope_angle() {
