@@ -605,12 +605,23 @@ pub fn sample(
             local.translation = v;
         }
     }
+    // Each interpolated rotation is normalized one track later, after the
+    // next track's interpolation: the root and division of one track then
+    // overlap the next track's work instead of holding up the loop (same
+    // values, same order of writes).
+    let mut pending: Option<(usize, Vec4)> = None;
+    let flush = |pending: &mut Option<(usize, Vec4)>, locals: &mut [Transform]| {
+        if let Some((joint, q)) = pending.take() {
+            locals[joint].rotation = normalize_quat(q);
+        }
+    };
     for (track, c) in clip.rotations.iter().zip(rc) {
         let idx = seek(&track.times, *c as usize, t);
         *c = idx as u32;
-        let Some(local) = locals.get_mut(track.joint as usize) else {
+        let joint = track.joint as usize;
+        if joint >= locals.len() {
             continue;
-        };
+        }
         // The common case inline: linear keys on both sides of `t` (the
         // same arithmetic as `sample_quat`, without its case analysis).
         let (times, values) = (&track.times, &track.values);
@@ -623,14 +634,18 @@ pub fn sample(
             let dt = t1 - t0;
             if dt > 0.0 && dt.is_finite() {
                 let u = ((t - t0) / dt).clamp(0.0, 1.0);
-                local.rotation = normalize_quat(slerp_shortest(values[idx - 1], values[idx], u));
+                let q = slerp_shortest(values[idx - 1], values[idx], u);
+                flush(&mut pending, locals);
+                pending = Some((joint, q));
                 continue;
             }
         }
+        flush(&mut pending, locals);
         if let Some(q) = sample_quat(track, idx, t) {
-            local.rotation = q;
+            locals[joint].rotation = q;
         }
     }
+    flush(&mut pending, locals);
     for (track, c) in clip.scales.iter().zip(sc) {
         let idx = seek(&track.times, *c as usize, t);
         *c = idx as u32;
