@@ -52,7 +52,14 @@ impl ContactCurve {
     /// The contact weight at normalized phase `phase` (wrapped into [0, 1)),
     /// interpolated linearly between samples.
     pub fn at(&self, phase: f32) -> f32 {
-        let p = phase.rem_euclid(1.0) * CONTACT_SAMPLES as f32;
+        // A phase within its cycle (nearly always) is its own remainder:
+        // `rem_euclid`'s software `fmodf` is skipped, same value.
+        let phase = if (0.0..1.0).contains(&phase) {
+            phase
+        } else {
+            phase.rem_euclid(1.0)
+        };
+        let p = phase * CONTACT_SAMPLES as f32;
         if !p.is_finite() {
             return 0.0;
         }

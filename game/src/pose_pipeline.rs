@@ -1176,7 +1176,13 @@ fn step_toward(value: f32, target: f32, step: f32) -> f32 {
 }
 
 fn wrap_pi(a: f32) -> f32 {
-    (a + PI).rem_euclid(2.0 * PI) - PI
+    let b = a + PI;
+    // Angles already in range (nearly all) skip `rem_euclid`'s software
+    // `fmodf`, which returns `b` itself there.
+    if (0.0..2.0 * PI).contains(&b) {
+        return b - PI;
+    }
+    b.rem_euclid(2.0 * PI) - PI
 }
 
 fn smoothstep(t: f32) -> f32 {
