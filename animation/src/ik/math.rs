@@ -87,6 +87,18 @@ pub fn sin_cos_pi(x: f32) -> (f32, f32) {
     (2.0 * s * c, (c - s) * (c + s))
 }
 
+/// Sine and cosine of any `x`: [`sin_cos_pi`] (inline and branch-free)
+/// within [-π, π], where per-chain angles such as hinge limits and pole
+/// twists lie, and [`sin_cos`] beyond. One well-predicted branch.
+#[inline(always)]
+pub fn sin_cos_inline(x: f32) -> (f32, f32) {
+    if x.abs() <= std::f32::consts::PI {
+        sin_cos_pi(x)
+    } else {
+        sin_cos(x)
+    }
+}
+
 /// The sine and cosine series of [`sin_cos`] for `r` in [-π/4, π/4]
 /// (Taylor to the 11th and 12th order, truncation below 2e-9).
 #[inline(always)]

@@ -46,7 +46,7 @@ use super::IkError;
 use super::limits::HingeLimit;
 use super::math::{
     ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ, any_perpendicular, atan2, recip4, rotation_between,
-    sin_cos, sin_cos_pi, sqrt4,
+    sin_cos, sin_cos_inline, sqrt4,
 };
 use crate::pose::{Pose, local_to_model_from};
 use crate::skeleton::Skeleton;
@@ -502,7 +502,7 @@ fn turn_in_plane(v: Vec3A, axis: Vec3A, angle: f32) -> Vec3A {
     if angle == 0.0 {
         return v;
     }
-    let (s, c) = sin_cos(angle);
+    let (s, c) = sin_cos_inline(angle);
     v * c + axis.cross(v) * s
 }
 
@@ -607,9 +607,9 @@ fn rotation_about(n: Vec3A, f: Vec3A, g: Vec3A) -> Quat {
 /// furthest, given the cosines of the limits.
 #[inline(always)]
 fn longest_reach_cos(h: &HingeLimit, cos_min: f32, cos_max: f32) -> f32 {
-    if h.min > 0.0 {
+    if h.min() > 0.0 {
         cos_min
-    } else if h.max < 0.0 {
+    } else if h.max() < 0.0 {
         cos_max
     } else {
         1.0
@@ -647,21 +647,22 @@ fn solve_hinged(
     let k0 = (u + s_par).length_squared() + sp2;
     let k1 = 2.0 * (up2 * sp2).sqrt();
     let theta = if k1 <= DEGENERATE_LEN {
-        theta0.clamp(h.min, h.max)
+        theta0.clamp(h.min(), h.max())
     } else {
         // The reach at bend angle θ is sqrt(k0 + k1·cos θ).
         let reach_at = |cos_th: f32| (k0 + k1 * cos_th).max(0.0).sqrt();
-        let (cos_min, cos_max) = (sin_cos(h.min).1, sin_cos(h.max).1);
+        let (min, max) = (h.min(), h.max());
+        let (cos_min, cos_max) = (sin_cos(min).1, sin_cos(max).1);
         let best_cos = longest_reach_cos(h, cos_min, cos_max);
         let d = soften_distance(t.length(), reach_at(best_cos), soften);
         let ctc = ((d * d - k0) / k1).clamp(-1.0, 1.0);
         let tc = super::math::acos(ctc);
-        let mut best = (f32::INFINITY, f32::INFINITY, theta0.clamp(h.min, h.max));
-        for (cand, cos_cand) in [(tc, ctc), (-tc, ctc), (h.min, cos_min), (h.max, cos_max)] {
-            let th = cand.clamp(h.min, h.max);
+        let mut best = (f32::INFINITY, f32::INFINITY, theta0.clamp(min, max));
+        for (cand, cos_cand) in [(tc, ctc), (-tc, ctc), (min, cos_min), (max, cos_max)] {
+            let th = cand.clamp(min, max);
             let cos_th = if th == cand {
                 cos_cand
-            } else if cand < h.min {
+            } else if cand < min {
                 cos_min
             } else {
                 cos_max
@@ -893,7 +894,7 @@ fn solve_core_fast(
     let t = c + (inv(target - pa) - c) * w;
     let s = c - b;
     let hm_raw = match &opts.hinge {
-        Some(h) => inv(mul_cols(mx, my, mz, Vec3A::from(h.axis))),
+        Some(h) => inv(mul_cols(mx, my, mz, Vec3A::from(h.axis()))),
         None => Vec3A::X,
     };
     let (l1_sq, l2_sq, dist_sq) = (b.length_squared(), s.length_squared(), t.length_squared());
@@ -1030,8 +1031,9 @@ fn solve_core_fast(
             // The current bend θ0 as a sine-cosine pair: |u⊥|·|s⊥| = k1 / 2.
             let y0 = hm_raw.dot(u_perp.cross(s_perp)) * inv_hm;
             let (sin0, cos0) = (y0 * (2.0 * inv_k1), u_perp.dot(s_perp) * (2.0 * inv_k1));
-            let (sin_min, cos_min) = sin_cos_pi(h.min);
-            let (sin_max, cos_max) = sin_cos_pi(h.max);
+            // The limits' sines and cosines, computed once with the limit.
+            let ((sin_min, cos_min), (sin_max, cos_max)) = h.limits_sin_cos();
+            let (h_min, h_max) = (h.min(), h.max());
             let d = if opts.soften < 1.0 {
                 let best_cos = longest_reach_cos(h, cos_min, cos_max);
                 soften_distance(dist, (k0 + k1 * best_cos).max(0.0).sqrt(), opts.soften)
@@ -1042,8 +1044,8 @@ fn solve_core_fast(
             let ctc = ((d * d - k0) * inv_k1).clamp(-1.0, 1.0);
             let stc = ((1.0 - ctc) * (1.0 + ctc)).sqrt();
             // Range tests on cosines (cos falls on [0, π]).
-            let pos_ok = (h.min <= 0.0 || ctc <= cos_min) & (h.max >= 0.0) & (ctc >= cos_max);
-            let neg_ok = (h.min <= 0.0) & (ctc >= cos_min) & (h.max >= 0.0 || ctc <= cos_max);
+            let pos_ok = (h_min <= 0.0 || ctc <= cos_min) & (h_max >= 0.0) & (ctc >= cos_max);
+            let neg_ok = (h_min <= 0.0) & (ctc >= cos_min) & (h_max >= 0.0 || ctc <= cos_max);
             let theta0_negative = y0 < 0.0;
             let (sin_t, cos_t) = if pos_ok | neg_ok {
                 // Both allowed: the one nearer the current bend.
@@ -1129,7 +1131,7 @@ fn solve_core_fast(
             };
             let ds = turn * (1.0 / turn.length());
             // The same bend change about the local axis (reversed in a mirrored frame).
-            let v = Vec3A::from(h.axis).normalize() * if mirrored { -sh } else { sh };
+            let v = Vec3A::from(h.unit_axis()) * if mirrored { -sh } else { sh };
             (ds, quat_of(v, ch), n * e_len, det_m, turn)
         }
     };
@@ -1356,7 +1358,7 @@ fn solve_core_general(
             (ds, dm, new_end)
         }
         Some(h) => {
-            let axis_local = Vec3A::from(h.axis).normalize();
+            let axis_local = Vec3A::from(h.axis()).normalize();
             let mid_lin = il * mid.matrix3;
             let hm = (mid_lin * axis_local).normalize_or(Vec3A::X);
             let mirrored = (start_det < 0.0) != (mid.matrix3.determinant() < 0.0);
