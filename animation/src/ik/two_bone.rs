@@ -811,18 +811,21 @@ fn mul_rows(r0: Vec3A, r1: Vec3A, r2: Vec3A, v: Vec3A) -> Vec3A {
 }
 
 /// Whether the linear map `m` is a rotation times one scale: its columns of
-/// equal lengths and pairwise perpendicular, to [`CONFORMAL_TOLERANCE`].
-/// The Gram matrix's diagonal and off-diagonal come from the rows as three
-/// vector products each; no branches.
+/// equal lengths and pairwise perpendicular, to [`CONFORMAL_TOLERANCE`];
+/// and the squared length of its first column (`x_axis.length_squared()`,
+/// bit for bit), which the caller needs anyway. The Gram matrix's diagonal
+/// and off-diagonal come from the rows as three vector products each; no
+/// branches.
 #[inline(always)]
-fn is_conformal(m: &Mat3A) -> bool {
+fn conformal_scale_sq(m: &Mat3A) -> (bool, f32) {
     let t = m.transpose();
     let (r0, r1, r2) = (t.x_axis, t.y_axis, t.z_axis);
     // (x·x, y·y, z·z) and (x·y, y·z, z·x) for the columns x, y, z.
     let diag = r0 * r0 + r1 * r1 + r2 * r2;
     let off = r0 * r0.yzx() + r1 * r1.yzx() + r2 * r2.yzx();
     let tol = Vec3A::splat(CONFORMAL_TOLERANCE * diag.x);
-    ((diag - Vec3A::splat(diag.x)).abs().cmple(tol) & off.abs().cmple(tol)).all()
+    let conformal = ((diag - Vec3A::splat(diag.x)).abs().cmple(tol) & off.abs().cmple(tol)).all();
+    (conformal, diag.x)
 }
 
 /// The quaternion with vector part `v` and scalar part `w`.
@@ -1138,20 +1141,18 @@ fn solve_core_fast(
 
     let end_fix = match opts.end_rotation {
         Some((q, ew)) if ew * w > 0.0 => {
-            if (det > 0.0)
-                & (det_m > 0.0)
-                & is_conformal(&start.matrix3)
-                & is_conformal(&mid.matrix3)
-            {
+            let (start_conformal, s_len_sq) = conformal_scale_sq(&start.matrix3);
+            let (mid_conformal, m_len_sq) = conformal_scale_sq(&mid.matrix3);
+            if (det > 0.0) & (det_m > 0.0) & start_conformal & mid_conformal {
                 // S·Ds·S⁻¹ is the rotation Ds about the start's model-space
                 // axis (S·v / |S x|); likewise for the mid. The end's model
                 // rotation after both turns is then their product with the
-                // end's own rotation.
-                let [s_len, m_len, _, _] =
-                    sqrt4([sx.length_squared(), mx.length_squared(), 1.0, 1.0]);
-                let [inv_s, inv_m, _, _] = recip4([s_len, m_len, 1.0, 1.0]);
-                let ds_model = quat_of(mul_cols(sx, sy, sz, vector_of(turn)) * inv_s, turn.w);
-                let dm_model = quat_of(mul_cols(mx, my, mz, vector_of(mid_fix)) * inv_m, mid_fix.w);
+                // end's own rotation. Both turns are taken times their
+                // matrix's scale (S·v, |S x|·w): positive factors, which the
+                // power below does not see, and no division.
+                let [s_len, m_len, _, _] = sqrt4([s_len_sq, m_len_sq, 1.0, 1.0]);
+                let ds_model = quat_of(mul_cols(sx, sy, sz, vector_of(turn)), turn.w * s_len);
+                let dm_model = quat_of(mul_cols(mx, my, mz, vector_of(mid_fix)), mid_fix.w * m_len);
                 // current⁻¹ · goal, the start's turn last: the other
                 // factors do not wait for it.
                 let rest = rotation_of_fast(end).conjugate() * dm_model.conjugate();
