@@ -1192,11 +1192,14 @@ fn solve_core_fast(
 }
 
 /// [`rotation_of`] for the end's matrix in the fast path, up to a positive
-/// factor and with no branch: the columns normalized (lengths from the
-/// rows' products), then glam's case split of `Quat::from_rotation_axes` as
-/// a choice among the columns of the symmetric matrix whose columns are
-/// 4·qᵢ·q (P + (1 - tr)·I and the skew part k above, kᵀ and 1 + tr below,
-/// P the normalized matrix plus its transpose), by selects.
+/// factor (or its negation, which the caller's hemisphere choice absorbs):
+/// the columns normalized (lengths from the rows' products), then, for
+/// turns up to about 138° (trace above [`TRACE_FORM_MIN`], one
+/// well-predicted branch), the trace form 4w·q alone; otherwise glam's case
+/// split of `Quat::from_rotation_axes` as a choice among the columns of the
+/// symmetric matrix whose columns are 4·qᵢ·q (P + (1 - tr)·I and the skew
+/// part k above, kᵀ and 1 + tr below, P the normalized matrix plus its
+/// transpose), by selects.
 #[inline(always)]
 fn rotation_of_fast(m: &Affine3A) -> Quat {
     use glam::{BVec4A, Vec4};
@@ -1207,7 +1210,6 @@ fn rotation_of_fast(m: &Affine3A) -> Quat {
     let [lx, ly, lz, _] = sqrt4([len_sq.x, len_sq.y, len_sq.z, 1.0]);
     let inv = Vec3A::ONE / Vec3A::new(lx * det.signum(), ly, lz);
     let n = Mat3A::from_cols(x * inv.x, y * inv.y, z * inv.z);
-    let p = n + n.transpose();
     let (m00, m11, m22) = (n.x_axis.x, n.y_axis.y, n.z_axis.z);
     let tr = m00 + m11 + m22;
     let k = Vec3A::new(
@@ -1215,6 +1217,13 @@ fn rotation_of_fast(m: &Affine3A) -> Quat {
         n.z_axis.x - n.x_axis.z,
         n.x_axis.y - n.y_axis.x,
     );
+    if tr > TRACE_FORM_MIN {
+        // Turns up to about 138°, the common case: the trace form alone is
+        // well conditioned (4·w² = 1 + tr > 1/2), the others are not needed.
+        let r = Quat::from_vec4(k.extend(1.0 + tr));
+        return if r.is_finite() { r } else { Quat::IDENTITY };
+    }
+    let p = n + n.transpose();
     let c = 1.0 - tr;
     let qx = (p.x_axis + Vec3A::X * c).extend(k.x);
     let qy = (p.y_axis + Vec3A::Y * c).extend(k.y);
@@ -1229,6 +1238,11 @@ fn rotation_of_fast(m: &Affine3A) -> Quat {
     let r = Quat::from_vec4(q);
     if r.is_finite() { r } else { Quat::IDENTITY }
 }
+
+/// Above this trace of a rotation matrix [`rotation_of_fast`] takes the
+/// trace form (4w·q from the skew part and 1 + tr) without the case split:
+/// 1 + tr > 1/2 keeps it well conditioned.
+const TRACE_FORM_MIN: f32 = -0.5;
 
 /// `r` raised to the power `k` in [0, 1), as [`weighted_turn`] computes it,
 /// for an `r` with w ≥ 0 given up to a positive factor (the result is unit):
