@@ -8,6 +8,10 @@
 //!   is that copy alone). `two_bone_chain/*`: the same through a
 //!   `TwoBoneChain` checked once. `two_bone_core/*`: `solve_core` alone on
 //!   the hip, knee and ankle model matrices.
+//!
+//!   The hinge limit is built once, outside the timed loops, as a real
+//!   caller builds it once per chain: [`HingeLimit::new`] computes its unit
+//!   axis and its limits' sines and cosines then, and the solves read them.
 //! - `two_bone_math/scalar` and `two_bone_math/batched`: the model-space
 //!   core alone, one lane at a time and eight lanes at a time (4,096 solves
 //!   per iteration either way).
@@ -119,11 +123,7 @@ fn leg_cases(skeleton: &Skeleton) -> Vec<LegCase> {
 fn two_bone<M: Measurement>(c: &mut Criterion<M>) {
     let skeleton = leg_skeleton();
     let mut cases = leg_cases(&skeleton);
-    let hinge = HingeLimit {
-        axis: Vec3::X,
-        min: -2.6,
-        max: 0.0,
-    };
+    let hinge = HingeLimit::new(Vec3::X, -2.6, 0.0);
     type Build = fn(&LegCase, HingeLimit) -> TwoBoneIk;
     let variants: [(&str, Build); 6] = [
         ("minimal", |c, _| TwoBoneIk::new(1, 2, 3, c.target)),
@@ -217,11 +217,7 @@ fn two_bone<M: Measurement>(c: &mut Criterion<M>) {
 fn two_bone_core<M: Measurement>(c: &mut Criterion<M>) {
     let skeleton = leg_skeleton();
     let cases = leg_cases(&skeleton);
-    let hinge = HingeLimit {
-        axis: Vec3::X,
-        min: -2.6,
-        max: 0.0,
-    };
+    let hinge = HingeLimit::new(Vec3::X, -2.6, 0.0);
     let inputs: Vec<([Affine3A; 3], Vec3, Vec3)> = cases
         .iter()
         .map(|c| {

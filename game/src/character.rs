@@ -5,7 +5,7 @@
 //! Everything here is computed from the model itself, so any humanoid glTF
 //! with a rig file works the same way as our knight.
 
-use animation::ik::TwoBoneChain;
+use animation::ik::{HingeLimit, TwoBoneChain};
 use animation::{Clip, Skeleton, Wrap, local_to_model, sample_at, validate_clip};
 use glam::{Mat4, Quat, Vec3};
 use thiserror::Error;
@@ -13,6 +13,7 @@ use thiserror::Error;
 use crate::anim_state::{ClipInfo, ClipSet};
 use crate::contact::{self, CONTACT_SAMPLES, ContactCurve};
 use crate::knight;
+use crate::pose_pipeline::HINGE_RANGE;
 use crate::rig::{Rig, RigError, RigFile};
 
 /// Why a character could not be assembled.
@@ -137,6 +138,10 @@ pub struct Limb {
     pub end: usize,
     /// The three joints as a two-bone chain checked against the skeleton.
     pub chain: TwoBoneChain,
+    /// The mid joint's hinge (the rig's knee or elbow axis and the pose
+    /// pipeline's range), built once here: it carries its limits' sines and
+    /// cosines, so that the per-frame solves do not recompute them.
+    pub hinge: HingeLimit,
     /// Contact curve per clip (indexed like [`Character::clips`]).
     pub contact: Vec<ContactCurve>,
     /// Grip window in the climb cycle, if the limb holds rungs.
@@ -322,6 +327,7 @@ impl Character {
                 mid,
                 end,
                 chain,
+                hinge: HingeLimit::new(axis, HINGE_RANGE.0, HINGE_RANGE.1),
                 contact,
                 grip,
                 bend_sign: bend_sign(&skeleton, start, mid, end, axis),

@@ -473,11 +473,9 @@ impl LabChain {
         let two_bone = |knee: KneeStrategy| TwoBoneIk {
             knee,
             soften: p.soften,
-            hinge: p.hinge_on.then_some(HingeLimit {
-                axis: Vec3::Z,
-                min: p.hinge_min,
-                max: p.hinge_max,
-            }),
+            hinge: p
+                .hinge_on
+                .then_some(HingeLimit::new(Vec3::Z, p.hinge_min, p.hinge_max)),
             weight: p.weight,
             ..TwoBoneIk::new(0, 1, 2, target)
         };
@@ -503,11 +501,9 @@ impl LabChain {
             Solver::Ccd => {
                 let limit = match p.ccd_limit {
                     CcdLimitKind::Free => JointLimit::Free,
-                    CcdLimitKind::Hinge => JointLimit::Hinge(HingeLimit {
-                        axis: Vec3::Z,
-                        min: -p.ccd_angle,
-                        max: p.ccd_angle,
-                    }),
+                    CcdLimitKind::Hinge => {
+                        JointLimit::Hinge(HingeLimit::new(Vec3::Z, -p.ccd_angle, p.ccd_angle))
+                    }
                     CcdLimitKind::Cone => JointLimit::Cone(ConeLimit {
                         axis: Vec3::Y,
                         max_swing: p.ccd_angle,

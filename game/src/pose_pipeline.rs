@@ -23,7 +23,6 @@
 
 use std::f32::consts::PI;
 
-use animation::ik::limits::HingeLimit;
 use animation::ik::two_bone::{KneeStrategy, Pole, TwoBoneOptions};
 use animation::{
     BlendLayer, Pose, SamplingCursor, Transform, Wrap, blend, local_to_model, palette,
@@ -127,8 +126,9 @@ const KNEE_STRAIGHTEN_SPEED: f32 = 6.0;
 /// tenth of a millimetre, far below any real knee offset, so it decides
 /// only for a leg whose knee lies exactly on the hip→ankle line.
 const POLE_BIAS: f32 = 1e-4;
-/// Knee and elbow hinge range, radians: from nearly straight to fully bent.
-const HINGE_RANGE: (f32, f32) = (0.0, 2.7);
+/// Knee and elbow hinge range, radians: from nearly straight to fully bent
+/// (each limb's [`crate::character::Limb::hinge`] is built with it).
+pub(crate) const HINGE_RANGE: (f32, f32) = (0.0, 2.7);
 
 /// The stages of one frame, in the order they run (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -815,12 +815,7 @@ impl PosePipeline {
                 Quat::IDENTITY.slerp(Quat::from_rotation_arc(Vec3::Y, normals[i]), aligns[i]);
             let (pole, hinge) = if c.rig.knee_pure_hinge {
                 let pole = bend_direction(&self.limb_animated[i], leg, c.rig.knee_hinge_axis);
-                let hinge = HingeLimit {
-                    axis: c.rig.knee_hinge_axis,
-                    min: HINGE_RANGE.0,
-                    max: HINGE_RANGE.1,
-                };
-                (pole, Some(hinge))
+                (pole, Some(leg.hinge))
             } else {
                 // The bend is limited by reach instead: never folded past
                 // the hinge's largest bend.
@@ -910,11 +905,7 @@ impl PosePipeline {
                     pole: Pole::Direction(bend_direction(&self.limb_animated[slot], limb, axis)),
                     twist: 0.0,
                 },
-                hinge: Some(HingeLimit {
-                    axis,
-                    min: HINGE_RANGE.0,
-                    max: HINGE_RANGE.1,
-                }),
+                hinge: Some(limb.hinge),
                 weight: cw,
                 ..TwoBoneOptions::new(inv.transform_point3(target_w))
             };

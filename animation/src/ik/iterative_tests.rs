@@ -78,9 +78,9 @@ fn chain_case() -> impl Strategy<Value = (Quat, Vec<f32>, Vec<Quat>, Vec<Quat>)>
 
 fn hinge_limit_holds(limit: &HingeLimit, rest: Quat, local: Quat) -> bool {
     let d = rest.inverse() * local;
-    let axis = limit.axis.normalize();
+    let axis = limit.axis().normalize();
     let a = super::limits::twist_angle(d, axis);
-    (d * axis - axis).length() < 2e-3 && a >= limit.min - 2e-3 && a <= limit.max + 2e-3
+    (d * axis - axis).length() < 2e-3 && a >= limit.min() - 2e-3 && a <= limit.max() + 2e-3
 }
 
 proptest! {
@@ -116,7 +116,7 @@ proptest! {
         let (s, mut pose, mut models) = chain_rig(root, &lengths, &rest);
         let target = fk_end(&s, &pose, &goal) * (1.0 + far);
         let n = lengths.len();
-        let hinge = HingeLimit { axis: Vec3::X, min: lo, max: lo + span };
+        let hinge = HingeLimit::new(Vec3::X, lo, lo + span);
         let cone_limit = ConeLimit { axis: Vec3::Y, max_swing: span * 0.5, max_twist: span * 0.25 };
         let limits: Vec<JointLimit> = (0..n)
             .map(|_| if cone { JointLimit::Cone(cone_limit) } else { JointLimit::Hinge(hinge) })

@@ -2,10 +2,10 @@
 //! and cone-plus-twist limits (a swing cone about a bone axis and a twist
 //! range about it).
 
-use glam::{Quat, Vec3};
+use glam::{Quat, Vec3, Vec3A};
 
 use super::IkError;
-use super::math::{DEGENERATE_LEN_SQ, rotation_between};
+use super::math::{DEGENERATE_LEN_SQ, rotation_between, sin_cos_inline};
 
 /// A hinge: the joint turns only about `axis` (in the joint's local frame),
 /// by a signed angle within `[min, max]` radians.
@@ -15,17 +15,72 @@ use super::math::{DEGENERATE_LEN_SQ, rotation_between};
 /// the lower bone's direction, both projected onto the plane perpendicular to
 /// the axis. Zero is a straight limb; a knee uses a range such as `[0, 2.6]`
 /// so that it never bends backwards.
+///
+/// A limit is a per-joint constant: [`HingeLimit::new`] computes the unit
+/// axis and the sines and cosines of both limits once, and the two-bone
+/// solver's per-frame path reads them instead of evaluating two sine-cosine
+/// series and a normalization on every solve. Build the limit once per chain
+/// (with the rig) rather than every frame. The fields are read through
+/// [`HingeLimit::axis`], [`HingeLimit::min`] and [`HingeLimit::max`], so the
+/// cached values always match them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HingeLimit {
-    /// The hinge axis in the joint's local frame (need not be normalized).
-    pub axis: Vec3,
-    /// The smallest allowed angle, in radians (at least -π).
-    pub min: f32,
-    /// The largest allowed angle, in radians (at most π).
-    pub max: f32,
+    axis: Vec3,
+    min: f32,
+    max: f32,
+    /// `axis` normalized (zero for a zero or non-finite axis, which
+    /// [`HingeLimit::validate`] refuses).
+    unit_axis: Vec3,
+    /// Sine and cosine of `min`.
+    min_sin_cos: (f32, f32),
+    /// Sine and cosine of `max`.
+    max_sin_cos: (f32, f32),
 }
 
 impl HingeLimit {
+    /// A hinge about `axis` (in the joint's local frame, need not be
+    /// normalized) allowing signed angles within `[min, max]` radians (both
+    /// within [-π, π]; [`HingeLimit::validate`] checks this, the solvers
+    /// validate it on every solve).
+    pub fn new(axis: Vec3, min: f32, max: f32) -> Self {
+        Self {
+            axis,
+            min,
+            max,
+            unit_axis: unit(axis),
+            min_sin_cos: sin_cos_inline(min),
+            max_sin_cos: sin_cos_inline(max),
+        }
+    }
+
+    /// The hinge axis in the joint's local frame, as given (not normalized).
+    pub fn axis(&self) -> Vec3 {
+        self.axis
+    }
+
+    /// The smallest allowed angle, in radians.
+    pub fn min(&self) -> f32 {
+        self.min
+    }
+
+    /// The largest allowed angle, in radians.
+    pub fn max(&self) -> f32 {
+        self.max
+    }
+
+    /// The axis normalized (`Vec3A::normalize`, bit for bit, for a valid limit).
+    #[inline(always)]
+    pub(crate) fn unit_axis(&self) -> Vec3 {
+        self.unit_axis
+    }
+
+    /// The sines and cosines of `min` and `max`, as
+    /// [`super::math::sin_cos_inline`] gives them.
+    #[inline(always)]
+    pub(crate) fn limits_sin_cos(&self) -> ((f32, f32), (f32, f32)) {
+        (self.min_sin_cos, self.max_sin_cos)
+    }
+
     /// Checks that the axis is finite and non-zero and the range is ordered
     /// within [-π, π].
     pub fn validate(&self) -> Result<(), IkError> {
@@ -57,6 +112,13 @@ impl HingeLimit {
         let angle = twist_angle(rotation, axis);
         Quat::from_axis_angle(axis, angle.clamp(self.min, self.max))
     }
+}
+
+/// `axis` normalized as the two-bone solver's SSE vectors normalize it (one
+/// division per component), or zero where that is not finite.
+fn unit(axis: Vec3) -> Vec3 {
+    let n = Vec3A::from(axis).normalize();
+    if n.is_finite() { n.into() } else { Vec3::ZERO }
 }
 
 /// A swing cone about a bone axis plus a twist range about it, for ball
@@ -160,12 +222,12 @@ mod tests {
             rx in -3.0f32..3.0, ry in -3.0f32..3.0, rz in -3.0f32..3.0,
             min in -3.0f32..0.0, span in 0.0f32..3.0,
         ) {
-            let limit = HingeLimit { axis: Vec3::new(ax, ay, az), min, max: (min + span).min(std::f32::consts::PI) };
+            let limit = HingeLimit::new(Vec3::new(ax, ay, az), min, (min + span).min(std::f32::consts::PI));
             let q = limit.constrain(Quat::from_euler(glam::EulerRot::XYZ, rx, ry, rz));
-            let axis = limit.axis.normalize();
+            let axis = limit.axis().normalize();
             prop_assert!((q * axis - axis).length() < 1e-4);
             let a = twist_angle(q, axis);
-            prop_assert!(a >= limit.min - 1e-4 && a <= limit.max + 1e-4, "{a}");
+            prop_assert!(a >= limit.min() - 1e-4 && a <= limit.max() + 1e-4, "{a}");
         }
 
         #[test]
@@ -181,12 +243,26 @@ mod tests {
     }
 
     #[test]
+    fn a_new_hinge_caches_its_unit_axis_and_its_limits_sines_and_cosines() {
+        let limit = HingeLimit::new(Vec3::new(0.0, 2.0, 0.0), -2.6, 0.5);
+        assert_eq!(
+            (limit.axis(), limit.min(), limit.max()),
+            (Vec3::new(0.0, 2.0, 0.0), -2.6, 0.5)
+        );
+        assert_eq!(limit.unit_axis(), Vec3::Y);
+        let (lo, hi) = limit.limits_sin_cos();
+        for ((s, c), angle) in [(lo, -2.6f32), (hi, 0.5)] {
+            assert!((s - angle.sin()).abs() < 1e-6 && (c - angle.cos()).abs() < 1e-6);
+        }
+        // A zero axis caches zero (and is refused by validate).
+        let zero = HingeLimit::new(Vec3::ZERO, 0.0, 1.0);
+        assert_eq!(zero.unit_axis(), Vec3::ZERO);
+        assert!(zero.validate().is_err());
+    }
+
+    #[test]
     fn reversed_hinge_range_is_refused() {
-        let limit = HingeLimit {
-            axis: Vec3::X,
-            min: 1.0,
-            max: 0.0,
-        };
+        let limit = HingeLimit::new(Vec3::X, 1.0, 0.0);
         assert!(limit.validate().is_err());
     }
 }

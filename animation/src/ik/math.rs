@@ -87,6 +87,23 @@ pub fn sin_cos_pi(x: f32) -> (f32, f32) {
     (2.0 * s * c, (c - s) * (c + s))
 }
 
+/// Sine and cosine of any `x`, inline for the angles per-chain settings
+/// such as hinge limits and pole twists use: within [-π/4, π/4] the series
+/// alone (bit for bit [`sin_cos`] there, and the shortest dependency chain),
+/// within [-π, π] [`sin_cos_pi`], beyond that [`sin_cos`]. Two
+/// well-predicted branches (the angle is the same solve after solve).
+#[inline(always)]
+pub fn sin_cos_inline(x: f32) -> (f32, f32) {
+    let a = x.abs();
+    if a <= std::f32::consts::FRAC_PI_4 {
+        sin_cos_series(x)
+    } else if a <= std::f32::consts::PI {
+        sin_cos_pi(x)
+    } else {
+        sin_cos(x)
+    }
+}
+
 /// The sine and cosine series of [`sin_cos`] for `r` in [-π/4, π/4]
 /// (Taylor to the 11th and 12th order, truncation below 2e-9).
 #[inline(always)]
@@ -215,6 +232,16 @@ mod tests {
             let (s, c) = sin_cos_pi(x);
             let (ws, wc) = x.sin_cos();
             prop_assert!((s - ws).abs() <= 6e-7 && (c - wc).abs() <= 6e-7, "{x}: {s} {c} vs {ws} {wc}");
+        }
+
+        #[test]
+        fn per_chain_sin_cos_agrees_with_the_standard_library(x in -10.0f32..10.0) {
+            let (s, c) = sin_cos_inline(x);
+            let (ws, wc) = x.sin_cos();
+            prop_assert!((s - ws).abs() <= 6e-7 && (c - wc).abs() <= 6e-7, "{x}: {s} {c} vs {ws} {wc}");
+            if x.abs() <= std::f32::consts::FRAC_PI_4 {
+                prop_assert_eq!((s, c), sin_cos(x));
+            }
         }
 
         #[test]

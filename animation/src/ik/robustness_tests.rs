@@ -270,7 +270,7 @@ proptest! {
         soften in prop_oneof![Just(1.0f32), 1e-3f32..1.0],
         hinge in prop_oneof![
             Just(None),
-            (unit(), -3.1f32..0.0, 0.0f32..3.1).prop_map(|(axis, min, max)| Some(HingeLimit { axis, min, max })),
+            (unit(), -3.1f32..0.0, 0.0f32..3.1).prop_map(|(axis, min, max)| Some(HingeLimit::new(axis, min, max))),
         ],
         end_rotation in prop_oneof![Just(None), (rotation(), 0.0f32..=1.0).prop_map(Some)],
         weight in prop_oneof![Just(1.0f32), Just(0.0f32), 0.0f32..=1.0],
@@ -322,7 +322,7 @@ proptest! {
         target in target_kind(),
         limit in prop_oneof![
             Just(JointLimit::Free),
-            (unit(), -3.1f32..0.0, 0.0f32..3.1).prop_map(|(axis, min, max)| JointLimit::Hinge(HingeLimit { axis, min, max })),
+            (unit(), -3.1f32..0.0, 0.0f32..3.1).prop_map(|(axis, min, max)| JointLimit::Hinge(HingeLimit::new(axis, min, max))),
             (unit(), 0.0f32..std::f32::consts::PI, 0.0f32..std::f32::consts::PI).prop_map(|(axis, max_swing, max_twist)| JointLimit::Cone(ConeLimit { axis, max_swing, max_twist })),
         ],
         limited in any::<bool>(),

@@ -46,7 +46,7 @@ use super::IkError;
 use super::limits::HingeLimit;
 use super::math::{
     ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ, any_perpendicular, atan2, recip4, rotation_between,
-    sin_cos, sin_cos_pi, sqrt4,
+    sin_cos, sin_cos_inline, sqrt4,
 };
 use crate::pose::{Pose, local_to_model_from};
 use crate::skeleton::Skeleton;
@@ -502,7 +502,7 @@ fn turn_in_plane(v: Vec3A, axis: Vec3A, angle: f32) -> Vec3A {
     if angle == 0.0 {
         return v;
     }
-    let (s, c) = sin_cos(angle);
+    let (s, c) = sin_cos_inline(angle);
     v * c + axis.cross(v) * s
 }
 
@@ -607,9 +607,9 @@ fn rotation_about(n: Vec3A, f: Vec3A, g: Vec3A) -> Quat {
 /// furthest, given the cosines of the limits.
 #[inline(always)]
 fn longest_reach_cos(h: &HingeLimit, cos_min: f32, cos_max: f32) -> f32 {
-    if h.min > 0.0 {
+    if h.min() > 0.0 {
         cos_min
-    } else if h.max < 0.0 {
+    } else if h.max() < 0.0 {
         cos_max
     } else {
         1.0
@@ -647,21 +647,22 @@ fn solve_hinged(
     let k0 = (u + s_par).length_squared() + sp2;
     let k1 = 2.0 * (up2 * sp2).sqrt();
     let theta = if k1 <= DEGENERATE_LEN {
-        theta0.clamp(h.min, h.max)
+        theta0.clamp(h.min(), h.max())
     } else {
         // The reach at bend angle θ is sqrt(k0 + k1·cos θ).
         let reach_at = |cos_th: f32| (k0 + k1 * cos_th).max(0.0).sqrt();
-        let (cos_min, cos_max) = (sin_cos(h.min).1, sin_cos(h.max).1);
+        let (min, max) = (h.min(), h.max());
+        let (cos_min, cos_max) = (sin_cos(min).1, sin_cos(max).1);
         let best_cos = longest_reach_cos(h, cos_min, cos_max);
         let d = soften_distance(t.length(), reach_at(best_cos), soften);
         let ctc = ((d * d - k0) / k1).clamp(-1.0, 1.0);
         let tc = super::math::acos(ctc);
-        let mut best = (f32::INFINITY, f32::INFINITY, theta0.clamp(h.min, h.max));
-        for (cand, cos_cand) in [(tc, ctc), (-tc, ctc), (h.min, cos_min), (h.max, cos_max)] {
-            let th = cand.clamp(h.min, h.max);
+        let mut best = (f32::INFINITY, f32::INFINITY, theta0.clamp(min, max));
+        for (cand, cos_cand) in [(tc, ctc), (-tc, ctc), (min, cos_min), (max, cos_max)] {
+            let th = cand.clamp(min, max);
             let cos_th = if th == cand {
                 cos_cand
-            } else if cand < h.min {
+            } else if cand < min {
                 cos_min
             } else {
                 cos_max
@@ -810,18 +811,21 @@ fn mul_rows(r0: Vec3A, r1: Vec3A, r2: Vec3A, v: Vec3A) -> Vec3A {
 }
 
 /// Whether the linear map `m` is a rotation times one scale: its columns of
-/// equal lengths and pairwise perpendicular, to [`CONFORMAL_TOLERANCE`].
-/// The Gram matrix's diagonal and off-diagonal come from the rows as three
-/// vector products each; no branches.
+/// equal lengths and pairwise perpendicular, to [`CONFORMAL_TOLERANCE`];
+/// and the squared length of its first column (`x_axis.length_squared()`,
+/// bit for bit), which the caller needs anyway. The Gram matrix's diagonal
+/// and off-diagonal come from the rows as three vector products each; no
+/// branches.
 #[inline(always)]
-fn is_conformal(m: &Mat3A) -> bool {
+fn conformal_scale_sq(m: &Mat3A) -> (bool, f32) {
     let t = m.transpose();
     let (r0, r1, r2) = (t.x_axis, t.y_axis, t.z_axis);
     // (x·x, y·y, z·z) and (x·y, y·z, z·x) for the columns x, y, z.
     let diag = r0 * r0 + r1 * r1 + r2 * r2;
     let off = r0 * r0.yzx() + r1 * r1.yzx() + r2 * r2.yzx();
     let tol = Vec3A::splat(CONFORMAL_TOLERANCE * diag.x);
-    ((diag - Vec3A::splat(diag.x)).abs().cmple(tol) & off.abs().cmple(tol)).all()
+    let conformal = ((diag - Vec3A::splat(diag.x)).abs().cmple(tol) & off.abs().cmple(tol)).all();
+    (conformal, diag.x)
 }
 
 /// The quaternion with vector part `v` and scalar part `w`.
@@ -861,7 +865,13 @@ fn vector_of(q: Quat) -> Vec3A {
 ///   scale, the end rotation is three quaternion products and one
 ///   branch-free rotation extraction (the end's own matrix) instead of a
 ///   chain of matrix products, and its weighted power needs no quadrant
-///   logic.
+///   logic;
+/// - work that depends on the inputs alone (the end rotation's checks and
+///   the end's own rotation, the twist's sine and cosine, the mid's
+///   adjugate without a hinge) is written first: the processor's
+///   out-of-order window holds only part of a solve, so work written after
+///   the long chain of roots and divisions would start late (measured:
+///   about 4 % of the full solve).
 #[inline(always)]
 fn solve_core_fast(
     start: &Affine3A,
@@ -878,6 +888,34 @@ fn solve_core_fast(
     let (mx, my, mz) = (mid.matrix3.x_axis, mid.matrix3.y_axis, mid.matrix3.z_axis);
     let (pa, pb, pc) = (start.translation, mid.translation, end.translation);
     let target = Vec3A::from(opts.target);
+    // What depends on the inputs alone comes first in program order: the
+    // processor's window reaches only part of a solve, and work written
+    // after the long chain of roots and divisions would wait to enter it.
+    // The end rotation's checks and the end's own rotation, and the twist.
+    let end_inputs = match opts.end_rotation {
+        Some((_, ew)) if ew * w > 0.0 => {
+            let (start_conformal, s_len_sq) = conformal_scale_sq(&start.matrix3);
+            let (mid_conformal, m_len_sq) = conformal_scale_sq(&mid.matrix3);
+            let [s_len, m_len, _, _] = sqrt4([s_len_sq, m_len_sq, 1.0, 1.0]);
+            let conformal = start_conformal & mid_conformal;
+            Some((conformal, s_len, m_len, rotation_of_fast(end).conjugate()))
+        }
+        _ => None,
+    };
+    // Without a hinge, the mid's adjugate and its old shin direction in its
+    // own frame (see the mid's turn below), with 1 / its length.
+    let (a0, a1, a2, old_dir, old_len_sq, inv_old_len) = if opts.hinge.is_none() {
+        let (a0, a1, a2) = (my.cross(mz), mz.cross(mx), mx.cross(my));
+        let old_dir = mul_rows(a0, a1, a2, pc - pb);
+        let old_len_sq = old_dir.length_squared();
+        (a0, a1, a2, old_dir, old_len_sq, 1.0 / old_len_sq.sqrt())
+    } else {
+        (Vec3A::ZERO, Vec3A::ZERO, Vec3A::ZERO, Vec3A::ZERO, 0.0, 0.0)
+    };
+    let twist_sin_cos = match opts.knee {
+        KneeStrategy::Pole { twist, .. } => sin_cos_inline(twist),
+        _ => (0.0, 1.0),
+    };
     // The start's inverse by cofactors: rows c0, c1, c2 over the determinant.
     let (c0, c1, c2) = (sy.cross(sz), sz.cross(sx), sx.cross(sy));
     let det = sx.dot(c0);
@@ -893,7 +931,7 @@ fn solve_core_fast(
     let t = c + (inv(target - pa) - c) * w;
     let s = c - b;
     let hm_raw = match &opts.hinge {
-        Some(h) => inv(mul_cols(mx, my, mz, Vec3A::from(h.axis))),
+        Some(h) => inv(mul_cols(mx, my, mz, Vec3A::from(h.axis()))),
         None => Vec3A::X,
     };
     let (l1_sq, l2_sq, dist_sq) = (b.length_squared(), s.length_squared(), t.length_squared());
@@ -930,7 +968,11 @@ fn solve_core_fast(
             }
             // At full weight the pole alone is the hint and its length does
             // not count; blended with the current direction it must be unit.
-            let dir = turn_in_plane(perp, n, twist);
+            let dir = if twist == 0.0 {
+                perp
+            } else {
+                perp * twist_sin_cos.1 + n.cross(perp) * twist_sin_cos.0
+            };
             if w == 1.0 {
                 dir
             } else {
@@ -992,11 +1034,8 @@ fn solve_core_fast(
             // shin taken back through the start's turn by the two-reflection
             // form of the minimal rotation from `dir` to `current`, which
             // needs 1 / (1 + dir·current) rather than ds itself.
-            let (a0, a1, a2) = (my.cross(mz), mz.cross(mx), mx.cross(my));
-            let old_dir = mul_rows(a0, a1, a2, mb);
-            let old_len_sq = old_dir.length_squared();
             let dm = if old_len_sq > 0.0 && old_len_sq.is_finite() {
-                let inv_len = 1.0 / old_len_sq.sqrt();
+                let inv_len = inv_old_len;
                 let shin = new_end - new_mid;
                 let back =
                     shin - half * (half.dot(shin) * inv_w_ds) + current * (2.0 * dir.dot(shin));
@@ -1030,8 +1069,9 @@ fn solve_core_fast(
             // The current bend θ0 as a sine-cosine pair: |u⊥|·|s⊥| = k1 / 2.
             let y0 = hm_raw.dot(u_perp.cross(s_perp)) * inv_hm;
             let (sin0, cos0) = (y0 * (2.0 * inv_k1), u_perp.dot(s_perp) * (2.0 * inv_k1));
-            let (sin_min, cos_min) = sin_cos_pi(h.min);
-            let (sin_max, cos_max) = sin_cos_pi(h.max);
+            // The limits' sines and cosines, computed once with the limit.
+            let ((sin_min, cos_min), (sin_max, cos_max)) = h.limits_sin_cos();
+            let (h_min, h_max) = (h.min(), h.max());
             let d = if opts.soften < 1.0 {
                 let best_cos = longest_reach_cos(h, cos_min, cos_max);
                 soften_distance(dist, (k0 + k1 * best_cos).max(0.0).sqrt(), opts.soften)
@@ -1042,8 +1082,8 @@ fn solve_core_fast(
             let ctc = ((d * d - k0) * inv_k1).clamp(-1.0, 1.0);
             let stc = ((1.0 - ctc) * (1.0 + ctc)).sqrt();
             // Range tests on cosines (cos falls on [0, π]).
-            let pos_ok = (h.min <= 0.0 || ctc <= cos_min) & (h.max >= 0.0) & (ctc >= cos_max);
-            let neg_ok = (h.min <= 0.0) & (ctc >= cos_min) & (h.max >= 0.0 || ctc <= cos_max);
+            let pos_ok = (h_min <= 0.0 || ctc <= cos_min) & (h_max >= 0.0) & (ctc >= cos_max);
+            let neg_ok = (h_min <= 0.0) & (ctc >= cos_min) & (h_max >= 0.0 || ctc <= cos_max);
             let theta0_negative = y0 < 0.0;
             let (sin_t, cos_t) = if pos_ok | neg_ok {
                 // Both allowed: the one nearer the current bend.
@@ -1129,30 +1169,25 @@ fn solve_core_fast(
             };
             let ds = turn * (1.0 / turn.length());
             // The same bend change about the local axis (reversed in a mirrored frame).
-            let v = Vec3A::from(h.axis).normalize() * if mirrored { -sh } else { sh };
+            let v = Vec3A::from(h.unit_axis()) * if mirrored { -sh } else { sh };
             (ds, quat_of(v, ch), n * e_len, det_m, turn)
         }
     };
 
-    let end_fix = match opts.end_rotation {
-        Some((q, ew)) if ew * w > 0.0 => {
-            if (det > 0.0)
-                & (det_m > 0.0)
-                & is_conformal(&start.matrix3)
-                & is_conformal(&mid.matrix3)
-            {
+    let end_fix = match (opts.end_rotation, end_inputs) {
+        (Some((q, ew)), Some((conformal, s_len, m_len, end_inverse))) => {
+            if (det > 0.0) & (det_m > 0.0) & conformal {
                 // S·Ds·S⁻¹ is the rotation Ds about the start's model-space
                 // axis (S·v / |S x|); likewise for the mid. The end's model
                 // rotation after both turns is then their product with the
-                // end's own rotation.
-                let [s_len, m_len, _, _] =
-                    sqrt4([sx.length_squared(), mx.length_squared(), 1.0, 1.0]);
-                let [inv_s, inv_m, _, _] = recip4([s_len, m_len, 1.0, 1.0]);
-                let ds_model = quat_of(mul_cols(sx, sy, sz, vector_of(turn)) * inv_s, turn.w);
-                let dm_model = quat_of(mul_cols(mx, my, mz, vector_of(mid_fix)) * inv_m, mid_fix.w);
+                // end's own rotation. Both turns are taken times their
+                // matrix's scale (S·v, |S x|·w): positive factors, which the
+                // power below does not see, and no division.
+                let ds_model = quat_of(mul_cols(sx, sy, sz, vector_of(turn)), turn.w * s_len);
+                let dm_model = quat_of(mul_cols(mx, my, mz, vector_of(mid_fix)), mid_fix.w * m_len);
                 // current⁻¹ · goal, the start's turn last: the other
                 // factors do not wait for it.
-                let rest = rotation_of_fast(end).conjugate() * dm_model.conjugate();
+                let rest = end_inverse * dm_model.conjugate();
                 // Up to a positive factor (the start's turn, the end's
                 // rotation and the goal are not normalized): the power below
                 // depends on directions only.
@@ -1189,11 +1224,14 @@ fn solve_core_fast(
 }
 
 /// [`rotation_of`] for the end's matrix in the fast path, up to a positive
-/// factor and with no branch: the columns normalized (lengths from the
-/// rows' products), then glam's case split of `Quat::from_rotation_axes` as
-/// a choice among the columns of the symmetric matrix whose columns are
-/// 4·qᵢ·q (P + (1 - tr)·I and the skew part k above, kᵀ and 1 + tr below,
-/// P the normalized matrix plus its transpose), by selects.
+/// factor (or its negation, which the caller's hemisphere choice absorbs):
+/// the columns normalized (lengths from the rows' products), then, for
+/// turns up to about 138° (trace above [`TRACE_FORM_MIN`], one
+/// well-predicted branch), the trace form 4w·q alone; otherwise glam's case
+/// split of `Quat::from_rotation_axes` as a choice among the columns of the
+/// symmetric matrix whose columns are 4·qᵢ·q (P + (1 - tr)·I and the skew
+/// part k above, kᵀ and 1 + tr below, P the normalized matrix plus its
+/// transpose), by selects.
 #[inline(always)]
 fn rotation_of_fast(m: &Affine3A) -> Quat {
     use glam::{BVec4A, Vec4};
@@ -1204,7 +1242,6 @@ fn rotation_of_fast(m: &Affine3A) -> Quat {
     let [lx, ly, lz, _] = sqrt4([len_sq.x, len_sq.y, len_sq.z, 1.0]);
     let inv = Vec3A::ONE / Vec3A::new(lx * det.signum(), ly, lz);
     let n = Mat3A::from_cols(x * inv.x, y * inv.y, z * inv.z);
-    let p = n + n.transpose();
     let (m00, m11, m22) = (n.x_axis.x, n.y_axis.y, n.z_axis.z);
     let tr = m00 + m11 + m22;
     let k = Vec3A::new(
@@ -1212,6 +1249,13 @@ fn rotation_of_fast(m: &Affine3A) -> Quat {
         n.z_axis.x - n.x_axis.z,
         n.x_axis.y - n.y_axis.x,
     );
+    if tr > TRACE_FORM_MIN {
+        // Turns up to about 138°, the common case: the trace form alone is
+        // well conditioned (4·w² = 1 + tr > 1/2), the others are not needed.
+        let r = Quat::from_vec4(k.extend(1.0 + tr));
+        return if r.is_finite() { r } else { Quat::IDENTITY };
+    }
+    let p = n + n.transpose();
     let c = 1.0 - tr;
     let qx = (p.x_axis + Vec3A::X * c).extend(k.x);
     let qy = (p.y_axis + Vec3A::Y * c).extend(k.y);
@@ -1226,6 +1270,11 @@ fn rotation_of_fast(m: &Affine3A) -> Quat {
     let r = Quat::from_vec4(q);
     if r.is_finite() { r } else { Quat::IDENTITY }
 }
+
+/// Above this trace of a rotation matrix [`rotation_of_fast`] takes the
+/// trace form (4w·q from the skew part and 1 + tr) without the case split:
+/// 1 + tr > 1/2 keeps it well conditioned.
+const TRACE_FORM_MIN: f32 = -0.5;
 
 /// `r` raised to the power `k` in [0, 1), as [`weighted_turn`] computes it,
 /// for an `r` with w ≥ 0 given up to a positive factor (the result is unit):
@@ -1356,7 +1405,7 @@ fn solve_core_general(
             (ds, dm, new_end)
         }
         Some(h) => {
-            let axis_local = Vec3A::from(h.axis).normalize();
+            let axis_local = Vec3A::from(h.axis()).normalize();
             let mid_lin = il * mid.matrix3;
             let hm = (mid_lin * axis_local).normalize_or(Vec3A::X);
             let mirrored = (start_det < 0.0) != (mid.matrix3.determinant() < 0.0);

@@ -305,7 +305,7 @@ proptest! {
         axis in unit(), dir in unit(), ratio in -0.3f32..1.3, lo in -0.5f32..0.5, span in 0.0f32..2.6,
     ) {
         let mut rig = rig(&leg, kind);
-        let limit = HingeLimit { axis, min: lo, max: (lo + span).min(std::f32::consts::PI) };
+        let limit = HingeLimit::new(axis, lo, (lo + span).min(std::f32::consts::PI));
         let old_local = rig.pose.locals[KNEE].rotation;
         let tc = target_at(&rig, dir, ratio);
         rig.solve(&TwoBoneIk { hinge: Some(limit), ..job(rig.to_model(tc)) });
@@ -323,8 +323,8 @@ proptest! {
         let sperp = s - h * s.dot(h);
         prop_assume!(uperp.length() > 1e-3 && sperp.length() > 1e-3);
         let theta = signed_angle_about(u, s, h);
-        prop_assert!(theta >= limit.min - 2e-3 && theta <= limit.max + 2e-3,
-            "bend {theta} outside [{}, {}]", limit.min, limit.max);
+        prop_assert!(theta >= limit.min() - 2e-3 && theta <= limit.max() + 2e-3,
+            "bend {theta} outside [{}, {}]", limit.min(), limit.max());
     }
 
     #[test]
@@ -343,7 +343,7 @@ proptest! {
         let k1 = 2.0 * (u - h * u.dot(h)).length() * (s - s_par).length();
         let (lo, hi) = ((k0 - k1).max(0.0).sqrt(), (k0 + k1).sqrt());
         let tc = a + dir * (lo + (hi - lo) * ratio);
-        let limit = HingeLimit { axis, min: -std::f32::consts::PI, max: std::f32::consts::PI };
+        let limit = HingeLimit::new(axis, -std::f32::consts::PI, std::f32::consts::PI);
         rig.solve(&TwoBoneIk { hinge: Some(limit), ..job(rig.to_model(tc)) });
         let err = (rig.chain_pos(ANKLE) - tc).length();
         prop_assert!(err <= 1e-4 * (u.length() + s.length()) + 1e-5, "error {err}");
@@ -416,7 +416,7 @@ proptest! {
         let job = TwoBoneIk {
             knee,
             soften,
-            hinge: hinged.then_some(HingeLimit { axis: Vec3::X, min: 0.0, max: 2.6 }),
+            hinge: hinged.then_some(HingeLimit::new(Vec3::X, 0.0, 2.6)),
             end_rotation: end_rot,
             weight,
             ..job(rig.to_model(tc))
@@ -476,11 +476,7 @@ fn non_finite_inputs_are_refused_and_leave_the_pose_untouched() {
             ..job(Vec3::ZERO)
         },
         TwoBoneIk {
-            hinge: Some(HingeLimit {
-                axis: Vec3::ZERO,
-                min: 0.0,
-                max: 1.0,
-            }),
+            hinge: Some(HingeLimit::new(Vec3::ZERO, 0.0, 1.0)),
             ..job(Vec3::ZERO)
         },
         TwoBoneIk::new(HIP, ANKLE, KNEE, Vec3::ZERO),
@@ -661,7 +657,7 @@ proptest! {
         let job = TwoBoneIk {
             knee: KneeStrategy::Pole { pole: Pole::Direction(pole), twist: 0.3 },
             soften: 0.9,
-            hinge: hinged.then_some(HingeLimit { axis: Vec3::X, min: -2.0, max: 0.5 }),
+            hinge: hinged.then_some(HingeLimit::new(Vec3::X, -2.0, 0.5)),
             end_rotation: Some((Quat::from_rotation_y(0.4), 0.7)),
             weight,
             ..job(by_job.to_model(tc))
