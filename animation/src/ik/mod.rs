@@ -10,6 +10,7 @@
 
 pub mod aim;
 pub mod batched;
+pub mod batched_core;
 pub mod ccd;
 pub mod chain;
 pub mod fabrik;
@@ -19,6 +20,7 @@ pub mod two_bone;
 
 pub use aim::{AimIk, AimResult};
 pub use batched::{LANES, TwoBoneBatch, TwoBoneBatchOut, solve_batch};
+pub use batched_core::{TwoBoneCoreInput, solve_core_batch};
 pub use ccd::{CcdIk, IterativeResult, JointLimit};
 pub use chain::{Chain, MAX_CHAIN_JOINTS};
 pub use fabrik::FabrikIk;

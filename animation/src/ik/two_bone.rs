@@ -782,21 +782,21 @@ pub fn solve_core(
 
 /// Below this squared length (chain-space units) the fast path hands a bone,
 /// the target distance or the bent chain to the general path.
-const FAST_MIN_LEN_SQ: f32 = 1e-10;
+pub(crate) const FAST_MIN_LEN_SQ: f32 = 1e-10;
 
 /// Below this squared norm of the unnormalized half-way pair the hinge's
 /// bend change is within 1e-3 rad of a half turn: the general path takes it.
-const FAST_HALF_TURN_NORM_SQ: f32 = 1e-6;
+pub(crate) const FAST_HALF_TURN_NORM_SQ: f32 = 1e-6;
 
 /// Below this 1 + ê·n (ê the bent chain's direction, n the hip→target axis)
 /// the aim turns the chain by more than about 172°: the general path takes
 /// it, where the fast path's division by 1 + ê·n would lose bits.
-const FAST_AIM_MIN_W: f32 = 1e-2;
+pub(crate) const FAST_AIM_MIN_W: f32 = 1e-2;
 
 /// How far (relative, on the Gram matrix of its columns) a joint's model
 /// matrix may be from a rotation times one positive scale for the end
 /// rotation to be found by quaternion products instead of the matrix chain.
-const CONFORMAL_TOLERANCE: f32 = 1e-5;
+pub(crate) const CONFORMAL_TOLERANCE: f32 = 1e-5;
 
 /// `x·v.x + y·v.y + z·v.z`: a matrix given by its columns times `v`.
 #[inline(always)]
@@ -1274,7 +1274,7 @@ fn rotation_of_fast(m: &Affine3A) -> Quat {
 /// Above this trace of a rotation matrix [`rotation_of_fast`] takes the
 /// trace form (4w·q from the skew part and 1 + tr) without the case split:
 /// 1 + tr > 1/2 keeps it well conditioned.
-const TRACE_FORM_MIN: f32 = -0.5;
+pub(crate) const TRACE_FORM_MIN: f32 = -0.5;
 
 /// `r` raised to the power `k` in [0, 1), as [`weighted_turn`] computes it,
 /// for an `r` with w ≥ 0 given up to a positive factor (the result is unit):

@@ -1,0 +1,1237 @@
+//! Batched full-featured two-bone IK: [`solve_core`] for many chains, eight
+//! ([`LANES`]) at a time in structure-of-arrays form, so that a crowd solves
+//! its knights' legs together.
+//!
+//! [`solve_core_batch`] gathers eight chains into `[f32; LANES]` arrays and
+//! runs the hinge branch of `solve_core`'s fast path (the start's inverse by
+//! cofactors, the pole hint, the hinge's bend as sine-cosine pairs, the aim
+//! and twist of the start, and the end rotation by quaternion products with
+//! its branch-free rotation extraction and weighted power) once for all
+//! eight, branch-free per lane: every case is computed and the right one is
+//! selected, so the compiler turns each step into SIMD instructions.
+//!
+//! The vectorized case is the one a crowd uses: weight not zero, a hinge
+//! limit, a pole given as a direction (any twist), any soften, an end
+//! rotation or none, valid options and finite matrices. Alongside the
+//! arithmetic each lane computes a fallback mask: it is set wherever the
+//! scalar fast path would hand the solve to its general path (a singular
+//! start, degenerate lengths, a pole within [`POLE_FALLBACK_SINE`] of the
+//! hip→target axis, a hinge bend change near a half turn, an aim near a half
+//! turn, and, for the end rotation, start or mid matrices that are not a
+//! rotation times one positive scale). **Fallback rule:** every lane whose
+//! mask is set, and every lane outside the vectorized case (no hinge,
+//! another knee strategy, a pole point, weight 0, options that fail
+//! [`TwoBoneOptions::validate`], non-finite matrices), is solved by calling
+//! scalar [`solve_core`] for that lane alone, and its result replaces the
+//! lane's. Such lanes therefore get exactly the scalar result, `Err`
+//! included; the vectorized lanes get it up to f32 rounding (the property
+//! test holds them to 1e-5).
+
+use glam::{Affine3A, Quat, Vec3};
+
+use super::IkError;
+use super::batched::LANES;
+use super::math::{ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ, sin_cos_inline};
+use super::two_bone::{
+    CONFORMAL_TOLERANCE, DEGENERATE_LEN, FAST_AIM_MIN_W, FAST_HALF_TURN_NORM_SQ, FAST_MIN_LEN_SQ,
+    KneeStrategy, POLE_FALLBACK_SINE, Pole, REACHED_RELATIVE_TOLERANCE, SINGULAR_DET,
+    TRACE_FORM_MIN, TwoBoneCorrection, TwoBoneOptions, solve_core,
+};
+
+/// The inputs of one chain for [`solve_core_batch`]: the model matrices of
+/// the start, mid and end joints and the solve's options, exactly the
+/// arguments of [`solve_core`].
+#[derive(Clone, Copy, Debug)]
+pub struct TwoBoneCoreInput {
+    /// Model matrix of the start joint (hip).
+    pub start: Affine3A,
+    /// Model matrix of the mid joint (knee).
+    pub mid: Affine3A,
+    /// Model matrix of the end joint (ankle).
+    pub end: Affine3A,
+    /// The solve's options.
+    pub opts: TwoBoneOptions,
+}
+
+/// Solves every chain like `solve_core(&c.start, &c.mid, &c.end, &c.opts)`,
+/// eight at a time in structure-of-arrays lanes; `out[i]` gets chain i's
+/// result.
+///
+/// `out` should be as long as `chains`. When the lengths differ, only the
+/// first `min(chains.len(), out.len())` chains are solved and the rest of
+/// `out` is left as it was; the function never panics. Any length works: a
+/// partial last batch pads its unused lanes. Lanes outside the vectorized
+/// case or flagged by its fallback mask are solved by scalar [`solve_core`]
+/// (see the module documentation). Allocates nothing.
+pub fn solve_core_batch(
+    chains: &[TwoBoneCoreInput],
+    out: &mut [Result<TwoBoneCorrection, IkError>],
+) {
+    let len = chains.len().min(out.len());
+    let pad = padding();
+    for (chunk, out) in chains[..len]
+        .chunks(LANES)
+        .zip(out[..len].chunks_mut(LANES))
+    {
+        solve_chunk(chunk, out, &pad);
+    }
+}
+
+/// The sentinel lane used to pad a partial batch and to stand in for lanes
+/// outside the vectorized case: a straight, well-conditioned leg whose
+/// arithmetic stays finite. Its result is never used.
+fn padding() -> TwoBoneCoreInput {
+    TwoBoneCoreInput {
+        start: Affine3A::IDENTITY,
+        mid: Affine3A::from_translation(Vec3::new(0.0, -0.5, 0.0)),
+        end: Affine3A::from_translation(Vec3::new(0.0, -1.0, 0.1)),
+        opts: TwoBoneOptions {
+            knee: KneeStrategy::Pole {
+                pole: Pole::Direction(Vec3::Z),
+                twist: 0.0,
+            },
+            hinge: Some(super::limits::HingeLimit::new(Vec3::X, -2.6, 0.0)),
+            ..TwoBoneOptions::new(Vec3::new(0.0, -0.8, 0.2))
+        },
+    }
+}
+
+/// Whether a chain lies in the vectorized case (see the module docs): the
+/// options validate, the weight is not zero, the hinge is set, the pole is a
+/// direction, and every matrix is finite.
+fn vectorizable(c: &TwoBoneCoreInput) -> bool {
+    let shape = c.opts.weight != 0.0
+        && c.opts.hinge.is_some()
+        && matches!(
+            c.opts.knee,
+            KneeStrategy::Pole {
+                pole: Pole::Direction(_),
+                ..
+            }
+        );
+    shape
+        && c.start.is_finite()
+        && c.mid.is_finite()
+        && c.end.is_finite()
+        && c.opts.validate().is_ok()
+}
+
+// ---------------------------------------------------------------------------
+// Lane types: one f32, mask, vector or quaternion per lane. Each operation is
+// one loop over the lanes, which the compiler vectorizes.
+
+/// One f32 per lane.
+#[derive(Clone, Copy, Debug)]
+struct F8([f32; LANES]);
+
+/// One flag per lane.
+#[derive(Clone, Copy, Debug)]
+struct M8([bool; LANES]);
+
+/// One vector per lane.
+#[derive(Clone, Copy, Debug)]
+struct V8 {
+    x: F8,
+    y: F8,
+    z: F8,
+}
+
+/// One quaternion per lane.
+#[derive(Clone, Copy, Debug)]
+struct Q8 {
+    x: F8,
+    y: F8,
+    z: F8,
+    w: F8,
+}
+
+/// One f32 computed per lane by `f`.
+#[inline(always)]
+fn map(f: impl Fn(usize) -> f32) -> F8 {
+    let mut o = [0.0f32; LANES];
+    for (i, v) in o.iter_mut().enumerate() {
+        *v = f(i);
+    }
+    F8(o)
+}
+
+/// One flag computed per lane by `f`.
+#[inline(always)]
+fn mask(f: impl Fn(usize) -> bool) -> M8 {
+    let mut o = [false; LANES];
+    for (i, v) in o.iter_mut().enumerate() {
+        *v = f(i);
+    }
+    M8(o)
+}
+
+macro_rules! f8_binop {
+    ($trait:ident, $method:ident, $op:tt) => {
+        impl std::ops::$trait for F8 {
+            type Output = F8;
+            #[inline(always)]
+            fn $method(self, r: F8) -> F8 {
+                map(|i| self.0[i] $op r.0[i])
+            }
+        }
+        impl std::ops::$trait<f32> for F8 {
+            type Output = F8;
+            #[inline(always)]
+            fn $method(self, r: f32) -> F8 {
+                map(|i| self.0[i] $op r)
+            }
+        }
+        impl std::ops::$trait<F8> for f32 {
+            type Output = F8;
+            #[inline(always)]
+            fn $method(self, r: F8) -> F8 {
+                map(|i| self $op r.0[i])
+            }
+        }
+    };
+}
+f8_binop!(Add, add, +);
+f8_binop!(Sub, sub, -);
+f8_binop!(Mul, mul, *);
+f8_binop!(Div, div, /);
+
+impl std::ops::Neg for F8 {
+    type Output = F8;
+    #[inline(always)]
+    fn neg(self) -> F8 {
+        map(|i| -self.0[i])
+    }
+}
+
+macro_rules! m8_binop {
+    ($trait:ident, $method:ident, $op:tt) => {
+        impl std::ops::$trait for M8 {
+            type Output = M8;
+            #[inline(always)]
+            fn $method(self, r: M8) -> M8 {
+                mask(|i| self.0[i] $op r.0[i])
+            }
+        }
+    };
+}
+m8_binop!(BitAnd, bitand, &);
+m8_binop!(BitOr, bitor, |);
+
+impl std::ops::Not for M8 {
+    type Output = M8;
+    #[inline(always)]
+    fn not(self) -> M8 {
+        mask(|i| !self.0[i])
+    }
+}
+
+impl M8 {
+    /// Lane-wise `self != r`.
+    #[inline(always)]
+    fn ne(self, r: M8) -> M8 {
+        mask(|i| self.0[i] != r.0[i])
+    }
+}
+
+impl F8 {
+    #[inline(always)]
+    fn splat(v: f32) -> F8 {
+        F8([v; LANES])
+    }
+    #[inline(always)]
+    fn sqrt(self) -> F8 {
+        map(|i| self.0[i].sqrt())
+    }
+    #[inline(always)]
+    fn abs(self) -> F8 {
+        map(|i| self.0[i].abs())
+    }
+    #[inline(always)]
+    fn max(self, r: f32) -> F8 {
+        map(|i| self.0[i].max(r))
+    }
+    #[inline(always)]
+    fn clamp(self, lo: f32, hi: f32) -> F8 {
+        map(|i| self.0[i].clamp(lo, hi))
+    }
+    #[inline(always)]
+    fn lt(self, r: impl Into<F8>) -> M8 {
+        let r = r.into();
+        mask(|i| self.0[i] < r.0[i])
+    }
+    #[inline(always)]
+    fn le(self, r: impl Into<F8>) -> M8 {
+        let r = r.into();
+        mask(|i| self.0[i] <= r.0[i])
+    }
+    #[inline(always)]
+    fn gt(self, r: impl Into<F8>) -> M8 {
+        let r = r.into();
+        mask(|i| self.0[i] > r.0[i])
+    }
+    #[inline(always)]
+    fn ge(self, r: impl Into<F8>) -> M8 {
+        let r = r.into();
+        mask(|i| self.0[i] >= r.0[i])
+    }
+    #[inline(always)]
+    fn eq(self, r: impl Into<F8>) -> M8 {
+        let r = r.into();
+        mask(|i| self.0[i] == r.0[i])
+    }
+    /// Lane-wise `f32::is_finite`.
+    #[inline(always)]
+    fn finite(self) -> M8 {
+        mask(|i| self.0[i].is_finite())
+    }
+}
+
+impl From<f32> for F8 {
+    #[inline(always)]
+    fn from(v: f32) -> F8 {
+        F8::splat(v)
+    }
+}
+
+/// `if c { a } else { b }` per lane.
+#[inline(always)]
+fn sel(c: M8, a: impl Into<F8>, b: impl Into<F8>) -> F8 {
+    let (a, b) = (a.into(), b.into());
+    map(|i| if c.0[i] { a.0[i] } else { b.0[i] })
+}
+
+/// `if c { a } else { b }` per lane, for vectors.
+#[inline(always)]
+fn sel_v(c: M8, a: V8, b: V8) -> V8 {
+    V8 {
+        x: sel(c, a.x, b.x),
+        y: sel(c, a.y, b.y),
+        z: sel(c, a.z, b.z),
+    }
+}
+
+/// `if c { a } else { b }` per lane, for quaternions.
+#[inline(always)]
+fn sel_q(c: M8, a: Q8, b: Q8) -> Q8 {
+    Q8 {
+        x: sel(c, a.x, b.x),
+        y: sel(c, a.y, b.y),
+        z: sel(c, a.z, b.z),
+        w: sel(c, a.w, b.w),
+    }
+}
+
+impl std::ops::Add for V8 {
+    type Output = V8;
+    #[inline(always)]
+    fn add(self, r: V8) -> V8 {
+        V8 {
+            x: self.x + r.x,
+            y: self.y + r.y,
+            z: self.z + r.z,
+        }
+    }
+}
+
+impl std::ops::Sub for V8 {
+    type Output = V8;
+    #[inline(always)]
+    fn sub(self, r: V8) -> V8 {
+        V8 {
+            x: self.x - r.x,
+            y: self.y - r.y,
+            z: self.z - r.z,
+        }
+    }
+}
+
+impl std::ops::Mul<F8> for V8 {
+    type Output = V8;
+    #[inline(always)]
+    fn mul(self, s: F8) -> V8 {
+        V8 {
+            x: self.x * s,
+            y: self.y * s,
+            z: self.z * s,
+        }
+    }
+}
+
+impl V8 {
+    #[inline(always)]
+    fn dot(self, r: V8) -> F8 {
+        self.x * r.x + self.y * r.y + self.z * r.z
+    }
+    #[inline(always)]
+    fn cross(self, r: V8) -> V8 {
+        V8 {
+            x: self.y * r.z - self.z * r.y,
+            y: self.z * r.x - self.x * r.z,
+            z: self.x * r.y - self.y * r.x,
+        }
+    }
+    #[inline(always)]
+    fn length_squared(self) -> F8 {
+        self.dot(self)
+    }
+}
+
+/// `x·v.x + y·v.y + z·v.z`: a matrix given by its columns times `v`.
+#[inline(always)]
+fn mul_cols(x: V8, y: V8, z: V8, v: V8) -> V8 {
+    x * v.x + y * v.y + z * v.z
+}
+
+/// `(r0·v, r1·v, r2·v)`: a matrix given by its rows times `v`.
+#[inline(always)]
+fn mul_rows(r0: V8, r1: V8, r2: V8, v: V8) -> V8 {
+    V8 {
+        x: r0.dot(v),
+        y: r1.dot(v),
+        z: r2.dot(v),
+    }
+}
+
+impl Q8 {
+    /// The quaternion with vector part `v` and scalar part `w`.
+    #[inline(always)]
+    fn of(v: V8, w: F8) -> Q8 {
+        Q8 {
+            x: v.x,
+            y: v.y,
+            z: v.z,
+            w,
+        }
+    }
+    #[inline(always)]
+    fn vector(self) -> V8 {
+        V8 {
+            x: self.x,
+            y: self.y,
+            z: self.z,
+        }
+    }
+    #[inline(always)]
+    fn conjugate(self) -> Q8 {
+        Q8 {
+            x: -self.x,
+            y: -self.y,
+            z: -self.z,
+            w: self.w,
+        }
+    }
+    #[inline(always)]
+    fn scale(self, s: F8) -> Q8 {
+        Q8 {
+            x: self.x * s,
+            y: self.y * s,
+            z: self.z * s,
+            w: self.w * s,
+        }
+    }
+    #[inline(always)]
+    fn length_squared(self) -> F8 {
+        self.x * self.x + self.y * self.y + self.z * self.z + self.w * self.w
+    }
+    /// The Hamilton product `self · r` (glam's `Quat * Quat`).
+    #[inline(always)]
+    fn mul(self, r: Q8) -> Q8 {
+        let (a, b) = (self, r);
+        Q8 {
+            w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+            x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+            y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+            z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+        }
+    }
+    #[inline(always)]
+    fn finite(self) -> M8 {
+        self.x.finite() & self.y.finite() & self.z.finite() & self.w.finite()
+    }
+}
+
+/// Whether the linear map with columns `x`, `y`, `z` is a rotation times one
+/// scale (the scalar `conformal_scale_sq`), and the squared length of `x`.
+#[inline(always)]
+fn conformal_scale_sq(x: V8, y: V8, z: V8) -> (M8, F8) {
+    let (dx, dy, dz) = (x.dot(x), y.dot(y), z.dot(z));
+    let (oxy, oyz, ozx) = (x.dot(y), y.dot(z), z.dot(x));
+    let tol = dx * CONFORMAL_TOLERANCE;
+    // `|dx - dx| <= tol` of the scalar check holds exactly where dx is finite.
+    let ok = dx.finite()
+        & (dy - dx).abs().le(tol)
+        & (dz - dx).abs().le(tol)
+        & oxy.abs().le(tol)
+        & oyz.abs().le(tol)
+        & ozx.abs().le(tol);
+    (ok, dx)
+}
+
+/// The end joint's rotation (the scalar `rotation_of_fast`) per lane, up to
+/// a positive factor: the columns normalized, then the trace form or glam's
+/// case split, chosen by selects; the identity where it is not finite.
+#[inline(always)]
+fn rotation_of_fast(x: V8, y: V8, z: V8) -> Q8 {
+    let det = x.dot(y.cross(z));
+    let (lx, ly, lz) = (x.dot(x).sqrt(), y.dot(y).sqrt(), z.dot(z).sqrt());
+    let sign = sel(det.lt(0.0), -1.0, 1.0);
+    let (ix, iy, iz) = (1.0 / (lx * sign), 1.0 / ly, 1.0 / lz);
+    let (nx, ny, nz) = (x * ix, y * iy, z * iz);
+    let (m00, m11, m22) = (nx.x, ny.y, nz.z);
+    let tr = m00 + m11 + m22;
+    let k = V8 {
+        x: ny.z - nz.y,
+        y: nz.x - nx.z,
+        z: nx.y - ny.x,
+    };
+    let c = 1.0 - tr;
+    let qw = Q8::of(k, 1.0 + tr);
+    let qx = Q8 {
+        x: (nx.x + nx.x) + c,
+        y: nx.y + ny.x,
+        z: nx.z + nz.x,
+        w: k.x,
+    };
+    let qy = Q8 {
+        x: ny.x + nx.y,
+        y: (ny.y + ny.y) + c,
+        z: ny.z + nz.y,
+        w: k.y,
+    };
+    let qz = Q8 {
+        x: nz.x + nx.z,
+        y: nz.y + ny.z,
+        z: (nz.z + nz.z) + c,
+        w: k.z,
+    };
+    let split = sel_q(
+        m22.le(0.0),
+        sel_q((m11 - m00).le(0.0), qx, qy),
+        sel_q((m11 + m00).le(0.0), qz, qw),
+    );
+    let q = sel_q(tr.gt(TRACE_FORM_MIN), qw, split);
+    let identity = Q8::of(
+        V8 {
+            x: F8::splat(0.0),
+            y: F8::splat(0.0),
+            z: F8::splat(0.0),
+        },
+        F8::splat(1.0),
+    );
+    sel_q(q.finite(), q, identity)
+}
+
+/// `r` raised to the power `k` in [0, 1) per lane (the scalar `turn_power`):
+/// `r` with w ≥ 0, given up to a positive factor; the identity where its
+/// vector part vanishes.
+#[inline(always)]
+fn turn_power(r: Q8, k: F8) -> Q8 {
+    let v = r.vector();
+    let sv = v.length_squared().sqrt();
+    let rw = r.w;
+    let lo = map(|i| sv.0[i].min(rw.0[i]));
+    let hi = map(|i| sv.0[i].max(rw.0[i]));
+    let a = lo / hi;
+    let a_folded = (lo - hi) / (lo + hi);
+    let inv_sv = 1.0 / sv;
+    let big = a.gt(0.414_213_57);
+    let z = sel(big, a_folded, a);
+    let base = sel(big, std::f32::consts::FRAC_PI_4, 0.0);
+    let t = z * z;
+    let (t2, t4) = (t * t, t * t * (t * t));
+    let p01 = (1.0 - t * (1.0 / 3.0)) + t2 * (1.0 / 5.0 - t * (1.0 / 7.0));
+    let p23 = (1.0 / 9.0 - t * (1.0 / 11.0)) + t2 * (1.0 / 13.0 - t * (1.0 / 15.0));
+    let atan = base + z * (p01 + t4 * (p23 + t4 * (1.0 / 17.0)));
+    let phi = sel(sv.gt(rw), std::f32::consts::FRAC_PI_2 - atan, atan);
+    let x = phi * k * 0.5;
+    let x2 = x * x;
+    let x4 = x2 * x2;
+    let sin_x = x + x
+        * x2
+        * ((-1.0 / 6.0 + x2 * (1.0 / 120.0)) + x4 * (-1.0 / 5040.0 + x2 * (1.0 / 362_880.0)));
+    let cos_x = 1.0
+        + x2 * ((-0.5 + x2 * (1.0 / 24.0))
+            + x4 * ((-1.0 / 720.0 + x2 * (1.0 / 40_320.0)) - x4 * (1.0 / 3_628_800.0)));
+    let (sn, cs) = (2.0 * sin_x * cos_x, (cos_x - sin_x) * (cos_x + sin_x));
+    let turned = Q8::of(v * (sn * inv_sv), cs);
+    let zero = sv.le(0.0);
+    Q8 {
+        x: sel(zero, 0.0, turned.x),
+        y: sel(zero, 0.0, turned.y),
+        z: sel(zero, 0.0, turned.z),
+        w: sel(zero, 1.0, turned.w),
+    }
+}
+
+/// Eight chains' inputs in lanes.
+struct Gathered {
+    s: [V8; 4],
+    m: [V8; 4],
+    e: [V8; 4],
+    target: V8,
+    pole: V8,
+    twist_sin: F8,
+    twist_cos: F8,
+    weight: F8,
+    soften: F8,
+    axis: V8,
+    unit_axis: V8,
+    h_min: F8,
+    h_max: F8,
+    sin_min: F8,
+    cos_min: F8,
+    sin_max: F8,
+    cos_max: F8,
+    goal: Q8,
+    has_end: M8,
+    end_weight: F8,
+}
+
+/// One chain's corrections as the lanes computed them.
+struct Solved {
+    start: Q8,
+    mid: Q8,
+    end: Q8,
+    end_position: V8,
+    reached: M8,
+    fallback: M8,
+}
+
+/// Splits a vector into lane `i` of `v`.
+#[inline(always)]
+fn put(v: &mut V8, i: usize, p: Vec3) {
+    v.x.0[i] = p.x;
+    v.y.0[i] = p.y;
+    v.z.0[i] = p.z;
+}
+
+/// Solves up to [`LANES`] chains: the lanes, then scalar [`solve_core`] for
+/// the lanes outside the vectorized case or flagged for fallback. Returns
+/// which lanes kept the vectorized result (for the tests).
+fn solve_chunk(
+    chunk: &[TwoBoneCoreInput],
+    out: &mut [Result<TwoBoneCorrection, IkError>],
+    pad: &TwoBoneCoreInput,
+) -> [bool; LANES] {
+    let mut vector = [false; LANES];
+    let zero_v = V8 {
+        x: F8::splat(0.0),
+        y: F8::splat(0.0),
+        z: F8::splat(0.0),
+    };
+    let zero_f = F8::splat(0.0);
+    let mut g = Gathered {
+        s: [zero_v; 4],
+        m: [zero_v; 4],
+        e: [zero_v; 4],
+        target: zero_v,
+        pole: zero_v,
+        twist_sin: zero_f,
+        twist_cos: zero_f,
+        weight: zero_f,
+        soften: zero_f,
+        axis: zero_v,
+        unit_axis: zero_v,
+        h_min: zero_f,
+        h_max: zero_f,
+        sin_min: zero_f,
+        cos_min: zero_f,
+        sin_max: zero_f,
+        cos_max: zero_f,
+        goal: Q8::of(zero_v, zero_f),
+        has_end: M8([false; LANES]),
+        end_weight: zero_f,
+    };
+    for (i, in_lanes) in vector.iter_mut().enumerate() {
+        let c = match chunk.get(i) {
+            Some(c) if vectorizable(c) => {
+                *in_lanes = true;
+                c
+            }
+            _ => pad,
+        };
+        let (s, m, e) = (&c.start, &c.mid, &c.end);
+        for (j, col) in [
+            s.matrix3.x_axis,
+            s.matrix3.y_axis,
+            s.matrix3.z_axis,
+            s.translation,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            put(&mut g.s[j], i, col.into());
+        }
+        for (j, col) in [
+            m.matrix3.x_axis,
+            m.matrix3.y_axis,
+            m.matrix3.z_axis,
+            m.translation,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            put(&mut g.m[j], i, col.into());
+        }
+        for (j, col) in [
+            e.matrix3.x_axis,
+            e.matrix3.y_axis,
+            e.matrix3.z_axis,
+            e.translation,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            put(&mut g.e[j], i, col.into());
+        }
+        let o = &c.opts;
+        put(&mut g.target, i, o.target);
+        if let KneeStrategy::Pole {
+            pole: Pole::Direction(d),
+            twist,
+        } = o.knee
+        {
+            put(&mut g.pole, i, d);
+            // The twist's sine and cosine, as the scalar fast path takes them.
+            let (ts, tc) = sin_cos_inline(twist);
+            g.twist_sin.0[i] = ts;
+            g.twist_cos.0[i] = tc;
+        }
+        g.weight.0[i] = o.weight;
+        g.soften.0[i] = o.soften;
+        if let Some(h) = &o.hinge {
+            put(&mut g.axis, i, h.axis());
+            put(&mut g.unit_axis, i, h.unit_axis());
+            g.h_min.0[i] = h.min();
+            g.h_max.0[i] = h.max();
+            let ((smin, cmin), (smax, cmax)) = h.limits_sin_cos();
+            g.sin_min.0[i] = smin;
+            g.cos_min.0[i] = cmin;
+            g.sin_max.0[i] = smax;
+            g.cos_max.0[i] = cmax;
+        }
+        match o.end_rotation {
+            Some((q, ew)) if ew * o.weight > 0.0 => {
+                g.goal.x.0[i] = q.x;
+                g.goal.y.0[i] = q.y;
+                g.goal.z.0[i] = q.z;
+                g.goal.w.0[i] = q.w;
+                g.has_end.0[i] = true;
+                g.end_weight.0[i] = ew;
+            }
+            _ => {
+                g.goal.w.0[i] = 1.0;
+            }
+        }
+    }
+    let r = solve_lanes(&g);
+    let kept = mask(|i| vector[i] && !r.fallback.0[i]).0;
+    for (i, (c, o)) in chunk.iter().zip(out.iter_mut()).enumerate() {
+        *o = if kept[i] {
+            Ok(TwoBoneCorrection {
+                start: Quat::from_xyzw(
+                    r.start.x.0[i],
+                    r.start.y.0[i],
+                    r.start.z.0[i],
+                    r.start.w.0[i],
+                ),
+                mid: Quat::from_xyzw(r.mid.x.0[i], r.mid.y.0[i], r.mid.z.0[i], r.mid.w.0[i]),
+                end: Quat::from_xyzw(r.end.x.0[i], r.end.y.0[i], r.end.z.0[i], r.end.w.0[i]),
+                end_position: Vec3::new(
+                    r.end_position.x.0[i],
+                    r.end_position.y.0[i],
+                    r.end_position.z.0[i],
+                ),
+                reached: r.reached.0[i],
+            })
+        } else {
+            solve_core(&c.start, &c.mid, &c.end, &c.opts)
+        };
+    }
+    kept
+}
+
+/// The hinge branch of the scalar fast path over eight lanes, branch-free:
+/// every lane's corrections and its fallback mask (see the module docs).
+#[inline(never)]
+fn solve_lanes(g: &Gathered) -> Solved {
+    let w = g.weight;
+    let [sx, sy, sz, pa] = g.s;
+    let [mx, my, mz, pb] = g.m;
+    let [ex, ey, ez, pc] = g.e;
+    let target = g.target;
+    // Input-only work first: the end rotation's checks and the end's own rotation.
+    let (start_conformal, s_len_sq) = conformal_scale_sq(sx, sy, sz);
+    let (mid_conformal, m_len_sq) = conformal_scale_sq(mx, my, mz);
+    let (s_len, m_len) = (s_len_sq.sqrt(), m_len_sq.sqrt());
+    let conformal = start_conformal & mid_conformal;
+    let end_inverse = rotation_of_fast(ex, ey, ez).conjugate();
+
+    // The start's inverse by cofactors.
+    let (c0, c1, c2) = (sy.cross(sz), sz.cross(sx), sx.cross(sy));
+    let det = sx.dot(c0);
+    let mut fallback = !(det.abs().ge(SINGULAR_DET) & det.finite());
+    let rdet = 1.0 / det;
+    let inv = |v: V8| mul_rows(c0, c1, c2, v) * rdet;
+    let (ab, mb) = (pb - pa, pc - pb);
+    let b = inv(ab);
+    let c = inv(pc - pa);
+    let t = c + (inv(target - pa) - c) * w;
+    let s = c - b;
+    let hm_raw = inv(mul_cols(mx, my, mz, g.axis));
+    let (l1_sq, l2_sq, dist_sq) = (b.length_squared(), s.length_squared(), t.length_squared());
+    let hm_sq = hm_raw.length_squared();
+    fallback = fallback
+        | !(l1_sq.gt(FAST_MIN_LEN_SQ)
+            & l2_sq.gt(FAST_MIN_LEN_SQ)
+            & dist_sq.gt(FAST_MIN_LEN_SQ)
+            & hm_sq.gt(FAST_MIN_LEN_SQ));
+    let (l1, dist, hm_len) = (l1_sq.sqrt(), dist_sq.sqrt(), hm_sq.sqrt());
+    let (inv_l1, inv_dist, inv_hm) = (1.0 / l1, 1.0 / dist, 1.0 / hm_len);
+    let n = t * inv_dist;
+    let current = b * inv_l1;
+
+    // The pole's hint, not normalized at full weight.
+    let raw = inv(g.pole);
+    let perp = raw - n * raw.dot(n);
+    let p2 = perp.length_squared();
+    let fade_free = p2.ge(raw.length_squared() * (POLE_FALLBACK_SINE * POLE_FALLBACK_SINE));
+    fallback = fallback | !(fade_free & p2.gt(FAST_MIN_LEN_SQ));
+    let dir = perp * g.twist_cos + n.cross(perp) * g.twist_sin;
+    let blended = current * (1.0 - w) + dir * (w / p2.sqrt());
+    let hint = sel_v(w.eq(1.0), dir, blended);
+
+    // The hinge.
+    let inv_hm2 = 1.0 / hm_sq;
+    let det_m = mx.dot(my.cross(mz));
+    let mirrored = det.lt(0.0).ne(det_m.lt(0.0));
+    let u = b;
+    let s_par = hm_raw * (s.dot(hm_raw) * inv_hm2);
+    let s_perp = s - s_par;
+    let u_perp = u - hm_raw * (u.dot(hm_raw) * inv_hm2);
+    let (up2, sp2) = (u_perp.length_squared(), s_perp.length_squared());
+    let k1 = 2.0 * (up2 * sp2).sqrt();
+    fallback =
+        fallback | !(up2.ge(DEGENERATE_LEN_SQ) & sp2.ge(DEGENERATE_LEN_SQ) & k1.gt(DEGENERATE_LEN));
+    let inv_k1 = 1.0 / k1;
+    let k0 = (u + s_par).length_squared() + sp2;
+    let y0 = hm_raw.dot(u_perp.cross(s_perp)) * inv_hm;
+    let (sin0, cos0) = (y0 * (2.0 * inv_k1), u_perp.dot(s_perp) * (2.0 * inv_k1));
+    let (sin_min, cos_min, sin_max, cos_max) = (g.sin_min, g.cos_min, g.sin_max, g.cos_max);
+    let (h_min, h_max) = (g.h_min, g.h_max);
+    // The softened distance (the scalar soften_distance per lane).
+    let best_cos = sel(h_min.gt(0.0), cos_min, sel(h_max.lt(0.0), cos_max, 1.0));
+    let reach = (k0 + k1 * best_cos).max(0.0).sqrt();
+    let soft_start = reach * g.soften;
+    let span = reach - soft_start;
+    let over = dist - soft_start;
+    let softened = soft_start + span * over / (over + span);
+    let keep = g.soften.ge(1.0) | dist.le(soft_start) | span.le(DEGENERATE_LEN);
+    let d = sel(keep, dist, softened);
+    let ctc = ((d * d - k0) * inv_k1).clamp(-1.0, 1.0);
+    let stc = ((1.0 - ctc) * (1.0 + ctc)).sqrt();
+    let pos_ok = (h_min.le(0.0) | ctc.le(cos_min)) & h_max.ge(0.0) & ctc.ge(cos_max);
+    let neg_ok = h_min.le(0.0) & ctc.ge(cos_min) & (h_max.ge(0.0) | ctc.le(cos_max));
+    let theta0_negative = y0.lt(0.0);
+    let either = pos_ok | neg_ok;
+    let both = pos_ok & neg_ok;
+    let negative = (both & theta0_negative) | (!both & neg_ok);
+    let (em, ex_) = ((cos_min - ctc).abs(), (cos_max - ctc).abs());
+    let use_min = em.lt(ex_) | (em.eq(ex_) & theta0_negative);
+    let sin_t = sel(
+        either,
+        sel(negative, -stc, stc),
+        sel(use_min, sin_min, sin_max),
+    );
+    let cos_t = sel(either, ctc, sel(use_min, cos_min, cos_max));
+    let cos_d = cos_t * cos0 + sin_t * sin0;
+    let sin_d = sin_t * cos0 - cos_t * sin0;
+    let e = u + s_par + s_perp * cos_d + hm_raw.cross(s_perp) * (sin_d * inv_hm);
+    let (hx, hy) = (cos0 + cos_t, sin0 + sin_t);
+    let hw = 0.5 * (hx * hx + hy * hy);
+    let hn2 = hw * hw + sin_d * sin_d;
+    fallback = fallback | !hn2.ge(FAST_HALF_TURN_NORM_SQ);
+    let flip = sin_t.ge(0.0).ne(sin0.ge(0.0)) & (cos_t + cos0).lt(0.0);
+    let inv_hn = sel(flip, -1.0, 1.0) / hn2.sqrt();
+    let (sh, ch) = (sin_d * inv_hn, hw * inv_hn);
+
+    // The start's turn: the aim r1, then the twist about n toward the hint.
+    let e2 = e.length_squared();
+    fallback = fallback | !e2.gt(FAST_MIN_LEN_SQ);
+    let inv_e2 = 1.0 / e2;
+    let e_len = e2.sqrt();
+    let f = u - e * (u.dot(e) * inv_e2);
+    let gp = hint - n * hint.dot(n);
+    let (f2, g2) = (f.length_squared(), gp.length_squared());
+    let w1 = e_len + e.dot(n);
+    fallback = fallback | !w1.gt(e_len * FAST_AIM_MIN_W);
+    let r1 = Q8::of(e.cross(n), w1);
+    let (f_len, g_len) = (f2.sqrt(), g2.sqrt());
+    let (inv_w1, inv_g) = (1.0 / w1, 1.0 / g_len);
+    let gn = gp * inv_g;
+    let f_turned = f - (e + n * e_len) * (n.dot(f) * inv_w1);
+    let qv = n * (2.0 * f_len * n.dot(f_turned.cross(gn)));
+    let qw = (f_turned + gn * f_len).length_squared();
+    let anti = (qv.length_squared() + qw * qw).lt(ANTIPARALLEL_NORM_SQ * (4.0 * f2 * f2));
+    let twist = sel_q(anti, Q8::of(n, F8::splat(0.0)), Q8::of(qv, qw));
+    let degenerate = f2.lt(DEGENERATE_LEN_SQ) | g2.lt(DEGENERATE_LEN_SQ);
+    let turn = sel_q(degenerate, r1, twist.mul(r1));
+    let ds = turn.scale(1.0 / turn.length_squared().sqrt());
+    let axis_sign = sel(mirrored, -sh, sh);
+    let mid_fix = Q8::of(g.unit_axis * axis_sign, ch);
+    let new_end = n * e_len;
+
+    // The end rotation by quaternion products (conformal start and mid only).
+    fallback = fallback | (g.has_end & !(det.gt(0.0) & det_m.gt(0.0) & conformal));
+    let ds_model = Q8::of(mul_cols(sx, sy, sz, turn.vector()), turn.w * s_len);
+    let dm_model = Q8::of(mul_cols(mx, my, mz, mid_fix.vector()), mid_fix.w * m_len);
+    let rest = end_inverse.mul(dm_model.conjugate());
+    let r = rest.mul(ds_model.conjugate().mul(g.goal));
+    let r = sel_q(r.w.lt(0.0), r.scale(F8::splat(-1.0)), r);
+    let k = g.end_weight * w;
+    let full = r.scale(1.0 / r.length_squared().sqrt());
+    let end_fix = sel_q(k.eq(1.0), full, turn_power(r, k));
+    let identity = Q8::of(
+        V8 {
+            x: F8::splat(0.0),
+            y: F8::splat(0.0),
+            z: F8::splat(0.0),
+        },
+        F8::splat(1.0),
+    );
+    let end_fix = sel_q(g.has_end, end_fix, identity);
+
+    let end_position = mul_cols(sx, sy, sz, new_end) + pa;
+    let thigh = ab.length_squared().sqrt();
+    let shin = mb.length_squared().sqrt();
+    let residual = (end_position - target).length_squared().sqrt();
+    let tolerance = (thigh + shin).max(DEGENERATE_LEN) * REACHED_RELATIVE_TOLERANCE;
+    Solved {
+        start: ds,
+        mid: mid_fix,
+        end: end_fix,
+        end_position,
+        reached: residual.le(tolerance),
+        fallback,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ik::HingeLimit;
+    use glam::{EulerRot, Vec3A};
+    use proptest::prelude::*;
+
+    /// How a leg's root is transformed: the vectorized cases (identity,
+    /// translated, rotated, uniformly scaled) and, rarer, the ones the end
+    /// rotation hands to the scalar path (non-uniform, mirrored).
+    #[derive(Clone, Copy, Debug)]
+    enum Root {
+        Identity,
+        Translated(Vec3),
+        Rotated(Quat),
+        Uniform(Vec3, Quat, f32),
+        NonUniform(Quat, Vec3),
+        Mirrored(Quat),
+    }
+
+    fn root_matrix(r: Root) -> Affine3A {
+        match r {
+            Root::Identity => Affine3A::IDENTITY,
+            Root::Translated(t) => Affine3A::from_translation(t),
+            Root::Rotated(q) => Affine3A::from_quat(q),
+            Root::Uniform(t, q, s) => {
+                Affine3A::from_scale_rotation_translation(Vec3::splat(s), q, t)
+            }
+            Root::NonUniform(q, s) => Affine3A::from_scale_rotation_translation(s, q, Vec3::X),
+            Root::Mirrored(q) => {
+                Affine3A::from_scale_rotation_translation(Vec3::new(-1.0, 1.0, 1.0), q, Vec3::Y)
+            }
+        }
+    }
+
+    fn rotation() -> impl Strategy<Value = Quat> {
+        (-3.1f32..3.1, -1.5f32..1.5, -3.1f32..3.1)
+            .prop_map(|(a, b, c)| Quat::from_euler(EulerRot::YXZ, a, b, c))
+    }
+
+    fn unit() -> impl Strategy<Value = Vec3> {
+        (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0)
+            .prop_filter("non-zero", |(x, y, z)| x * x + y * y + z * z > 1e-2)
+            .prop_map(|(x, y, z)| Vec3::new(x, y, z).normalize())
+    }
+
+    fn root() -> impl Strategy<Value = Root> {
+        let t = (-5.0f32..5.0, -5.0f32..5.0, -5.0f32..5.0).prop_map(|(x, y, z)| Vec3::new(x, y, z));
+        prop_oneof![
+            2 => Just(Root::Identity),
+            2 => t.clone().prop_map(Root::Translated),
+            2 => rotation().prop_map(Root::Rotated),
+            3 => (t, rotation(), 0.2f32..4.0).prop_map(|(t, q, s)| Root::Uniform(t, q, s)),
+            1 => (rotation(), (0.5f32..2.0, 0.5f32..2.0, 0.5f32..2.0))
+                .prop_map(|(q, (x, y, z))| Root::NonUniform(q, Vec3::new(x, y, z))),
+            1 => rotation().prop_map(Root::Mirrored),
+        ]
+    }
+
+    /// The knee strategy: mostly the vectorized pole direction, sometimes
+    /// one the batch hands to the scalar path.
+    fn knee() -> impl Strategy<Value = KneeStrategy> {
+        prop_oneof![
+            8 => (unit(), prop_oneof![Just(0.0f32), -3.0f32..3.0])
+                .prop_map(|(d, twist)| KneeStrategy::Pole { pole: Pole::Direction(d), twist }),
+            1 => (unit(), -1.0f32..1.0)
+                .prop_map(|(d, twist)| KneeStrategy::Pole { pole: Pole::Point(d * 2.0), twist }),
+            1 => Just(KneeStrategy::MinimalMotion),
+        ]
+    }
+
+    fn hinge() -> impl Strategy<Value = Option<HingeLimit>> {
+        prop_oneof![
+            4 => Just(Some(HingeLimit::new(Vec3::X, -2.6, 0.0))),
+            4 => Just(Some(HingeLimit::new(Vec3::X, 0.0, 2.6))),
+            2 => (unit(), -3.0f32..0.5, 0.0f32..2.5)
+                .prop_map(|(a, lo, w)| Some(HingeLimit::new(a, lo, (lo + w).min(3.1)))),
+            1 => Just(None),
+        ]
+    }
+
+    /// One random leg under a random root, with random options.
+    fn chain() -> impl Strategy<Value = TwoBoneCoreInput> {
+        (
+            (root(), rotation(), rotation(), rotation()),
+            (0.1f32..1.0, 0.1f32..1.0, 0.0f32..0.6),
+            (unit(), prop_oneof![0.0f32..0.4, 0.4f32..1.0, 1.0f32..2.0]),
+            knee(),
+            hinge(),
+            (
+                prop_oneof![Just(1.0f32), 0.9f32..1.0],
+                prop_oneof![3 => Just(1.0f32), 3 => 0.0f32..1.0, 1 => Just(0.0f32)],
+            ),
+            prop_oneof![
+                Just(None),
+                (rotation(), prop_oneof![Just(1.0f32), 0.0f32..1.0]).prop_map(Some)
+            ],
+        )
+            .prop_map(
+                |(
+                    (root, rh, rk, ra),
+                    (l1, l2, bend),
+                    (dir, reach),
+                    knee,
+                    hinge,
+                    (soften, weight),
+                    end_rotation,
+                )| {
+                    let root = root_matrix(root);
+                    let hip =
+                        root * Affine3A::from_rotation_translation(rh, Vec3::new(0.1, -0.2, 0.05));
+                    let knee_local = Affine3A::from_rotation_translation(
+                        rk * Quat::from_rotation_x(-bend),
+                        Vec3::new(0.0, -l1, 0.02),
+                    );
+                    let mid = hip * knee_local;
+                    let end =
+                        mid * Affine3A::from_rotation_translation(ra, Vec3::new(0.01, -l2, 0.0));
+                    let target = hip.translation + Vec3A::from(dir) * ((l1 + l2) * reach * 1.3);
+                    TwoBoneCoreInput {
+                        start: hip,
+                        mid,
+                        end,
+                        opts: TwoBoneOptions {
+                            target: target.into(),
+                            knee,
+                            soften,
+                            hinge,
+                            end_rotation,
+                            weight,
+                        },
+                    }
+                },
+            )
+    }
+
+    /// Asserts that `got` equals scalar `solve_core` on `c` within 1e-5.
+    fn assert_matches(c: &TwoBoneCoreInput, got: &Result<TwoBoneCorrection, IkError>) {
+        let want = solve_core(&c.start, &c.mid, &c.end, &c.opts);
+        match (got, &want) {
+            (Ok(g), Ok(w)) => {
+                for (a, b, what) in [
+                    (g.start, w.start, "start"),
+                    (g.mid, w.mid, "mid"),
+                    (g.end, w.end, "end"),
+                ] {
+                    let same = Vec4::from(a).abs_diff_eq(Vec4::from(b), 1e-5)
+                        || Vec4::from(a).abs_diff_eq(-Vec4::from(b), 1e-5);
+                    let both_nan = !a.is_finite() && !b.is_finite();
+                    assert!(same || both_nan, "{what}: {a} vs {b} for {c:?}");
+                }
+                let nan = !g.end_position.is_finite() && !w.end_position.is_finite();
+                assert!(
+                    nan || g.end_position.abs_diff_eq(w.end_position, 1e-5),
+                    "end position {} vs {} for {c:?}",
+                    g.end_position,
+                    w.end_position
+                );
+                if g.reached != w.reached {
+                    let (pa, pb, pc) = (c.start.translation, c.mid.translation, c.end.translation);
+                    let len = (pb - pa).length() + (pc - pb).length();
+                    let tol =
+                        crate::ik::two_bone::REACHED_RELATIVE_TOLERANCE * len.max(DEGENERATE_LEN);
+                    let residual = (w.end_position - c.opts.target).length();
+                    assert!((residual - tol).abs() <= 1e-5, "reached differs for {c:?}");
+                }
+            }
+            (Err(g), Err(w)) => assert_eq!(g, w),
+            _ => panic!("Ok/Err differs: {got:?} vs {want:?} for {c:?}"),
+        }
+    }
+
+    use glam::Vec4;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(10_000))]
+        #[test]
+        fn batches_equal_scalar_solve_core(chains in prop::collection::vec(chain(), 1..=20)) {
+            let mut out = vec![Ok(TwoBoneCorrection { start: Quat::NAN, mid: Quat::NAN, end: Quat::NAN, end_position: Vec3::NAN, reached: false }); chains.len()];
+            solve_core_batch(&chains, &mut out);
+            for (c, got) in chains.iter().zip(&out) {
+                assert_matches(c, got);
+            }
+        }
+    }
+
+    /// Most random legs in the vectorized case stay in the lanes, so the
+    /// property above compares the lanes, not the scalar path with itself.
+    #[test]
+    fn most_random_vectorizable_legs_stay_in_the_lanes() {
+        use proptest::strategy::ValueTree;
+        use proptest::test_runner::TestRunner;
+        let mut runner = TestRunner::deterministic();
+        let strategy = chain();
+        let chains: Vec<_> = (0..4_000)
+            .map(|_| strategy.new_tree(&mut runner).unwrap().current())
+            .collect();
+        let mut out = vec![unset(); chains.len()];
+        let (mut vectorizable_lanes, mut kept_lanes) = (0, 0);
+        for (chunk, out) in chains.chunks(LANES).zip(out.chunks_mut(LANES)) {
+            let kept = solve_chunk(chunk, out, &padding());
+            vectorizable_lanes += chunk.iter().filter(|c| vectorizable(c)).count();
+            kept_lanes += kept.iter().filter(|&&k| k).count();
+        }
+        for (c, got) in chains.iter().zip(&out) {
+            assert_matches(c, got);
+        }
+        eprintln!(
+            "{kept_lanes} of {vectorizable_lanes} vectorizable lanes kept, {} chains",
+            chains.len()
+        );
+        assert!(
+            kept_lanes * 10 >= vectorizable_lanes * 6,
+            "{kept_lanes} of {vectorizable_lanes}"
+        );
+    }
+
+    /// A crowd leg: hinge, pole direction with twist, soften, end rotation,
+    /// weight 0.9, under a rotated, translated, uniformly scaled root.
+    fn crowd_leg(k: usize) -> TwoBoneCoreInput {
+        let f = k as f32;
+        let root = Affine3A::from_scale_rotation_translation(
+            Vec3::splat(1.2),
+            Quat::from_rotation_y(0.3 * f),
+            Vec3::new(f, 0.0, -f),
+        );
+        let hip = root * Affine3A::from_rotation_translation(Quat::from_rotation_z(0.1), Vec3::Y);
+        let mid = hip
+            * Affine3A::from_rotation_translation(
+                Quat::from_rotation_x(-0.4),
+                Vec3::new(0.0, -0.45, 0.0),
+            );
+        let end = mid * Affine3A::from_translation(Vec3::new(0.0, -0.45, 0.02));
+        let target = hip.transform_point3(Vec3::new(0.05 * f, -0.7, 0.1));
+        TwoBoneCoreInput {
+            start: hip,
+            mid,
+            end,
+            opts: TwoBoneOptions {
+                target,
+                knee: KneeStrategy::Pole {
+                    pole: Pole::Direction(Vec3::new(0.1, 0.0, 1.0)),
+                    twist: 0.1,
+                },
+                soften: 0.95,
+                hinge: Some(HingeLimit::new(Vec3::X, -2.6, 0.0)),
+                end_rotation: Some((Quat::from_rotation_x(0.2), 1.0)),
+                weight: 0.9,
+            },
+        }
+    }
+
+    fn unset() -> Result<TwoBoneCorrection, IkError> {
+        Err(IkError::NonFinite { what: "unset" })
+    }
+
+    #[test]
+    fn crowd_legs_stay_in_the_lanes_and_match_the_scalar_solver() {
+        let chains: Vec<_> = (0..LANES).map(crowd_leg).collect();
+        let mut out = vec![unset(); LANES];
+        let kept = solve_chunk(&chains, &mut out, &padding());
+        assert_eq!(kept, [true; LANES]);
+        for (c, got) in chains.iter().zip(&out) {
+            assert_matches(c, got);
+        }
+    }
+
+    #[test]
+    fn a_zero_length_bone_goes_to_the_scalar_path_and_the_others_stay_in_the_lanes() {
+        let mut chains: Vec<_> = (0..LANES).map(crowd_leg).collect();
+        // The knee on the hip: a zero-length thigh.
+        chains[3].mid.translation = chains[3].start.translation;
+        let mut out = vec![unset(); LANES];
+        let kept = solve_chunk(&chains, &mut out, &padding());
+        let mut want = [true; LANES];
+        want[3] = false;
+        assert_eq!(kept, want);
+        for (c, got) in chains.iter().zip(&out) {
+            assert_matches(c, got);
+        }
+    }
+
+    #[test]
+    fn a_nan_target_gets_the_scalar_result_and_the_others_stay_in_the_lanes() {
+        let mut chains: Vec<_> = (0..LANES).map(crowd_leg).collect();
+        chains[5].opts.target = Vec3::new(f32::NAN, 0.0, 0.0);
+        chains[6].start.translation.x = f32::INFINITY;
+        let mut out = vec![unset(); LANES];
+        let kept = solve_chunk(&chains, &mut out, &padding());
+        let mut want = [true; LANES];
+        want[5] = false;
+        want[6] = false;
+        assert_eq!(kept, want);
+        for (c, got) in chains.iter().zip(&out) {
+            assert_matches(c, got);
+        }
+    }
+
+    #[test]
+    fn partial_batches_and_short_outputs_fill_what_fits() {
+        let chains: Vec<_> = (0..11).map(crowd_leg).collect();
+        let mut out = vec![unset(); 11];
+        solve_core_batch(&chains, &mut out);
+        for (c, got) in chains.iter().zip(&out) {
+            assert_matches(c, got);
+        }
+        // A shorter output: the first five chains, nothing else, no panic.
+        let mut short = vec![unset(); 5];
+        solve_core_batch(&chains, &mut short);
+        for (c, got) in chains.iter().zip(&short) {
+            assert_matches(c, got);
+        }
+        // A longer output: the tail is left alone.
+        let mut long = vec![unset(); 13];
+        solve_core_batch(&chains[..3], &mut long);
+        assert!(long[3..].iter().all(|r| *r == unset()));
+        solve_core_batch(&[], &mut long);
+    }
+}
