@@ -7,7 +7,9 @@
 //!   solve first restores its leg's original pose (`two_bone/restore_only`
 //!   is that copy alone). `two_bone_chain/*`: the same through a
 //!   `TwoBoneChain` checked once. `two_bone_core/*`: `solve_core` alone on
-//!   the hip, knee and ankle model matrices.
+//!   the hip, knee and ankle model matrices; `two_bone_core/full_batched`
+//!   is `full` through `solve_core_batch` (eight lanes at a time, all
+//!   4,096 legs in one call).
 //!
 //!   The hinge limit is built once, outside the timed loops, as a real
 //!   caller builds it once per chain: [`HingeLimit::new`] computes its unit
@@ -31,8 +33,9 @@ use std::hint::black_box;
 
 use animation::ik::batched::{TwoBoneBatch, TwoBoneBatchOut};
 use animation::ik::{
-    CcdIk, FabrikIk, HingeLimit, KneeStrategy, LANES, Pole, TwoBoneChain, TwoBoneIk,
-    TwoBoneOptions, solve_batch, solve_core, solve_model_space,
+    CcdIk, FabrikIk, HingeLimit, IkError, KneeStrategy, LANES, Pole, TwoBoneChain,
+    TwoBoneCoreInput, TwoBoneIk, TwoBoneOptions, solve_batch, solve_core, solve_core_batch,
+    solve_model_space,
 };
 use animation::{JointDef, Pose, Skeleton, Transform, local_to_model};
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
@@ -264,6 +267,25 @@ fn two_bone_core<M: Measurement>(c: &mut Criterion<M>) {
             })
         });
     }
+    // `full` through solve_core_batch: the same 4,096 legs and options,
+    // eight lanes at a time, in one call for all of them.
+    let full = variants[3].1;
+    let chains: Vec<TwoBoneCoreInput> = inputs
+        .iter()
+        .map(|(m, t, p)| TwoBoneCoreInput {
+            start: m[0],
+            mid: m[1],
+            end: m[2],
+            opts: full(*t, *p, hinge),
+        })
+        .collect();
+    let mut out = vec![Err(IkError::NonFinite { what: "unset" }); chains.len()];
+    group.bench_function("full_batched", |b| {
+        b.iter(|| {
+            solve_core_batch(black_box(&chains), &mut out);
+            black_box(&out);
+        })
+    });
     group.finish();
 }
 
