@@ -397,6 +397,19 @@ fn mul_cols(x: V8, y: V8, z: V8, v: V8) -> V8 {
     x * v.x + y * v.y + z * v.z
 }
 
+/// The start's inverse as its cofactor rows and 1 / determinant (a type
+/// rather than a closure, so that it is inlined into the AVX build too).
+#[derive(Clone, Copy)]
+struct InverseRows(V8, V8, V8, F8);
+
+impl InverseRows {
+    /// The inverse times `v` (the rows' products, then the reciprocal).
+    #[inline(always)]
+    fn apply(self, v: V8) -> V8 {
+        mul_rows(self.0, self.1, self.2, v) * self.3
+    }
+}
+
 /// `(r0·v, r1·v, r2·v)`: a matrix given by its rows times `v`.
 #[inline(always)]
 fn mul_rows(r0: V8, r1: V8, r2: V8, v: V8) -> V8 {
@@ -822,13 +835,13 @@ fn solve_lanes_inline(g: &Gathered) -> Solved {
     let det = sx.dot(c0);
     let mut fallback = !(det.abs().ge(SINGULAR_DET) & det.finite());
     let rdet = 1.0 / det;
-    let inv = |v: V8| mul_rows(c0, c1, c2, v) * rdet;
+    let inv = InverseRows(c0, c1, c2, rdet);
     let (ab, mb) = (pb - pa, pc - pb);
-    let b = inv(ab);
-    let c = inv(pc - pa);
-    let t = c + (inv(target - pa) - c) * w;
+    let b = inv.apply(ab);
+    let c = inv.apply(pc - pa);
+    let t = c + (inv.apply(target - pa) - c) * w;
     let s = c - b;
-    let hm_raw = inv(mul_cols(mx, my, mz, g.axis));
+    let hm_raw = inv.apply(mul_cols(mx, my, mz, g.axis));
     let (l1_sq, l2_sq, dist_sq) = (b.length_squared(), s.length_squared(), t.length_squared());
     let hm_sq = hm_raw.length_squared();
     fallback = fallback
@@ -842,7 +855,7 @@ fn solve_lanes_inline(g: &Gathered) -> Solved {
     let current = b * inv_l1;
 
     // The pole's hint, not normalized at full weight.
-    let raw = inv(g.pole);
+    let raw = inv.apply(g.pole);
     let perp = raw - n * raw.dot(n);
     let p2 = perp.length_squared();
     let fade_free = p2.ge(raw.length_squared() * (POLE_FALLBACK_SINE * POLE_FALLBACK_SINE));
