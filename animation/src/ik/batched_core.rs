@@ -8,7 +8,12 @@
 //! and twist of the start, and the end rotation by quaternion products with
 //! its branch-free rotation extraction and weighted power) once for all
 //! eight, branch-free per lane: every case is computed and the right one is
-//! selected, so the compiler turns each step into SIMD instructions.
+//! selected, so the compiler turns each step into SIMD instructions. Lane
+//! flags are full bit masks, so comparisons and selects stay packed. On
+//! x86-64 the kernel is compiled twice, for the baseline (two SSE registers
+//! per lane array) and for AVX (one register), and the AVX build runs where
+//! the processor has it; both use the same IEEE operations with no fused
+//! multiply-add, so they give the same bits (a test checks this).
 //!
 //! The vectorized case is the one a crowd uses: weight not zero, a hinge
 //! limit, a pole given as a direction (any twist), any soften, an end
