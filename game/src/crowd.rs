@@ -7,9 +7,12 @@
 //! frame, its input (the scripted "brains"), one simulation step, and then
 //! the pose pipeline stage by stage for the whole group
 //! ([`PosePipeline::run_stage`], same result per knight as
-//! [`PosePipeline::run`]); groups run in parallel on a rayon pool. Every
-//! knight's result depends only on its own state, so the crowd's poses are
-//! the same for any thread count.
+//! [`PosePipeline::run`]), except foot IK, whose leg solves go through the
+//! batched two-bone solver sixteen legs at a time
+//! ([`PosePipeline::foot_ik_group`], equal to the per-knight stage within
+//! 1e-5); groups run in parallel on a rayon pool. Every knight's result
+//! depends only on its own state, so the crowd's poses are the same for any
+//! thread count.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -304,6 +307,9 @@ fn group_frame(
     timing: &mut GroupTiming,
 ) {
     timing.worker = rayon::current_thread_index().unwrap_or(0);
+    if agents.is_empty() {
+        return;
+    }
     let mut inputs = [Input::default(); GROUP];
     let mut t = Instant::now();
     let lap = |stage: Stage, t: &mut Instant, timing: &mut GroupTiming| {
@@ -343,18 +349,29 @@ fn group_frame(
         }
     }
     lap(Stage::Sim, &mut t, timing);
+    let frame_inputs: [FrameInput; GROUP] = std::array::from_fn(|k| {
+        // A short last group repeats its first knight's input in the unused
+        // slots, which are never read.
+        let a = agents.get(k).unwrap_or(&agents[0]);
+        FrameInput {
+            level,
+            player: &a.player,
+            layers: &a.layers[..a.count],
+            climb_phase: a.anim.climb_phase(),
+            ik_enabled: true,
+            dt: DT,
+        }
+    });
+    let frame_inputs = &frame_inputs[..agents.len()];
     for stage in PoseStage::ALL {
         let _s = Scope::new(Stage::of_pose(stage));
-        for (a, p) in agents.iter().zip(pipelines.iter_mut()) {
-            let input = FrameInput {
-                level,
-                player: &a.player,
-                layers: &a.layers[..a.count],
-                climb_phase: a.anim.climb_phase(),
-                ik_enabled: true,
-                dt: DT,
-            };
-            p.run_stage(stage, character, &input);
+        if stage == PoseStage::FootIk {
+            // The group's legs go through the batched two-bone solver.
+            PosePipeline::foot_ik_group(pipelines, character, frame_inputs);
+        } else {
+            for (p, input) in pipelines.iter_mut().zip(frame_inputs) {
+                p.run_stage(stage, character, input);
+            }
         }
         lap(Stage::of_pose(stage), &mut t, timing);
     }
@@ -400,5 +417,56 @@ mod tests {
             q.run_stage(stage, &character, &input);
         }
         assert_eq!(p.palette(), q.palette());
+    }
+
+    /// The crowd's batched foot IK poses every knight as the per-knight
+    /// stage does, to the batched solver's rounding, on ground, slopes and
+    /// ladders alike.
+    #[test]
+    fn batched_foot_ik_matches_the_per_knight_stage() {
+        let character = Character::knight().unwrap();
+        let mut crowd = Crowd::new(Level::builtin(), Arc::new(character.clone()), 24, 5);
+        let (mut worst, mut legs) = (0.0f32, 0);
+        for _ in 0..90 {
+            crowd.frame();
+            let inputs: Vec<FrameInput> = crowd
+                .agents
+                .iter()
+                .map(|a| FrameInput {
+                    level: &crowd.level,
+                    player: &a.player,
+                    layers: &a.layers[..a.count],
+                    climb_phase: a.anim.climb_phase(),
+                    ik_enabled: true,
+                    dt: DT,
+                })
+                .collect();
+            let mut batched = crowd.pipelines.clone();
+            let mut single = crowd.pipelines.clone();
+            for p in [&mut batched, &mut single] {
+                for (q, input) in p.iter_mut().zip(&inputs) {
+                    q.run_stage(PoseStage::Sample, &character, input);
+                    q.run_stage(PoseStage::Blend, &character, input);
+                }
+            }
+            PosePipeline::foot_ik_group(&mut batched, &character, &inputs);
+            for (q, input) in single.iter_mut().zip(&inputs) {
+                q.run_stage(PoseStage::FootIk, &character, input);
+            }
+            for (b, s) in batched.iter().zip(&single) {
+                assert_eq!(b.debug.ik_errors, s.debug.ik_errors);
+                assert_eq!(b.debug.ik_errors, 0);
+                legs += b.debug.feet.iter().filter(|f| f.weight > 0.0).count();
+                for (mb, ms) in b.models.iter().zip(&s.models) {
+                    let d = (*mb - *ms).to_cols_array().map(f32::abs);
+                    worst = d.into_iter().fold(worst, f32::max);
+                }
+            }
+        }
+        assert!(legs > 1000, "only {legs} legs solved");
+        assert!(
+            worst <= 1e-5,
+            "batched and per-knight foot IK differ by {worst}"
+        );
     }
 }

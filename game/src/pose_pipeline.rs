@@ -9,7 +9,10 @@
 //!    with the knee hinge limited and the foot turned to the surface normal in
 //!    proportion to its contact weight, so a swinging foot keeps its animated
 //!    orientation. A swinging knee straightens beyond its animation at a
-//!    bounded speed, so a leg reaching down a stair never whips.
+//!    bounded speed, so a leg reaching down a stair never whips. A crowd
+//!    solves its legs batched: every knight's targets, then all legs in the
+//!    batched solver's lanes, then the corrections
+//!    ([`PosePipeline::foot_ik_group`]).
 //! 4. **Ladder IK**: hands and feet onto rungs, phase-locked to the climb
 //!    cycle. The rung a limb holds is chosen once per grip, from where the
 //!    animation puts the limb in the middle of that grip, and the correction
@@ -23,17 +26,22 @@
 
 use std::f32::consts::PI;
 
-use animation::ik::two_bone::{KneeStrategy, Pole, TwoBoneOptions};
+use animation::ik::two_bone::{KneeStrategy, Pole, TwoBoneCorrection, TwoBoneOptions};
+use animation::ik::{IkError, TwoBoneCoreInput, solve_core_batch};
 use animation::{
     BlendLayer, Pose, SamplingCursor, Transform, Wrap, blend, local_to_model, palette,
     palette_in_place, sample, translate_subtree,
 };
-use glam::{Mat4, Quat, Vec2, Vec3};
+use glam::{Affine3A, Mat4, Quat, Vec2, Vec3};
 
 use crate::anim_state::{Layer, MAX_LAYERS};
 use crate::character::{Character, Grip, Limb};
 use crate::player::{Locomotion, Player};
 use crate::world::{GroundSegment, Ladder, Level};
+
+/// Characters whose legs [`PosePipeline::foot_ik_group`] gathers into one
+/// batched call: sixteen legs, two sets of the batched solver's eight lanes.
+pub const GROUP_KNIGHTS: usize = 8;
 
 /// The most the pelvis is lowered for the feet, metres. Half the knight's leg:
 /// lower than this the pose reads as kneeling, and no walkable slope (≤ 45°)
@@ -283,6 +291,11 @@ pub struct PosePipeline {
     /// (legs, then up to two arms): all that foot and ladder IK read of the
     /// animated pose.
     limb_animated: [[Mat4; 3]; 4],
+    /// This frame's two-bone options for each leg, set by foot IK's first
+    /// half (targets, pelvis drop, knee straightening) for its second (the
+    /// solves, one leg at a time or a crowd's legs batched); `None` for a
+    /// leg foot IK leaves alone.
+    leg_opts: [Option<TwoBoneOptions>; 2],
     /// Model matrices after IK (in a [`PosePipeline::lean`] pipeline, once
     /// the palette stage has run, they hold the palette instead).
     pub models: Vec<Mat4>,
@@ -307,6 +320,7 @@ impl PosePipeline {
             pose: character.skeleton.rest_pose(),
             animated: vec![Mat4::IDENTITY; n],
             limb_animated: [[Mat4::IDENTITY; 3]; 4],
+            leg_opts: [None; 2],
             models: vec![Mat4::IDENTITY; n],
             palette: vec![Mat4::IDENTITY; n],
             world: Mat4::IDENTITY,
@@ -393,9 +407,8 @@ impl PosePipeline {
                 self.place(c, input);
             }
             PoseStage::FootIk => {
-                if input.ik_enabled {
-                    self.foot_ik(c, input);
-                }
+                self.foot_ik_targets(c, input);
+                self.solve_legs(c);
             }
             PoseStage::LadderIk => {
                 if input.ik_enabled {
@@ -844,12 +857,90 @@ impl PosePipeline {
                 weight: gw,
                 ..TwoBoneOptions::new(targets[i])
             };
+            self.leg_opts[i] = Some(opts);
+        }
+    }
+
+    /// Step 3, first half: [`PosePipeline::foot_ik`] when IK is on, leaving
+    /// each leg's two-bone options in `leg_opts` (none when IK is off).
+    fn foot_ik_targets(&mut self, c: &Character, input: &FrameInput) {
+        self.leg_opts = [None; 2];
+        if input.ik_enabled {
+            self.foot_ik(c, input);
+        }
+    }
+
+    /// Step 3, second half: each leg's two-bone solve toward its options.
+    fn solve_legs(&mut self, c: &Character) {
+        for (leg, opts) in c.legs.iter().zip(self.leg_opts) {
+            let Some(opts) = opts else { continue };
             if leg
                 .chain
                 .solve(&opts, &c.skeleton, &mut self.pose, &mut self.models)
                 .is_err()
             {
                 self.debug.ik_errors += 1;
+            }
+        }
+    }
+
+    /// Step 3 for a group of characters posed with the same `character`
+    /// (a crowd's group; `inputs[k]` is `pipelines[k]`'s frame): every
+    /// character's foot-IK targets first, then all their legs' two-bone cores
+    /// in one batched call ([`solve_core_batch`], eight legs per set of SIMD
+    /// lanes), then each leg's corrections applied. The poses equal
+    /// [`PosePipeline::run_stage`]'s for [`PoseStage::FootIk`] within the
+    /// batched solver's agreement with the scalar one (1e-5); the other
+    /// stages are unchanged. Allocates nothing: legs are gathered
+    /// [`GROUP_KNIGHTS`] characters at a time in stack arrays.
+    pub fn foot_ik_group(pipelines: &mut [PosePipeline], c: &Character, inputs: &[FrameInput]) {
+        const LEGS: usize = 2 * GROUP_KNIGHTS;
+        let unused = TwoBoneCoreInput {
+            start: Affine3A::IDENTITY,
+            mid: Affine3A::IDENTITY,
+            end: Affine3A::IDENTITY,
+            opts: TwoBoneOptions::new(Vec3::ZERO),
+        };
+        for (group, inputs) in pipelines
+            .chunks_mut(GROUP_KNIGHTS)
+            .zip(inputs.chunks(GROUP_KNIGHTS))
+        {
+            let mut chains = [unused; LEGS];
+            // Which character and leg each gathered chain belongs to.
+            let mut owner = [(0usize, 0usize); LEGS];
+            let mut n = 0;
+            for (k, (p, input)) in group.iter_mut().zip(inputs).enumerate() {
+                p.foot_ik_targets(c, input);
+                for (i, leg) in c.legs.iter().enumerate() {
+                    let Some(opts) = p.leg_opts[i] else { continue };
+                    match leg.chain.prepare(&opts, &c.skeleton, &p.pose, &p.models) {
+                        Ok([start, mid, end]) => {
+                            chains[n] = TwoBoneCoreInput {
+                                start,
+                                mid,
+                                end,
+                                opts,
+                            };
+                            owner[n] = (k, i);
+                            n += 1;
+                        }
+                        Err(_) => p.debug.ik_errors += 1,
+                    }
+                }
+            }
+            let mut fixes: [Result<TwoBoneCorrection, IkError>; LEGS] =
+                std::array::from_fn(|_| Err(IkError::NonFinite { what: "unsolved" }));
+            solve_core_batch(&chains[..n], &mut fixes[..n]);
+            for ((chain, &(k, i)), fix) in chains[..n].iter().zip(&owner[..n]).zip(&fixes[..n]) {
+                let p = &mut group[k];
+                let applied = fix.as_ref().map_err(Clone::clone).and_then(|fix| {
+                    c.legs[i]
+                        .chain
+                        .apply(fix, &chain.opts, &c.skeleton, &mut p.pose, &mut p.models)
+                });
+                if applied.is_err() {
+                    p.debug.ik_errors += 1;
+                }
             }
         }
     }

@@ -1508,7 +1508,10 @@ impl TwoBoneChain {
     /// re-propagates `models` for the start joint and its descendants.
     ///
     /// `skeleton` must be the one the chain was checked against and `models`
-    /// the model matrices of `pose`. On error nothing is written.
+    /// the model matrices of `pose`. On error nothing is written. The same as
+    /// [`TwoBoneChain::prepare`], [`solve_core`] on its matrices, then
+    /// [`TwoBoneChain::apply`]; a caller solving many chains at once runs
+    /// the middle step batched instead.
     pub fn solve(
         &self,
         opts: &TwoBoneOptions,
@@ -1516,6 +1519,22 @@ impl TwoBoneChain {
         pose: &mut Pose,
         models: &mut [Mat4],
     ) -> Result<TwoBoneResult, IkError> {
+        let [s, m, e] = self.prepare(opts, skeleton, pose, models)?;
+        let fix = solve_core(&s, &m, &e, opts)?;
+        self.apply(&fix, opts, skeleton, pose, models)
+    }
+
+    /// The checks of [`TwoBoneChain::solve`] before its core: buffer lengths,
+    /// the options, finite model matrices and local rotations of the three
+    /// joints. Returns the start, mid and end model matrices for
+    /// [`solve_core`] (or a batched solve of many chains).
+    pub fn prepare(
+        &self,
+        opts: &TwoBoneOptions,
+        skeleton: &Skeleton,
+        pose: &Pose,
+        models: &[Mat4],
+    ) -> Result<[Affine3A; 3], IkError> {
         let len = self.joints;
         if skeleton.len() != len || pose.len() != len || models.len() != len {
             return Err(IkError::InvalidParameter {
@@ -1545,12 +1564,34 @@ impl TwoBoneChain {
                 what: "local rotation of the chain",
             });
         }
-        let fix = solve_core(
-            &Affine3A::from_mat4(*ms),
-            &Affine3A::from_mat4(*mm),
-            &Affine3A::from_mat4(*me),
-            opts,
-        )?;
+        Ok([
+            Affine3A::from_mat4(*ms),
+            Affine3A::from_mat4(*mm),
+            Affine3A::from_mat4(*me),
+        ])
+    }
+
+    /// The rest of [`TwoBoneChain::solve`] once its core has run: applies
+    /// `fix` (the core's result for `opts` on the matrices
+    /// [`TwoBoneChain::prepare`] returned) to the local rotations in `pose`
+    /// and re-propagates `models` from the start joint down. Nothing is
+    /// written if the corrected rotations are not finite.
+    pub fn apply(
+        &self,
+        fix: &TwoBoneCorrection,
+        opts: &TwoBoneOptions,
+        skeleton: &Skeleton,
+        pose: &mut Pose,
+        models: &mut [Mat4],
+    ) -> Result<TwoBoneResult, IkError> {
+        let len = self.joints;
+        if skeleton.len() != len || pose.len() != len || models.len() != len {
+            return Err(IkError::InvalidParameter {
+                what: "pose",
+                reason: "skeleton, pose or model buffer length differs from the chain's skeleton",
+            });
+        }
+        let (s, m, e) = (self.start, self.mid, self.end);
         if opts.weight == 0.0 {
             let residual = (fix.end_position - opts.target).length();
             return Ok(TwoBoneResult {
@@ -1558,6 +1599,11 @@ impl TwoBoneChain {
                 residual,
             });
         }
+        let (rs, rm, re) = (
+            pose.locals[s].rotation,
+            pose.locals[m].rotation,
+            pose.locals[e].rotation,
+        );
         // Quat::normalize's arithmetic (1 / √(q·q), then the product), the
         // three roots and reciprocals side by side.
         let (qs, qm, qe) = (rs * fix.start, rm * fix.mid, re * fix.end);
