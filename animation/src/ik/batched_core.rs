@@ -1208,6 +1208,8 @@ mod tests {
         use proptest::strategy::ValueTree;
         use proptest::test_runner::TestRunner;
         if !std::arch::is_x86_feature_detected!("avx") {
+            // Said, not silent: on such a machine only the baseline build runs.
+            eprintln!("SKIPPED the_avx_and_baseline_lanes_agree_bit_for_bit: this CPU has no AVX");
             return;
         }
         let mut runner = TestRunner::deterministic();
