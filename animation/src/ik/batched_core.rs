@@ -678,39 +678,16 @@ fn gather(chunk: &[TwoBoneCoreInput], pad: &TwoBoneCoreInput) -> ([bool; LANES],
             }
             _ => pad,
         };
-        let (s, m, e) = (&c.start, &c.mid, &c.end);
-        for (j, col) in [
-            s.matrix3.x_axis,
-            s.matrix3.y_axis,
-            s.matrix3.z_axis,
-            s.translation,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            put(&mut g.s[j], i, col.into());
-        }
-        for (j, col) in [
-            m.matrix3.x_axis,
-            m.matrix3.y_axis,
-            m.matrix3.z_axis,
-            m.translation,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            put(&mut g.m[j], i, col.into());
-        }
-        for (j, col) in [
-            e.matrix3.x_axis,
-            e.matrix3.y_axis,
-            e.matrix3.z_axis,
-            e.translation,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            put(&mut g.e[j], i, col.into());
+        for (lanes, a) in [(&mut g.s, &c.start), (&mut g.m, &c.mid), (&mut g.e, &c.end)] {
+            let cols = [
+                a.matrix3.x_axis,
+                a.matrix3.y_axis,
+                a.matrix3.z_axis,
+                a.translation,
+            ];
+            for (lane, col) in lanes.iter_mut().zip(cols) {
+                put(lane, i, col.into());
+            }
         }
         let o = &c.opts;
         put(&mut g.target, i, o.target);
