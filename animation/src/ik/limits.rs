@@ -5,7 +5,7 @@
 use glam::{Quat, Vec3, Vec3A};
 
 use super::IkError;
-use super::math::{DEGENERATE_LEN_SQ, rotation_between, sin_cos_inline};
+use super::math::{DEGENERATE_LEN_SQ, finite3, rotation_between, sin_cos_inline};
 
 /// A hinge: the joint turns only about `axis` (in the joint's local frame),
 /// by a signed angle within `[min, max]` radians.
@@ -81,9 +81,35 @@ impl HingeLimit {
         (self.min_sin_cos, self.max_sin_cos)
     }
 
+    /// Whether [`HingeLimit::validate`] accepts the limit, as one line of
+    /// comparisons joined without short-circuits (no branches): a NaN or an
+    /// infinity fails the range comparisons on its own, so only the axis
+    /// needs an explicit finiteness test.
+    #[inline(always)]
+    pub fn is_valid(&self) -> bool {
+        let pi = std::f32::consts::PI;
+        let a = self.axis;
+        finite3(a)
+            & (a.length_squared() >= DEGENERATE_LEN_SQ)
+            & (self.min >= -pi)
+            & (self.max <= pi)
+            & (self.min <= self.max)
+    }
+
     /// Checks that the axis is finite and non-zero and the range is ordered
-    /// within [-π, π].
+    /// within [-π, π]. Valid limits take one branch ([`HingeLimit::is_valid`]);
+    /// only a refused one walks the checks to name its reason.
     pub fn validate(&self) -> Result<(), IkError> {
+        if self.is_valid() {
+            Ok(())
+        } else {
+            self.check_each()
+        }
+    }
+
+    /// The checks of [`Self::validate`] one by one, each with its reason:
+    /// the first that fails is returned.
+    pub(crate) fn check_each(&self) -> Result<(), IkError> {
         if !self.axis.is_finite() || !self.min.is_finite() || !self.max.is_finite() {
             return Err(IkError::NonFinite {
                 what: "hinge limit",

@@ -192,6 +192,14 @@ pub fn recip4(v: [f32; 4]) -> [f32; 4] {
     (glam::Vec4::ONE / glam::Vec4::from_array(v)).to_array()
 }
 
+/// Whether every component of `v` is finite, by `x · 0 == 0` (NaN for an
+/// infinity or a NaN) on all three at once: no branches.
+#[inline(always)]
+pub fn finite3(v: Vec3) -> bool {
+    let a = glam::Vec3A::from(v);
+    (a * 0.0).cmpeq(glam::Vec3A::ZERO).all()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

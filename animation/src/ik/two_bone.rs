@@ -45,8 +45,8 @@ use glam::{Affine3A, Mat3A, Mat4, Quat, Vec3, Vec3A, Vec3Swizzles, Vec4};
 use super::IkError;
 use super::limits::HingeLimit;
 use super::math::{
-    ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ, any_perpendicular, atan2, recip4, rotation_between,
-    sin_cos, sin_cos_inline, sqrt4,
+    ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ, any_perpendicular, atan2, finite3, recip4,
+    rotation_between, sin_cos, sin_cos_inline, sqrt4,
 };
 use crate::pose::{Pose, local_to_model_from};
 use crate::skeleton::Skeleton;
@@ -331,9 +331,47 @@ impl TwoBoneOptions {
         }
     }
 
-    /// Checks every setting: finite, and within its documented range.
-    /// A handful of scalar comparisons; no allocation.
+    /// Whether [`TwoBoneOptions::validate`] accepts the options: the same
+    /// checks as one line of comparisons joined without short-circuits, so
+    /// that the per-solve check is a few packed instructions instead of a
+    /// chain of branches. A NaN or an infinity fails each range comparison
+    /// on its own; only the vectors need explicit finiteness tests.
+    #[inline(always)]
+    pub fn is_valid(&self) -> bool {
+        let (w, s) = (self.weight, self.soften);
+        let mut ok = finite3(self.target) & (0.0..=1.0).contains(&w) & (s > 0.0) & (s <= 1.0);
+        if let KneeStrategy::Pole { pole, twist } = self.knee {
+            let v = match pole {
+                Pole::Point(p) | Pole::Direction(p) => p,
+            };
+            ok &= finite3(v) & twist.is_finite();
+        }
+        if let Some(h) = &self.hinge {
+            ok &= h.is_valid();
+        }
+        if let Some((q, ew)) = self.end_rotation {
+            let q = glam::Vec4::from(q);
+            ok &= ((q * 0.0).cmpeq(glam::Vec4::ZERO).all())
+                & (q.length_squared() >= DEGENERATE_LEN_SQ)
+                & (0.0..=1.0).contains(&ew);
+        }
+        ok
+    }
+
+    /// Checks every setting: finite, and within its documented range. Valid
+    /// options take one branch ([`TwoBoneOptions::is_valid`]); only refused
+    /// ones walk the checks to name their reason. No allocation.
     pub fn validate(&self) -> Result<(), IkError> {
+        if self.is_valid() {
+            Ok(())
+        } else {
+            self.check_each()
+        }
+    }
+
+    /// The checks of [`Self::validate`] one by one, each with its reason:
+    /// the first that fails is returned.
+    pub(crate) fn check_each(&self) -> Result<(), IkError> {
         if !self.target.is_finite() {
             return Err(IkError::NonFinite { what: "target" });
         }
@@ -426,7 +464,7 @@ pub struct TwoBoneCorrection {
 
 impl TwoBoneCorrection {
     /// No correction: the chain stays where it is.
-    fn identity(end_position: Vec3A, reached: bool) -> Self {
+    pub(crate) fn identity(end_position: Vec3A, reached: bool) -> Self {
         Self {
             start: Quat::IDENTITY,
             mid: Quat::IDENTITY,

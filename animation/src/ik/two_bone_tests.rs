@@ -703,3 +703,76 @@ proptest! {
         prop_assert!(fast.abs_diff_eq(Quat::IDENTITY.slerp(r, k), 2e-6));
     }
 }
+
+/// A float that is often special: NaN, ±infinity, zero, the edges of the
+/// documented ranges (0, 1, ±π) and just past them, or any value.
+fn edgy() -> impl Strategy<Value = f32> {
+    let pi = std::f32::consts::PI;
+    prop_oneof![
+        Just(f32::NAN),
+        Just(f32::INFINITY),
+        Just(f32::NEG_INFINITY),
+        Just(0.0f32),
+        Just(-0.0f32),
+        Just(1.0f32),
+        Just(1.0 + f32::EPSILON),
+        Just(-f32::MIN_POSITIVE),
+        Just(pi),
+        Just(-pi),
+        Just(pi.next_up()),
+        Just((-pi).next_down()),
+        Just(1e-7f32),
+        -4.0f32..4.0,
+    ]
+}
+
+fn edgy_vec() -> impl Strategy<Value = Vec3> {
+    (edgy(), edgy(), edgy()).prop_map(|(x, y, z)| Vec3::new(x, y, z))
+}
+
+fn edgy_options() -> impl Strategy<Value = TwoBoneOptions> {
+    let knee = prop_oneof![
+        Just(KneeStrategy::MinimalMotion),
+        Just(KneeStrategy::PosePreserving),
+        (edgy_vec(), edgy(), any::<bool>()).prop_map(|(p, twist, point)| KneeStrategy::Pole {
+            pole: if point {
+                Pole::Point(p)
+            } else {
+                Pole::Direction(p)
+            },
+            twist,
+        }),
+    ];
+    let hinge = prop::option::of(
+        (edgy_vec(), edgy(), edgy()).prop_map(|(a, lo, hi)| HingeLimit::new(a, lo, hi)),
+    );
+    let end = prop::option::of(
+        ((edgy(), edgy(), edgy(), edgy()), edgy())
+            .prop_map(|((x, y, z, w), ew)| (Quat::from_xyzw(x, y, z, w), ew)),
+    );
+    (edgy_vec(), knee, edgy(), hinge, end, edgy()).prop_map(
+        |(target, knee, soften, hinge, end_rotation, weight)| TwoBoneOptions {
+            target,
+            knee,
+            soften,
+            hinge,
+            end_rotation,
+            weight,
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(10_000))]
+
+    /// The branch-free validity checks accept exactly what the
+    /// one-by-one checks accept, special values included.
+    #[test]
+    fn is_valid_agrees_with_the_checks_one_by_one(o in edgy_options()) {
+        prop_assert_eq!(o.is_valid(), o.check_each().is_ok(), "{:?}", o);
+        prop_assert_eq!(o.validate().is_ok(), o.is_valid());
+        if let Some(h) = &o.hinge {
+            prop_assert_eq!(h.is_valid(), h.check_each().is_ok(), "{:?}", h);
+        }
+    }
+}
