@@ -37,7 +37,7 @@ use glam::{Affine3A, Quat, Vec3};
 
 use super::IkError;
 use super::batched::LANES;
-use super::math::{ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ, sin_cos_inline};
+use super::math::{ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ, sin_cos_inline, sin_cos_series_of};
 use super::two_bone::{
     CONFORMAL_TOLERANCE, DEGENERATE_LEN, FAST_AIM_MIN_W, FAST_HALF_TURN_NORM_SQ, FAST_MIN_LEN_SQ,
     KneeStrategy, POLE_FALLBACK_SINE, Pole, REACHED_RELATIVE_TOLERANCE, SINGULAR_DET,
@@ -740,21 +740,6 @@ fn columns(c: &TwoBoneCoreInput, which: usize) -> [glam::Vec3A; 4] {
     ]
 }
 
-/// [`super::math::sin_cos_inline`]'s series for `r` in [-π/4, π/4] in
-/// lanes: the same operations in the same order, so the same bits.
-#[inline(always)]
-fn sin_cos_series8(r: F8) -> (F8, F8) {
-    let r2 = r * r;
-    let s = r + r
-        * r2
-        * (-1.0 / 6.0 + r2 * (1.0 / 120.0 + r2 * (-1.0 / 5040.0 + r2 * (1.0 / 362_880.0))));
-    let c = 1.0
-        + r2 * (-0.5
-            + r2 * (1.0 / 24.0
-                + r2 * (-1.0 / 720.0 + r2 * (1.0 / 40_320.0 - r2 * (1.0 / 3_628_800.0)))));
-    (s, c)
-}
-
 /// The pole twist's sine and cosine per lane, bit for bit as
 /// [`super::math::sin_cos_inline`] gives them: the series within [-π/4,
 /// π/4], the series of a quarter angle doubled twice within [-π, π], and
@@ -764,8 +749,8 @@ fn sin_cos_series8(r: F8) -> (F8, F8) {
 fn twist_sin_cos(g: &Gathered) -> (F8, F8) {
     let t = g.twist;
     let a = t.abs();
-    let (s1, c1) = sin_cos_series8(t);
-    let (s4, c4) = sin_cos_series8(t * 0.25);
+    let (s1, c1) = sin_cos_series_of(t);
+    let (s4, c4) = sin_cos_series_of(t * 0.25);
     let (s4, c4) = (2.0 * s4 * c4, (c4 - s4) * (c4 + s4));
     let (s4, c4) = (2.0 * s4 * c4, (c4 - s4) * (c4 + s4));
     let small = a.le(std::f32::consts::FRAC_PI_4);

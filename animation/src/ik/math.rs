@@ -1,5 +1,7 @@
 //! Small vector and quaternion helpers shared by the solvers.
 
+use std::ops::{Add, Mul, Sub};
+
 use glam::{Quat, Vec3};
 
 /// Below this squared length a direction is treated as degenerate (zero).
@@ -108,14 +110,27 @@ pub fn sin_cos_inline(x: f32) -> (f32, f32) {
 /// (Taylor to the 11th and 12th order, truncation below 2e-9).
 #[inline(always)]
 fn sin_cos_series(r: f32) -> (f32, f32) {
+    sin_cos_series_of(r)
+}
+
+/// [`sin_cos_series`] for any number type with f32 arithmetic: `f32`
+/// itself, or the batched solver's SIMD lanes, which thus compute the same
+/// operations in the same order and get the same bits.
+#[inline(always)]
+pub(crate) fn sin_cos_series_of<T>(r: T) -> (T, T)
+where
+    T: Copy + Add<Output = T> + Mul<Output = T> + Mul<f32, Output = T>,
+    f32: Add<T, Output = T> + Sub<T, Output = T>,
+{
     let r2 = r * r;
     let s = r + r
         * r2
-        * (-1.0 / 6.0 + r2 * (1.0 / 120.0 + r2 * (-1.0 / 5040.0 + r2 * (1.0 / 362_880.0))));
-    let c = 1.0
-        + r2 * (-0.5
-            + r2 * (1.0 / 24.0
-                + r2 * (-1.0 / 720.0 + r2 * (1.0 / 40_320.0 - r2 * (1.0 / 3_628_800.0)))));
+        * (-1.0f32 / 6.0
+            + r2 * (1.0f32 / 120.0 + r2 * (-1.0f32 / 5040.0 + r2 * (1.0f32 / 362_880.0))));
+    let c = 1.0f32
+        + r2 * (-0.5f32
+            + r2 * (1.0f32 / 24.0
+                + r2 * (-1.0f32 / 720.0 + r2 * (1.0f32 / 40_320.0 - r2 * (1.0f32 / 3_628_800.0)))));
     (s, c)
 }
 
