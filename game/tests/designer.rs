@@ -10,9 +10,6 @@
 mod common;
 use common::*;
 
-use std::path::Path;
-use std::process::Command;
-
 /// A 24×10 map of 32 px tiles: a floor, a 2 m wall on the right with a
 /// ladder up it (object 3, top at y = 128 px, 128 px tall), one slope tile.
 fn level() -> String {
@@ -70,9 +67,7 @@ fn level() -> String {
 fn drag_a_ladder_top_save_and_survive_a_broken_reload() {
     require("xvfb-run", "xvfb xauth");
     require("xdotool", "xdotool");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("designer-e2e");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("designer-e2e");
     let tmx = dir.join("copy.tmx");
     let original = level();
     std::fs::write(&tmx, &original).unwrap();
@@ -119,17 +114,8 @@ echo "exit $?""#,
         dir = dir.display(),
         runtime = runtime.display(),
     );
-    let out = Command::new("timeout")
-        .args([
-            "300",
-            "xvfb-run",
-            "-a",
-            "-s",
-            "-screen 0 1280x720x24",
-            "sh",
-            "-c",
-            &script,
-        ])
+    let out = xvfb("1280x720x24")
+        .args(["sh", "-c", &script])
         .output()
         .expect("running xvfb-run");
     let stdout = String::from_utf8_lossy(&out.stdout);

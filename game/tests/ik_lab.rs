@@ -8,9 +8,6 @@
 mod common;
 use common::*;
 
-use std::path::Path;
-use std::process::Command;
-
 /// Minimum distinct colours of a picture with a panel, text and chains: a
 /// blank or single-colour frame has 1–2.
 const MIN_COLOURS: usize = 12;
@@ -21,17 +18,10 @@ const MIN_CHANGED_PIXELS: usize = 200;
 #[test]
 fn scripted_target_moves_the_chains_in_a_real_window() {
     require("xvfb-run", "xvfb xauth");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ik-lab-e2e");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("ik-lab-e2e");
     let bin = env!("CARGO_BIN_EXE_ironstep");
-    let out = Command::new("timeout")
+    let out = xvfb("1024x768x24")
         .args([
-            "300",
-            "xvfb-run",
-            "-a",
-            "-s",
-            "-screen 0 1024x768x24",
             bin,
             "ik-lab",
             "--window-size",
@@ -94,9 +84,7 @@ fn expected_drag_target(size: (u32, u32), cursor: glam::Vec2) -> glam::Vec3 {
 fn mouse_drag_and_wheel_move_the_target() {
     require("xvfb-run", "xvfb xauth");
     require("xdotool", "xdotool");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ik-lab-mouse");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("ik-lab-mouse");
     let bin = env!("CARGO_BIN_EXE_ironstep");
     // Real pointer events (XTEST): press in the scene, drag to (560, 120),
     // release, then two wheel-up clicks push the target toward the viewer.
@@ -119,17 +107,8 @@ xdotool click 4
 wait $lab"#,
         dir = dir.display()
     );
-    let out = Command::new("timeout")
-        .args([
-            "300",
-            "xvfb-run",
-            "-a",
-            "-s",
-            "-screen 0 1024x768x24",
-            "sh",
-            "-c",
-            &script,
-        ])
+    let out = xvfb("1024x768x24")
+        .args(["sh", "-c", &script])
         .output()
         .expect("running xvfb-run");
     let stdout = String::from_utf8_lossy(&out.stdout);

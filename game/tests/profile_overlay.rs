@@ -6,25 +6,17 @@
 //! Needs `xvfb-run` (tests/run installs it); without it the test fails with
 //! what to install rather than skipping.
 
+mod common;
+use common::*;
+
 use std::path::Path;
-use std::process::Command;
 
 #[test]
 fn f3_overlay_renders_in_the_window() {
-    let found = Command::new("sh")
-        .args(["-c", "command -v xvfb-run"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found,
-        "`xvfb-run` is missing: apt-get install xvfb xauth (or run tests/run)"
-    );
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("profile-overlay");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    require("xvfb-run", "xvfb xauth");
+    let dir = fresh_dir("profile-overlay");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scripts/slopes_walk.txt");
-    let out = Command::new("timeout")
-        .args(["300", "xvfb-run", "-a", "-s", "-screen 0 1280x720x24"])
+    let out = xvfb("1280x720x24")
         .arg(env!("CARGO_BIN_EXE_ironstep"))
         .args(["play", "--profile", "--window-size", "960x540"])
         .args(["--exit-after", "30", "--screenshot-at", "28"])

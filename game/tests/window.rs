@@ -9,15 +9,12 @@ mod common;
 use common::*;
 
 use std::path::Path;
-use std::process::Command;
 
 #[test]
 fn keys_walk_the_knight_in_a_real_window() {
     require("xvfb-run", "xvfb xauth");
     require("xdotool", "xdotool");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("window-e2e");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("window-e2e");
     let bin = env!("CARGO_BIN_EXE_ironstep");
     // The game quits by itself after 120 frames; meanwhile xdotool finds its
     // window, focuses it and holds the right arrow for three seconds.
@@ -32,17 +29,8 @@ xdotool keyup Right
 wait $game"#,
         dir = dir.display()
     );
-    let out = Command::new("timeout")
-        .args([
-            "300",
-            "xvfb-run",
-            "-a",
-            "-s",
-            "-screen 0 1024x768x24",
-            "sh",
-            "-c",
-            &script,
-        ])
+    let out = xvfb("1024x768x24")
+        .args(["sh", "-c", &script])
         .output()
         .expect("run xvfb-run");
     let stdout = String::from_utf8_lossy(&out.stdout);
