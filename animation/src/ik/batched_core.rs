@@ -37,7 +37,10 @@ use glam::{Affine3A, Quat, Vec3};
 
 use super::IkError;
 use super::batched::LANES;
-use super::math::{ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ, sin_cos_inline, sin_cos_series_of};
+use super::math::{
+    ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ, atan_series_of, sin_cos_inline, sin_cos_series_of,
+    sin_cos_twice_of,
+};
 use super::two_bone::{
     CONFORMAL_TOLERANCE, DEGENERATE_LEN, FAST_AIM_MIN_W, FAST_HALF_TURN_NORM_SQ, FAST_MIN_LEN_SQ,
     KneeStrategy, POLE_FALLBACK_SINE, Pole, REACHED_RELATIVE_TOLERANCE, SINGULAR_DET,
@@ -624,22 +627,9 @@ fn turn_power(r: Q8, k: F8) -> Q8 {
     let big = a.gt(0.414_213_57);
     let z = sel(big, a_folded, a);
     let base = sel(big, std::f32::consts::FRAC_PI_4, 0.0);
-    let t = z * z;
-    let (t2, t4) = (t * t, t * t * (t * t));
-    let p01 = (1.0 - t * (1.0 / 3.0)) + t2 * (1.0 / 5.0 - t * (1.0 / 7.0));
-    let p23 = (1.0 / 9.0 - t * (1.0 / 11.0)) + t2 * (1.0 / 13.0 - t * (1.0 / 15.0));
-    let atan = base + z * (p01 + t4 * (p23 + t4 * (1.0 / 17.0)));
+    let atan = base + atan_series_of(z);
     let phi = sel(sv.gt(rw), std::f32::consts::FRAC_PI_2 - atan, atan);
-    let x = phi * k * 0.5;
-    let x2 = x * x;
-    let x4 = x2 * x2;
-    let sin_x = x + x
-        * x2
-        * ((-1.0 / 6.0 + x2 * (1.0 / 120.0)) + x4 * (-1.0 / 5040.0 + x2 * (1.0 / 362_880.0)));
-    let cos_x = 1.0
-        + x2 * ((-0.5 + x2 * (1.0 / 24.0))
-            + x4 * ((-1.0 / 720.0 + x2 * (1.0 / 40_320.0)) - x4 * (1.0 / 3_628_800.0)));
-    let (sn, cs) = (2.0 * sin_x * cos_x, (cos_x - sin_x) * (cos_x + sin_x));
+    let (sn, cs) = sin_cos_twice_of(phi * k * 0.5);
     let turned = Q8::of(v * (sn * inv_sv), cs);
     let zero = sv.le(0.0);
     Q8 {

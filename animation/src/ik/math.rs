@@ -207,6 +207,45 @@ pub fn recip4(v: [f32; 4]) -> [f32; 4] {
     (glam::Vec4::ONE / glam::Vec4::from_array(v)).to_array()
 }
 
+/// `atan(z)` for `z` in [-tan(π/8), tan(π/8)]: the odd Taylor series to
+/// z¹⁷ by Estrin's scheme (a short dependency chain), for any number type
+/// with f32 arithmetic: `f32`, or the batched solver's SIMD lanes, which
+/// thus compute the same operations in the same order and get the same
+/// bits.
+#[inline(always)]
+pub(crate) fn atan_series_of<T>(z: T) -> T
+where
+    T: Copy + Add<Output = T> + Mul<Output = T> + Mul<f32, Output = T>,
+    f32: Sub<T, Output = T>,
+{
+    let t = z * z;
+    let (t2, t4) = (t * t, t * t * (t * t));
+    let p01 = (1.0f32 - t * (1.0f32 / 3.0)) + t2 * (1.0f32 / 5.0 - t * (1.0f32 / 7.0));
+    let p23 = (1.0f32 / 9.0 - t * (1.0f32 / 11.0)) + t2 * (1.0f32 / 13.0 - t * (1.0f32 / 15.0));
+    z * (p01 + t4 * (p23 + t4 * (1.0f32 / 17.0)))
+}
+
+/// `(sin 2x, cos 2x)` for `x` in [0, π/4]: the sine and cosine series of
+/// `x` by Estrin's scheme, then the double-angle formulas. Generic like
+/// [`atan_series_of`], for the same reason.
+#[inline(always)]
+pub(crate) fn sin_cos_twice_of<T>(x: T) -> (T, T)
+where
+    T: Copy + Add<Output = T> + Sub<Output = T> + Mul<Output = T> + Mul<f32, Output = T>,
+    f32: Add<T, Output = T> + Mul<T, Output = T>,
+{
+    let x2 = x * x;
+    let x4 = x2 * x2;
+    let sin_x = x + x
+        * x2
+        * ((-1.0f32 / 6.0 + x2 * (1.0f32 / 120.0))
+            + x4 * (-1.0f32 / 5040.0 + x2 * (1.0f32 / 362_880.0)));
+    let cos_x = 1.0f32
+        + x2 * ((-0.5f32 + x2 * (1.0f32 / 24.0))
+            + x4 * ((-1.0f32 / 720.0 + x2 * (1.0f32 / 40_320.0)) - x4 * (1.0f32 / 3_628_800.0)));
+    (2.0f32 * sin_x * cos_x, (cos_x - sin_x) * (cos_x + sin_x))
+}
+
 /// Whether every component of `v` is finite, by `x · 0 == 0` (NaN for an
 /// infinity or a NaN) on all three at once: no branches.
 #[inline(always)]

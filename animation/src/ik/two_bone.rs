@@ -45,8 +45,8 @@ use glam::{Affine3A, Mat3A, Mat4, Quat, Vec3, Vec3A, Vec3Swizzles, Vec4};
 use super::IkError;
 use super::limits::HingeLimit;
 use super::math::{
-    ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ, any_perpendicular, atan2, finite3, recip4,
-    rotation_between, sin_cos, sin_cos_inline, sqrt4,
+    ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ, any_perpendicular, atan_series_of, atan2, finite3,
+    recip4, rotation_between, sin_cos, sin_cos_inline, sin_cos_twice_of, sqrt4,
 };
 use crate::pose::{Pose, local_to_model_from};
 use crate::skeleton::Skeleton;
@@ -1339,27 +1339,14 @@ fn turn_power(r: Quat, k: f32) -> Quat {
     } else {
         0.0
     };
-    let t = z * z;
-    let (t2, t4) = (t * t, t * t * (t * t));
-    let p01 = (1.0 - t * (1.0 / 3.0)) + t2 * (1.0 / 5.0 - t * (1.0 / 7.0));
-    let p23 = (1.0 / 9.0 - t * (1.0 / 11.0)) + t2 * (1.0 / 13.0 - t * (1.0 / 15.0));
-    let atan = base + z * (p01 + t4 * (p23 + t4 * (1.0 / 17.0)));
+    let atan = base + atan_series_of(z);
     let phi = if sv > rw {
         std::f32::consts::FRAC_PI_2 - atan
     } else {
         atan
     };
     // sin and cos of ψ = kφ / 2 in [0, π/4], then of 2ψ.
-    let x = phi * k * 0.5;
-    let x2 = x * x;
-    let x4 = x2 * x2;
-    let sin_x = x + x
-        * x2
-        * ((-1.0 / 6.0 + x2 * (1.0 / 120.0)) + x4 * (-1.0 / 5040.0 + x2 * (1.0 / 362_880.0)));
-    let cos_x = 1.0
-        + x2 * ((-0.5 + x2 * (1.0 / 24.0))
-            + x4 * ((-1.0 / 720.0 + x2 * (1.0 / 40_320.0)) - x4 * (1.0 / 3_628_800.0)));
-    let (sn, cs) = (2.0 * sin_x * cos_x, (cos_x - sin_x) * (cos_x + sin_x));
+    let (sn, cs) = sin_cos_twice_of(phi * k * 0.5);
     quat_of(v * (sn * inv_sv), cs)
 }
 
