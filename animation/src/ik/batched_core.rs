@@ -1462,6 +1462,26 @@ mod tests {
         Err(IkError::NonFinite { what: "unset" })
     }
 
+    /// Solves one batch of `chains` and checks that exactly the lanes in
+    /// `scalar` left the kernel and that every lane matches scalar
+    /// `solve_core`.
+    fn assert_only_these_lanes_fall_back(
+        chains: &[TwoBoneCoreInput],
+        scalar: &[usize],
+        what: &str,
+    ) {
+        let mut out = vec![unset(); chains.len()];
+        let kept = solve_chunk(chains, &mut out, &padding(), &mut Gathered::zeroed());
+        let mut want = [true; LANES];
+        for &i in scalar {
+            want[i] = false;
+        }
+        assert_eq!(kept, want, "{what}");
+        for (c, got) in chains.iter().zip(&out) {
+            assert_matches(c, got);
+        }
+    }
+
     #[test]
     fn crowd_legs_stay_in_the_lanes_and_match_the_scalar_solver() {
         let chains: Vec<_> = (0..LANES).map(crowd_leg).collect();
@@ -1478,14 +1498,7 @@ mod tests {
         let mut chains: Vec<_> = (0..LANES).map(crowd_leg).collect();
         // The knee on the hip: a zero-length thigh.
         chains[3].mid.translation = chains[3].start.translation;
-        let mut out = vec![unset(); LANES];
-        let kept = solve_chunk(&chains, &mut out, &padding(), &mut Gathered::zeroed());
-        let mut want = [true; LANES];
-        want[3] = false;
-        assert_eq!(kept, want);
-        for (c, got) in chains.iter().zip(&out) {
-            assert_matches(c, got);
-        }
+        assert_only_these_lanes_fall_back(&chains, &[3], "zero-length thigh");
     }
 
     #[test]
@@ -1493,15 +1506,7 @@ mod tests {
         let mut chains: Vec<_> = (0..LANES).map(crowd_leg).collect();
         chains[5].opts.target = Vec3::new(f32::NAN, 0.0, 0.0);
         chains[6].start.translation.x = f32::INFINITY;
-        let mut out = vec![unset(); LANES];
-        let kept = solve_chunk(&chains, &mut out, &padding(), &mut Gathered::zeroed());
-        let mut want = [true; LANES];
-        want[5] = false;
-        want[6] = false;
-        assert_eq!(kept, want);
-        for (c, got) in chains.iter().zip(&out) {
-            assert_matches(c, got);
-        }
+        assert_only_these_lanes_fall_back(&chains, &[5, 6], "NaN target, infinite translation");
     }
 
     /// Each way the numbers can fail validation, one per lane among good
@@ -1559,14 +1564,11 @@ mod tests {
             for lane in [0, 5] {
                 let mut chains: Vec<_> = (0..LANES).map(crowd_leg).collect();
                 spoil(&mut chains[lane]);
-                let mut out = vec![unset(); LANES];
-                let kept = solve_chunk(&chains, &mut out, &padding(), &mut Gathered::zeroed());
-                let mut want = [true; LANES];
-                want[lane] = false;
-                assert_eq!(kept, want, "{what} in lane {lane}");
-                for (c, got) in chains.iter().zip(&out) {
-                    assert_matches(c, got);
-                }
+                assert_only_these_lanes_fall_back(
+                    &chains,
+                    &[lane],
+                    &format!("{what} in lane {lane}"),
+                );
                 if what != "borderline hinge axis" {
                     assert!(chains[lane].opts.validate().is_err() || what.contains("matrix"));
                 }
