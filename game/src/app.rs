@@ -46,8 +46,8 @@ const WINDOW_SIZE: (u32, u32) = (1280, 720);
 /// Arguments of `ironstep play` (also the defaults of a bare `ironstep`).
 #[derive(Args, Debug, Default, Clone)]
 pub struct PlayArgs {
-    /// The level: `builtin` (the default), `tutorial`, or a Tiled .tmx file
-    /// (watched: saving it reloads the level).
+    /// The level: `builtin` (the default), a shipped level (`tutorial`,
+    /// `long`), or a Tiled .tmx file (watched: saving it reloads the level).
     #[arg(long, default_value = "builtin")]
     pub level: String,
     /// Start in designer mode (F2 toggles it): drag ladder ends and slope
@@ -68,6 +68,11 @@ pub struct PlayArgs {
     /// Directory for `--screenshot-at` pictures.
     #[arg(long, default_value = ".")]
     pub screenshot_dir: PathBuf,
+    /// When Esc quits, draw one more frame and save it as a screenshot
+    /// first (tests drive the window with real events, then press Esc: the
+    /// picture shows every event before it, however slow the machine).
+    #[arg(long)]
+    pub screenshot_on_exit: bool,
     /// Start with the debug overlay shown.
     #[arg(long)]
     pub debug: bool,
@@ -204,6 +209,9 @@ struct App {
     pads: Pads,
     pacer: FramePacer,
     frames: u64,
+    /// Esc was pressed with `--screenshot-on-exit`: the next frame is saved,
+    /// then the program quits.
+    quit_after_screenshot: bool,
     error: Option<anyhow::Error>,
 }
 
@@ -287,6 +295,9 @@ impl App {
                     r.overlay.visible = !r.overlay.visible;
                 }
             }
+            KeyCode::Escape if down && self.args.screenshot_on_exit => {
+                self.quit_after_screenshot = true;
+            }
             KeyCode::Escape if down => el.exit(),
             _ => {}
         }
@@ -367,7 +378,7 @@ impl App {
                 .profiler
                 .add(Stage::Present, present_start.elapsed());
             self.frames += 1;
-            if self.args.screenshot_at.contains(&self.frames) {
+            if self.args.screenshot_at.contains(&self.frames) || self.quit_after_screenshot {
                 // The swapchain cannot be read back portably: draw the same
                 // frame into an offscreen target of the window's size.
                 let size = r.surface.size();
@@ -389,7 +400,7 @@ impl App {
                 );
             }
         }
-        if self.args.exit_after.is_some_and(|n| self.frames >= n) {
+        if self.quit_after_screenshot || self.args.exit_after.is_some_and(|n| self.frames >= n) {
             el.exit();
         }
         let gpu_ms = r.overlay.gpu.map(|g| g.shadow_ms + g.main_ms);
@@ -469,6 +480,8 @@ impl ApplicationHandler for Handler<'_> {
 
 /// Plays the game in a window until the player quits.
 pub fn play(args: PlayArgs) -> Result<()> {
+    // An unknown level name fails here, before a window opens.
+    crate::level::shipped::LevelSource::resolve(&args.level)?;
     for &n in &args.screenshot_at {
         if n == 0 {
             bail!("--screenshot-at counts frames from 1");
@@ -492,6 +505,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
         pads: Pads::new(),
         pacer: FramePacer::new(TARGET_FPS),
         frames: 0,
+        quit_after_screenshot: false,
         error: None,
     };
     let mut handler = Handler {

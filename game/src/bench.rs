@@ -28,7 +28,8 @@ use crate::crowd::Crowd;
 use crate::fsio::write_atomic;
 use crate::headless::{load_level, parse_size};
 use crate::profile::{
-    self, GPU_TID, Percentiles, STAGE_COUNT, Stage, TraceEvent, TraceRecorder, percentiles,
+    self, AllocationScope, GPU_TID, Percentiles, STAGE_COUNT, Stage, TraceEvent, TraceRecorder,
+    percentiles,
 };
 use crate::scene::{draw_character, lighting, upload_scene};
 
@@ -54,7 +55,8 @@ pub struct BenchArgs {
     /// Frames run before measuring (cursors and buffers reach their size).
     #[arg(long, default_value_t = 16)]
     pub warmup: usize,
-    /// The level: `builtin` (the default).
+    /// The level: `builtin` (the default), a shipped level (`tutorial`,
+    /// `long`), or a Tiled .tmx file.
     #[arg(long, default_value = "builtin")]
     pub level: String,
     /// Seed of the knights' start places, directions and gaits.
@@ -122,9 +124,17 @@ pub struct BenchReport {
     /// GPU time (shadow + main pass) from timestamp queries, ms; null when
     /// not rendered or unsupported.
     pub gpu_frame_ms_p50: Option<f64>,
-    /// Allocations per measured frame (null when the counting allocator is
-    /// not installed).
+    /// Allocations per measured frame, pose and render paths together (the
+    /// sum of the next two; null when the counting allocator is not
+    /// installed).
     pub allocations_per_frame_steady: Option<f64>,
+    /// Allocations per measured frame on the pose path: the crowd's input,
+    /// simulation and pose work on every pose worker thread.
+    pub allocations_per_frame_pose: Option<f64>,
+    /// Allocations per measured frame on the render path, on the thread
+    /// that fills the frame and calls wgpu (0 when not rendered). The
+    /// driver's own worker threads are not counted.
+    pub allocations_per_frame_render: Option<f64>,
     /// Bytes allocated per knight by the crowd (simulation and pose state).
     pub memory_per_character_bytes: Option<f64>,
     /// FNV-1a of every knight's final palette and world transform.
@@ -209,6 +219,9 @@ pub fn bench(args: &BenchArgs) -> Result<BenchReport> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads)
         .thread_name(|i| format!("pose-{i}"))
+        // Every pose worker counts its allocations as the pose path; the
+        // worker that renders counts as the render path while it does.
+        .start_handler(|_| profile::count_thread_as(Some(AllocationScope::Pose)))
         .build()
         .context("building the thread pool")?;
     let threads = pool.current_num_threads();
@@ -240,7 +253,7 @@ pub fn bench(args: &BenchArgs) -> Result<BenchReport> {
         cpu_frame: Vec::with_capacity(args.frames),
         gpu: Vec::with_capacity(args.frames),
     };
-    let mut allocations_start = None;
+    let mut allocations_start = [None; 2];
     // The whole loop runs on a pool worker: calling `pool.install` once per
     // frame from outside would inject a job into rayon's global queue, whose
     // blocks of 63 slots allocate every 63 frames.
@@ -248,7 +261,10 @@ pub fn bench(args: &BenchArgs) -> Result<BenchReport> {
         for frame in 0..args.warmup + args.frames {
             let measured = frame >= args.warmup;
             if frame == args.warmup {
-                allocations_start = profile::allocations();
+                allocations_start = [
+                    profile::allocations(AllocationScope::Pose),
+                    profile::allocations(AllocationScope::Render),
+                ];
             }
             let mut stage_ns = [0u64; STAGE_COUNT];
             let frame_start = Instant::now();
@@ -279,6 +295,7 @@ pub fn bench(args: &BenchArgs) -> Result<BenchReport> {
             let mut gpu = None;
             let mut cpu_end = crowd_end;
             if let Some(v) = view.as_mut() {
+                let _render_path = profile::count_allocations(AllocationScope::Render);
                 let t0 = Instant::now();
                 {
                     let _s = profile::Scope::new(Stage::Scene);
@@ -380,10 +397,12 @@ pub fn bench(args: &BenchArgs) -> Result<BenchReport> {
         }
         Ok(())
     })?;
-    let allocations = match (allocations_start, profile::allocations()) {
+    let per_frame = |start: Option<u64>, scope| match (start, profile::allocations(scope)) {
         (Some(a), Some(b)) => Some(b.saturating_sub(a) as f64 / args.frames as f64),
         _ => None,
     };
+    let allocations_pose = per_frame(allocations_start[0], AllocationScope::Pose);
+    let allocations_render = per_frame(allocations_start[1], AllocationScope::Render);
     let n = args.characters as f64;
     let mut pose: Vec<f64> = samples
         .stages
@@ -437,7 +456,9 @@ pub fn bench(args: &BenchArgs) -> Result<BenchReport> {
         cpu_frame_ms_p50: cpu_frame.p50,
         cpu_frame_ms_p99: cpu_frame.p99,
         gpu_frame_ms_p50: gpu.map(|g| g.p50),
-        allocations_per_frame_steady: allocations,
+        allocations_per_frame_steady: allocations_pose.zip(allocations_render).map(|(p, r)| p + r),
+        allocations_per_frame_pose: allocations_pose,
+        allocations_per_frame_render: allocations_render,
         memory_per_character_bytes: memory_per_character,
         pose_checksum: format!("{:016x}", crowd.checksum()),
         on_ladder,
@@ -490,13 +511,17 @@ fn print_table(r: &BenchReport) {
         );
     }
     println!(
-        "pose per knight p50 {:.3} µs; cpu frame p50 {:.3} ms, p99 {:.3} ms; gpu frame p50 {}; allocations/frame {}; memory/knight {}; on ladder {}, on ground {}; checksum {}",
+        "pose per knight p50 {:.3} µs; cpu frame p50 {:.3} ms, p99 {:.3} ms; gpu frame p50 {}; allocations/frame {} (pose {}, render {}); memory/knight {}; on ladder {}, on ground {}; checksum {}",
         r.cpu_pose_us_per_character_p50,
         r.cpu_frame_ms_p50,
         r.cpu_frame_ms_p99,
         r.gpu_frame_ms_p50
             .map_or("n/a".into(), |g| format!("{g:.3} ms")),
         r.allocations_per_frame_steady
+            .map_or("n/a".into(), |a| format!("{a}")),
+        r.allocations_per_frame_pose
+            .map_or("n/a".into(), |a| format!("{a}")),
+        r.allocations_per_frame_render
             .map_or("n/a".into(), |a| format!("{a}")),
         r.memory_per_character_bytes
             .map_or("n/a".into(), |m| format!("{m:.0} B")),

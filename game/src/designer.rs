@@ -19,8 +19,6 @@
 //! through [`LevelDoc::save`] (atomic; only the edited values change in the
 //! file).
 
-use std::path::PathBuf;
-
 use glam::{Vec2, Vec3};
 use renderer::{Camera, Renderer};
 use winit::event::{ElementState, MouseButton, WindowEvent};
@@ -29,6 +27,7 @@ use winit::window::Window;
 
 use crate::ik_lab::{cursor_ray, ray_plane_z, world_to_screen};
 use crate::level::edit::{LadderEnd, LevelDoc, SlopeSide};
+use crate::level::shipped::LevelSource;
 use crate::level::watch::{LevelWatcher, Reload, relocate};
 use crate::level::{Diagnostic, Severity, TILE_METRES};
 use crate::player::Locomotion;
@@ -214,17 +213,21 @@ pub struct Designer {
 }
 
 impl Designer {
-    /// Loads the level `name` (`builtin` or a TMX path) and, for a file,
-    /// starts watching it. Returns the designer and the level to play.
+    /// Loads the level `name` (`builtin`, a shipped level's name or a TMX
+    /// path, see [`LevelSource::resolve`]) and, for a file, starts watching
+    /// it. Returns the designer and the level to play. Built-in and shipped
+    /// levels live in the binary: nothing is watched or saved for them.
     pub fn open(name: &str, edit: bool) -> anyhow::Result<(Self, Level)> {
-        let (watcher, doc, level) = if name == "builtin" {
-            (None, None, crate::headless::load_level(name)?)
-        } else {
-            let path = PathBuf::from(name);
-            let watcher = LevelWatcher::new(&path)?;
-            let doc = LevelDoc::open(&path).map_err(anyhow::Error::msg)?;
-            let level = doc.level().clone();
-            (Some(watcher), Some(doc), level)
+        let source = LevelSource::resolve(name)?;
+        let (watcher, doc, level) = match source.path() {
+            None => (None, None, source.load()?),
+            Some(path) => {
+                let path = path.to_path_buf();
+                let watcher = LevelWatcher::new(&path)?;
+                let doc = LevelDoc::open(&path).map_err(anyhow::Error::msg)?;
+                let level = doc.level().clone();
+                (Some(watcher), Some(doc), level)
+            }
         };
         let findings = doc.as_ref().map(LevelDoc::check).unwrap_or_default();
         Ok((

@@ -34,7 +34,8 @@ pub const MAX_FRAMES: u64 = 64 * 600;
 /// Arguments of `ironstep run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The level: `builtin` (the default).
+    /// The level: `builtin` (the default), a shipped level (`tutorial`,
+    /// `long`), or a Tiled .tmx file.
     #[arg(long, default_value = "builtin")]
     pub level: String,
     /// The input script (see `assets/scripts/`).
@@ -95,13 +96,12 @@ struct MetricsFile<'a> {
 }
 
 /// Loads the level a `--level` argument names.
+///
+/// `builtin`, a shipped level's name or a path to a Tiled map: the one
+/// resolver of [`crate::level::shipped::LevelSource`], shared by every
+/// subcommand.
 pub fn load_level(name: &str) -> Result<Level> {
-    match name {
-        "builtin" => Ok(Level::builtin()),
-        "tutorial" => Ok(crate::level::tutorial()?.level),
-        path if path.to_ascii_lowercase().ends_with(".tmx") => Ok(crate::level::load(path)?.level),
-        other => bail!("{other}: unknown level (give `builtin`, `tutorial` or a Tiled .tmx file)"),
-    }
+    Ok(crate::level::shipped::LevelSource::resolve(name)?.load()?)
 }
 
 /// Renders frames of a run to PNG files.

@@ -134,6 +134,11 @@ pub struct IkLabArgs {
     /// Directory for `--screenshot-at` pictures.
     #[arg(long, default_value = ".")]
     pub screenshot_dir: PathBuf,
+    /// When Esc quits, draw one more frame and save it as a screenshot
+    /// first (tests drive the window with real events, then press Esc: the
+    /// picture shows every event before it, however slow the machine).
+    #[arg(long)]
+    pub screenshot_on_exit: bool,
     /// Move the target along a scripted path instead of with the mouse.
     #[arg(long, value_enum)]
     pub target_path: Option<TargetPath>,
@@ -831,6 +836,9 @@ struct LabApp {
     running: Option<Running>,
     pacer: FramePacer,
     frames: u64,
+    /// Esc was pressed with `--screenshot-on-exit`: the next frame is saved,
+    /// then the program quits.
+    quit_after_screenshot: bool,
     cursor: Vec2,
     /// The camera of the last frame drawn (the one the cursor ray uses).
     camera: Camera,
@@ -905,6 +913,9 @@ impl LabApp {
             }
             WindowEvent::KeyboardInput { event, .. } if event.state == ElementState::Pressed => {
                 match event.physical_key {
+                    PhysicalKey::Code(KeyCode::Escape) if self.args.screenshot_on_exit => {
+                        self.quit_after_screenshot = true;
+                    }
                     PhysicalKey::Code(KeyCode::Escape) => el.exit(),
                     PhysicalKey::Code(KeyCode::KeyR) if !event.repeat => self.lab.reset(),
                     _ => {}
@@ -989,7 +1000,7 @@ impl LabApp {
             r.window.pre_present_notify();
             r.surface.present(&r.gpu, tex);
             self.frames += 1;
-            if self.args.screenshot_at.contains(&self.frames) {
+            if self.args.screenshot_at.contains(&self.frames) || self.quit_after_screenshot {
                 let target = OffscreenTarget::new(&r.renderer, size.0, size.1);
                 r.renderer
                     .render(&mut r.frame, &camera, &light, target.view(), size)?;
@@ -1013,7 +1024,7 @@ impl LabApp {
                 }
             }
         }
-        if self.args.exit_after.is_some_and(|n| self.frames >= n) {
+        if self.quit_after_screenshot || self.args.exit_after.is_some_and(|n| self.frames >= n) {
             el.exit();
         }
         Ok(())
@@ -1069,6 +1080,7 @@ pub fn run(args: IkLabArgs) -> Result<()> {
         running: None,
         pacer: FramePacer::new(TARGET_FPS),
         frames: 0,
+        quit_after_screenshot: false,
         cursor: Vec2::ZERO,
         camera: lab_camera(WINDOW_SIZE, 0.0),
         drag: Drag::None,

@@ -7,6 +7,11 @@
 //! recorder's buffer is reserved up front (events past its capacity are
 //! counted and dropped, never grown into).
 //!
+//! The counting allocator counts per thread ([`thread_allocations`]) and per
+//! [`AllocationScope`] (summed over the threads that entered it): only the
+//! threads doing the measured work count, so other threads of the process
+//! (a test harness, other tests, driver workers) can never spoil a count.
+//!
 //! With the cargo feature `puffin`, every [`Scope`] is also a puffin scope,
 //! served live by `puffin_http` (see [`start_live_server`]); without it the
 //! scopes feed only this module. One backend per build: the feature decides
@@ -422,46 +427,171 @@ impl TraceRecorder {
     }
 }
 
-/// Allocations counted by [`CountingAllocator`].
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-/// Bytes currently allocated through [`CountingAllocator`].
+/// What a thread's allocations are counted as, set by [`count_allocations`].
+///
+/// Counting is per thread: only allocations made by a thread inside a
+/// [`count_allocations`] guard are counted, each under that guard's scope.
+/// Threads that never enter one (a test harness's own threads, a driver's
+/// worker threads, a file watcher) are not counted, so a count cannot be
+/// spoiled by work that merely happens at the same time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AllocationScope {
+    /// Simulation and pose work: input, fixed steps, sampling, blending,
+    /// IK and palettes.
+    Pose,
+    /// Rendering work: filling the renderer's frame, uploads, encoding,
+    /// submission and presentation (what our code and wgpu do on the
+    /// calling thread).
+    Render,
+}
+
+/// How many [`AllocationScope`]s there are.
+const SCOPES: usize = 2;
+
+impl AllocationScope {
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// No scope: this thread's allocations are not counted.
+const NOT_COUNTED: u8 = u8::MAX;
+
+thread_local! {
+    /// The scope this thread's allocations count for, or [`NOT_COUNTED`].
+    /// A `const` cell of a plain byte: reading it never allocates and never
+    /// needs a destructor, so the allocator may read it at any time, even
+    /// while the thread is being torn down.
+    static THREAD_SCOPE: std::cell::Cell<u8> = const { std::cell::Cell::new(NOT_COUNTED) };
+    /// Allocations (and reallocations) made by this thread, scope or not.
+    static THREAD_ALLOCATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Bytes this thread allocated minus bytes it freed.
+    static THREAD_LIVE_BYTES: std::cell::Cell<i64> = const { std::cell::Cell::new(0) };
+}
+
+/// Allocations (and reallocations) per scope, summed over the threads that
+/// counted for it.
+static SCOPED_ALLOCATIONS: [AtomicU64; SCOPES] = [AtomicU64::new(0), AtomicU64::new(0)];
+/// Bytes currently allocated by the whole process through
+/// [`CountingAllocator`] (every thread: memory is shared).
 static LIVE_BYTES: AtomicU64 = AtomicU64::new(0);
 /// Set on the first allocation through [`CountingAllocator`].
 static INSTALLED: AtomicBool = AtomicBool::new(false);
 
-/// The system allocator, counting allocations and live bytes. The
-/// `ironstep` binary installs it as its global allocator, so the bench can
-/// report allocations per frame and memory per character.
+/// The scope the calling thread counts for, if any.
+fn thread_scope() -> Option<usize> {
+    THREAD_SCOPE
+        .try_with(|s| s.get())
+        .ok()
+        .filter(|&s| s != NOT_COUNTED)
+        .map(usize::from)
+}
+
+/// The system allocator, counting allocations per thread and scope (see
+/// [`AllocationScope`]) and the process's live bytes. The `ironstep` binary
+/// installs it as its global allocator, so the bench can report allocations
+/// per frame and memory per character; the allocation tests install it too.
 pub struct CountingAllocator;
+
+impl CountingAllocator {
+    fn note(&self, added: usize, removed: usize, counts_as_allocation: bool) {
+        INSTALLED.store(true, Ordering::Relaxed);
+        LIVE_BYTES.fetch_add(added as u64, Ordering::Relaxed);
+        LIVE_BYTES.fetch_sub(removed as u64, Ordering::Relaxed);
+        let _ = THREAD_ALLOCATIONS.try_with(|c| c.set(c.get() + u64::from(counts_as_allocation)));
+        let _ = THREAD_LIVE_BYTES.try_with(|c| c.set(c.get() + added as i64 - removed as i64));
+        if counts_as_allocation && let Some(scope) = thread_scope() {
+            SCOPED_ALLOCATIONS[scope].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
 
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        LIVE_BYTES.fetch_add(layout.size() as u64, Ordering::Relaxed);
-        INSTALLED.store(true, Ordering::Relaxed);
+        self.note(layout.size(), 0, true);
         unsafe { System.alloc(layout) }
     }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        self.note(layout.size(), 0, true);
+        unsafe { System.alloc_zeroed(layout) }
+    }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE_BYTES.fetch_sub(layout.size() as u64, Ordering::Relaxed);
+        self.note(0, layout.size(), false);
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        LIVE_BYTES.fetch_add(new_size as u64, Ordering::Relaxed);
-        LIVE_BYTES.fetch_sub(layout.size() as u64, Ordering::Relaxed);
+        self.note(new_size, layout.size(), true);
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
 
-/// Allocations so far, or `None` when [`CountingAllocator`] is not the
-/// global allocator (e.g. in a test binary).
-pub fn allocations() -> Option<u64> {
-    INSTALLED
-        .load(Ordering::Relaxed)
-        .then(|| ALLOCATIONS.load(Ordering::Relaxed))
+/// While alive, the calling thread's allocations count for a scope; dropping
+/// it restores what the thread counted for before (guards nest).
+#[must_use = "allocations are counted only while the guard lives"]
+pub struct CountingGuard {
+    previous: u8,
+    /// The guard belongs to the thread that made it.
+    _not_send: std::marker::PhantomData<*const ()>,
 }
 
-/// Bytes currently allocated, or `None` when not counted.
+impl Drop for CountingGuard {
+    fn drop(&mut self) {
+        let previous = self.previous;
+        let _ = THREAD_SCOPE.try_with(|s| s.set(previous));
+    }
+}
+
+/// Counts the calling thread's allocations as `scope` until the returned
+/// guard is dropped. Other threads are unaffected: each thread that does
+/// measured work enters its own guard.
+pub fn count_allocations(scope: AllocationScope) -> CountingGuard {
+    let previous = THREAD_SCOPE
+        .try_with(|s| s.replace(scope.index() as u8))
+        .unwrap_or(NOT_COUNTED);
+    CountingGuard {
+        previous,
+        _not_send: std::marker::PhantomData,
+    }
+}
+
+/// Makes the calling thread count its allocations as `scope` (or stop
+/// counting, with `None`) from now on, with no guard: for the threads of a
+/// pool that does measured work for its whole life (the bench's pose
+/// workers, set in the pool's start handler).
+pub fn count_thread_as(scope: Option<AllocationScope>) {
+    let value = scope.map_or(NOT_COUNTED, |s| s.index() as u8);
+    let _ = THREAD_SCOPE.try_with(|s| s.set(value));
+}
+
+/// Allocations made so far by threads while they counted for `scope`, or
+/// `None` when [`CountingAllocator`] is not the global allocator (e.g. in a
+/// unit-test binary).
+pub fn allocations(scope: AllocationScope) -> Option<u64> {
+    INSTALLED
+        .load(Ordering::Relaxed)
+        .then(|| SCOPED_ALLOCATIONS[scope.index()].load(Ordering::Relaxed))
+}
+
+/// Allocations (and reallocations) made so far by the calling thread alone,
+/// or `None` when [`CountingAllocator`] is not the global allocator. Tests
+/// measure with this: neither the harness's threads nor other tests running
+/// beside them can change it.
+pub fn thread_allocations() -> Option<u64> {
+    INSTALLED
+        .load(Ordering::Relaxed)
+        .then(|| THREAD_ALLOCATIONS.try_with(|c| c.get()).unwrap_or(0))
+}
+
+/// Bytes the calling thread has allocated minus bytes it has freed, or
+/// `None` when not counted.
+pub fn thread_live_bytes() -> Option<i64> {
+    INSTALLED
+        .load(Ordering::Relaxed)
+        .then(|| THREAD_LIVE_BYTES.try_with(|c| c.get()).unwrap_or(0))
+}
+
+/// Bytes currently allocated by the whole process, or `None` when not
+/// counted.
 pub fn live_bytes() -> Option<u64> {
     INSTALLED
         .load(Ordering::Relaxed)

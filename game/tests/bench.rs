@@ -90,6 +90,8 @@ fn rendered_bench_writes_a_chrome_trace_with_every_stage_and_the_report_keys() {
         "cpu_frame_ms_p99",
         "gpu_frame_ms_p50",
         "allocations_per_frame_steady",
+        "allocations_per_frame_pose",
+        "allocations_per_frame_render",
         "pose_checksum",
     ] {
         assert!(report.get(key).is_some(), "report lacks {key}: {report}");
@@ -98,6 +100,19 @@ fn rendered_bench_writes_a_chrome_trace_with_every_stage_and_the_report_keys() {
     assert_eq!(report["frames"], 6);
     assert_eq!(report["threads"], 2);
     assert!(report["cpu_pose_us_per_character_p50"].as_f64().unwrap() > 0.0);
+    // The two paths are counted apart and add up to the steady figure; the
+    // pose path allocates nothing even while frames are rendered.
+    let count = |key: &str| {
+        report[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{key}: {report}"))
+    };
+    assert_eq!(count("allocations_per_frame_pose"), 0.0, "{report}");
+    assert_eq!(
+        count("allocations_per_frame_steady"),
+        count("allocations_per_frame_pose") + count("allocations_per_frame_render"),
+        "{report}"
+    );
     // null only where the adapter has no timestamp queries.
     let gpu = &report["gpu_frame_ms_p50"];
     assert!(gpu.is_null() || gpu.as_f64().unwrap() > 0.0, "{gpu}");
@@ -145,6 +160,8 @@ fn bench_is_deterministic_across_runs_and_thread_counts_and_allocates_nothing() 
     assert_eq!(c["threads"], 2);
     for r in [&a, &c] {
         assert_eq!(r["allocations_per_frame_steady"].as_f64(), Some(0.0), "{r}");
+        assert_eq!(r["allocations_per_frame_pose"].as_f64(), Some(0.0), "{r}");
+        assert_eq!(r["allocations_per_frame_render"].as_f64(), Some(0.0), "{r}");
         assert!(r["gpu_frame_ms_p50"].is_null());
     }
     // Another seed is another crowd.

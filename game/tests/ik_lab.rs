@@ -87,9 +87,12 @@ fn mouse_drag_and_wheel_move_the_target() {
     let dir = fresh_dir("ik-lab-mouse");
     let bin = env!("CARGO_BIN_EXE_ironstep");
     // Real pointer events (XTEST): press in the scene, drag to (560, 120),
-    // release, then two wheel-up clicks push the target toward the viewer.
+    // release, then two wheel-up clicks push the target toward the viewer;
+    // then Esc, and the lab saves its last frame before quitting. The lab
+    // handles events in order, so the screenshot follows every one of them
+    // however slowly the machine runs (no frame count to race).
     let script = format!(
-        r#"'{bin}' ik-lab --window-size 800x450 --exit-after 300 --screenshot-at 290 --screenshot-dir '{dir}' &
+        r#"'{bin}' ik-lab --window-size 800x450 --screenshot-on-exit --screenshot-dir '{dir}' &
 lab=$!
 win=$(xdotool search --sync --name '^Ironstep IK lab$' | head -n 1)
 sleep 0.5
@@ -104,6 +107,8 @@ sleep 0.2
 xdotool click 4
 sleep 0.1
 xdotool click 4
+xdotool windowfocus --sync "$win"
+xdotool key Escape
 wait $lab"#,
         dir = dir.display()
     );

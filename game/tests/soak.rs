@@ -9,41 +9,20 @@
 //! `IRONSTEP_SOAK_FRAMES` changes the frame count per level (default
 //! 100,000, about three seconds per level in the test profile).
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use game::character::Character;
 use game::level;
 use game::player::{DT, Input, Locomotion, Player};
+use game::profile::{self, CountingAllocator};
 use game::sim::{Body, Sim};
 use game::world::Level;
 
-struct Counting;
-
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-static LIVE_BYTES: AtomicI64 = AtomicI64::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        LIVE_BYTES.fetch_add(layout.size() as i64, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE_BYTES.fetch_sub(layout.size() as i64, Ordering::Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        LIVE_BYTES.fetch_add(new_size as i64 - layout.size() as i64, Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
+/// The game's own counting allocator: only this test's thread counts (the
+/// harness's threads never do).
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAllocator = CountingAllocator;
 
 /// How far below h(x) the feet may be before it counts as sinking, metres
 /// (the controller snaps to the surface; this only absorbs f32 rounding).
@@ -192,6 +171,7 @@ fn soak(level: Level, character: Arc<Character>, seed: u64, frames: u64) -> Soak
     let name = level.name.clone();
     let (x0, x1) = level.extent();
     let kill = level.kill_height;
+    // Only this thread's allocations and frees count (no other thread's).
     let mut sim = Sim::new(level, character);
     let mut masher = Masher::new(seed);
     let (mut allocations0, mut live0, mut rss0) = (0, 0, 0);
@@ -202,8 +182,8 @@ fn soak(level: Level, character: Arc<Character>, seed: u64, frames: u64) -> Soak
         if frame == WARM_UP {
             // Reading the RSS allocates: before the counters are taken.
             rss0 = rss_kib();
-            allocations0 = ALLOCATIONS.load(Ordering::Relaxed);
-            live0 = LIVE_BYTES.load(Ordering::Relaxed);
+            allocations0 = profile::thread_allocations().unwrap();
+            live0 = profile::thread_live_bytes().unwrap();
         }
         let input = masher.next(&sim.player_state(), &sim.level);
         sim.step(&input);
@@ -256,8 +236,8 @@ fn soak(level: Level, character: Arc<Character>, seed: u64, frames: u64) -> Soak
     }
     Soak {
         frames,
-        allocations_after_warm_up: ALLOCATIONS.load(Ordering::Relaxed) - allocations0,
-        live_bytes_growth: LIVE_BYTES.load(Ordering::Relaxed) - live0,
+        allocations_after_warm_up: profile::thread_allocations().unwrap() - allocations0,
+        live_bytes_growth: profile::thread_live_bytes().unwrap() - live0,
         states_seen,
         respawns,
         rss_after_warm_up_kib: rss0,

@@ -1,6 +1,7 @@
 //! End-to-end: the real `ironstep` opens its window under Xvfb, real key
 //! presses (XTEST, via xdotool) walk the knight, and two screenshots of the
-//! window's picture show him moved, on a picture that is not blank.
+//! window's picture (at frame 3, and when Esc quits) show him moved, on a
+//! picture that is not blank.
 //!
 //! Needs `xvfb-run` and `xdotool` (tests/run installs them); without them the
 //! test fails with what to install rather than skipping.
@@ -16,16 +17,20 @@ fn keys_walk_the_knight_in_a_real_window() {
     require("xdotool", "xdotool");
     let dir = fresh_dir("window-e2e");
     let bin = env!("CARGO_BIN_EXE_ironstep");
-    // The game quits by itself after 120 frames; meanwhile xdotool finds its
-    // window, focuses it and holds the right arrow for three seconds.
+    // xdotool finds the window, focuses it, holds the right arrow for three
+    // seconds and presses Esc; the game saves a screenshot at frame 3 and
+    // one more when Esc quits it. Everything waits on events (the window
+    // appearing, the key presses in order), not on a frame count, so a slow
+    // or loaded machine only makes the walk shorter, never missed.
     let script = format!(
-        r#"'{bin}' play --window-size 640x360 --exit-after 120 --screenshot-at 3,118 --screenshot-dir '{dir}' &
+        r#"'{bin}' play --window-size 640x360 --screenshot-at 3 --screenshot-on-exit --screenshot-dir '{dir}' &
 game=$!
 win=$(xdotool search --sync --name '^Ironstep$' | head -n 1)
 xdotool windowfocus --sync "$win"
 xdotool keydown Right
 sleep 3
 xdotool keyup Right
+xdotool key Escape
 wait $game"#,
         dir = dir.display()
     );

@@ -8,11 +8,10 @@
 //! `--json`, one JSON document lists them all. The exit code is non-zero when
 //! any file has an error.
 
-use std::path::PathBuf;
-
 use anyhow::{Result, bail};
 use clap::Args;
 
+use super::shipped::LevelSource;
 use super::{Diagnostic, GRID_EPSILON, LoadedLevel, Severity};
 use crate::knight::{clips, skeleton};
 use crate::player::{LADDER_REACH, MAX_STEP_UP, MAX_WALKABLE_SLOPE, MoveParams};
@@ -39,9 +38,10 @@ pub const FOOT_CLEARANCE: f32 = 2.0 * skeleton::ANKLE_HEIGHT;
 /// Arguments of `ironstep check-level`.
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// Tiled maps (.tmx) to check.
+    /// Levels to check: Tiled maps (.tmx) or shipped levels' names
+    /// (`tutorial`, `long`). The built-in level is not a Tiled map.
     #[arg(required = true)]
-    pub files: Vec<PathBuf>,
+    pub files: Vec<String>,
     /// Print one JSON document instead of `file:location: message` lines.
     #[arg(long)]
     pub json: bool,
@@ -289,8 +289,43 @@ fn reachability(loaded: &LoadedLevel) -> Vec<Diagnostic> {
 
 /// Loads and checks one file.
 pub fn check_file(path: &std::path::Path) -> FileReport {
-    let file = path.display().to_string();
-    match super::load(path) {
+    check_source(&LevelSource::File(path.to_path_buf()))
+}
+
+/// Resolves a level argument (a shipped level's name or a path) and checks
+/// it; an unknown name or `builtin` is an error finding.
+pub fn check_named(given: &str) -> FileReport {
+    match LevelSource::resolve(given) {
+        Ok(LevelSource::Builtin) => unloaded(
+            given.to_string(),
+            "level".into(),
+            "the built-in level is made by code, not a Tiled map: there is nothing to check".into(),
+        ),
+        Ok(source) => check_source(&source),
+        Err(e) => unloaded(given.to_string(), "level".into(), e.to_string()),
+    }
+}
+
+/// A report for a level that did not load.
+fn unloaded(file: String, location: String, message: String) -> FileReport {
+    FileReport {
+        file,
+        loaded: false,
+        diagnostics: vec![Diagnostic {
+            severity: Severity::Error,
+            location,
+            message,
+        }],
+    }
+}
+
+/// Loads and checks a resolved Tiled level.
+fn check_source(source: &LevelSource) -> FileReport {
+    let file = source.label();
+    let Some(loaded) = source.load_tiled() else {
+        return unloaded(file, "level".into(), "not a Tiled map".into());
+    };
+    match loaded {
         Ok(loaded) => FileReport {
             diagnostics: check_level(&loaded),
             file,
@@ -303,22 +338,14 @@ pub fn check_file(path: &std::path::Path) -> FileReport {
                 } => (location.clone(), reason.clone()),
                 super::LevelError::Tiled { source, .. } => ("map".to_string(), source.to_string()),
             };
-            FileReport {
-                file,
-                loaded: false,
-                diagnostics: vec![Diagnostic {
-                    severity: Severity::Error,
-                    location,
-                    message,
-                }],
-            }
+            unloaded(file, location, message)
         }
     }
 }
 
 /// Runs `ironstep check-level`: prints the findings; fails when any file has an error.
 pub fn run(args: &CheckArgs) -> Result<()> {
-    let reports: Vec<FileReport> = args.files.iter().map(|p| check_file(p)).collect();
+    let reports: Vec<FileReport> = args.files.iter().map(|p| check_named(p)).collect();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&reports)?);
     } else {

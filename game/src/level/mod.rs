@@ -27,6 +27,7 @@
 
 pub mod check;
 pub mod edit;
+pub mod shipped;
 pub mod tmx_text;
 pub mod watch;
 
