@@ -1,6 +1,6 @@
-//! Fuzz target: `game::fuzzing::tmx_level` (see that module for what it checks).
+//! Fuzz target: `game::tools::fuzzing::tmx_level` (see that module for what it checks).
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(init: game::fuzzing::init(), |data: &[u8]| {
-    game::fuzzing::tmx_level(data)
+libfuzzer_sys::fuzz_target!(init: game::tools::fuzzing::init(), |data: &[u8]| {
+    game::tools::fuzzing::tmx_level(data)
 });

@@ -8,13 +8,13 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use game::anim_state::AnimState;
 use game::character::Character;
-use game::player::{DT, Player};
-use game::pose_pipeline::{FrameInput, PosePipeline};
-use game::script::Script;
+use game::character::anim_state::AnimState;
+use game::character::pose_pipeline::{FrameInput, PosePipeline};
+use game::sim::player::{DT, Player};
+use game::sim::script::Script;
+use game::sim::world::Level;
 use game::sim::{Layers, Sim};
-use game::world::Level;
 
 /// The player's state `frames` steps into a script.
 fn state_at(script: &str, frames: u32) -> (Player, Layers, f32) {

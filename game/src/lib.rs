@@ -1,30 +1,27 @@
-//! The game library behind the `ironstep` binary: the level model, the player
-//! controller, and (as they land) the pose pipeline and the application.
+//! The game library behind the `ironstep` binary, grouped by capability:
+//!
+//! - [`sim`]: the simulation and its world: the level model, the player
+//!   controller, the fixed-step clock, input scripts and the hecs systems.
+//! - [`level`]: Tiled levels: loading, checking, watching, editing, and the
+//!   levels shipped in the binary.
+//! - [`character`]: a playable character and its per-frame pose pipeline:
+//!   rig files, contacts, the animation state machine, the crowd, glTF
+//!   models as characters.
+//! - [`knight`]: the generator of our own knight (skeleton, mesh, clips,
+//!   glTF writer).
+//! - [`window`]: the game window, designer mode, the profiling overlay and
+//!   the egui glue.
+//! - [`tools`]: the command-line tools (`run`, `bench`, `inspect`,
+//!   `render`, `ik-lab`) and the fuzz targets' bodies.
+//! - [`scene`] (what the renderer is given), [`profile`] (our profiler and
+//!   counting allocator) and [`fsio`] (atomic file writes) serve them all.
 
-pub mod anim_state;
-pub mod app;
-pub mod bench;
 pub mod character;
-pub mod clock;
-pub mod contact;
-pub mod crowd;
-pub mod designer;
 pub mod fsio;
-pub mod fuzzing;
-pub mod headless;
-pub mod ik_lab;
 pub mod knight;
 pub mod level;
-pub mod metrics;
-pub mod model;
-pub mod overlay;
-pub mod player;
-pub mod pose_pipeline;
 pub mod profile;
-pub mod render_model;
-pub mod rig;
 pub mod scene;
-pub mod script;
 pub mod sim;
-pub mod ui;
-pub mod world;
+pub mod tools;
+pub mod window;

@@ -1,7 +1,5 @@
 //! The `ironstep` binary: plays the game, and carries the command-line tools
-//! for artists, designers and engineers (`inspect`, and more to come).
-
-mod inspect;
+//! for artists, designers and engineers (see `game::tools`).
 
 use std::process::ExitCode;
 
@@ -23,31 +21,31 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Print a glTF model's joints, clips, meshes and warnings (for artists and riggers).
-    Inspect(inspect::InspectArgs),
+    Inspect(game::tools::inspect::InspectArgs),
     /// Play the game in a window (the default with no command).
-    Play(game::app::PlayArgs),
+    Play(game::window::app::PlayArgs),
     /// Run the simulation headless from an input script and report motion metrics.
-    Run(game::headless::RunArgs),
+    Run(game::tools::headless::RunArgs),
     /// Render a skinned glTF model to a PNG, framed automatically (for artists and tests).
-    Render(game::render_model::RenderArgs),
+    Render(game::tools::render_model::RenderArgs),
     /// Check Tiled level maps for problems (for designers and their CI).
     CheckLevel(game::level::check::CheckArgs),
     /// Drag a target and watch IK chains follow (two-bone strategies, CCD, FABRIK).
-    IkLab(game::ik_lab::IkLabArgs),
+    IkLab(game::tools::ik_lab::IkLabArgs),
     /// Benchmark a scripted crowd of knights: per-stage CPU and GPU times, JSON, Chrome trace.
-    Bench(game::bench::BenchArgs),
+    Bench(game::tools::bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::Inspect(args)) => inspect::run(&args),
-        Some(Command::Run(args)) => game::headless::run(&args),
-        Some(Command::Play(args)) => game::app::play(args),
-        Some(Command::IkLab(args)) => game::ik_lab::run(args),
-        Some(Command::Render(args)) => game::render_model::run(&args),
-        Some(Command::Bench(args)) => game::bench::run(&args),
-        None => game::app::play(game::app::PlayArgs {
+        Some(Command::Inspect(args)) => game::tools::inspect::run(&args),
+        Some(Command::Run(args)) => game::tools::headless::run(&args),
+        Some(Command::Play(args)) => game::window::app::play(args),
+        Some(Command::IkLab(args)) => game::tools::ik_lab::run(args),
+        Some(Command::Render(args)) => game::tools::render_model::run(&args),
+        Some(Command::Bench(args)) => game::tools::bench::run(&args),
+        None => game::window::app::play(game::window::app::PlayArgs {
             level: "builtin".into(),
             screenshot_dir: ".".into(),
             ..Default::default()

@@ -22,7 +22,7 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::pose_pipeline::PoseStage;
+use crate::character::pose_pipeline::PoseStage;
 
 /// The CPU stages of a frame, in frame order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -13,10 +13,10 @@ use renderer::{
     WorldMeshId,
 };
 
+use crate::character::pose_pipeline::PosePipeline;
 use crate::character::{Character, CharacterMesh};
-use crate::player::Player;
-use crate::pose_pipeline::PosePipeline;
-use crate::world::Level;
+use crate::sim::player::Player;
+use crate::sim::world::Level;
 
 /// Depth of the level's solid ground along Z, metres: wide enough that the
 /// knight's feet (±0.1 m) and the ladder (at z = 0) sit well inside it.

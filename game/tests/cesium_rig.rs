@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use animation::gltf_import::{self, ImportedModel};
 use animation::{Skeleton, Transform, Wrap, local_to_model, palette, sample_at, skin};
-use game::rig::RigFile;
+use game::character::rig::RigFile;
 use glam::{Mat4, Vec3};
 
 /// Samples taken over the walk cycle.

@@ -1,7 +1,7 @@
 //! Replays the committed fuzz corpora (`fuzz/corpus/<target>/`, minimized
 //! by `cargo fuzz cmin` after each fuzzing session, crash reproducers
 //! included) through the same target bodies the fuzzers run
-//! (`game::fuzzing`). Every test run thus re-checks every input the fuzzers
+//! (`game::tools::fuzzing`). Every test run thus re-checks every input the fuzzers
 //! found interesting, without libFuzzer or a nightly compiler.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -41,17 +41,17 @@ fn replay(target: &str, run: fn(&[u8])) {
 
 #[test]
 fn gltf_import_corpus_replays_cleanly() {
-    replay("gltf_import", game::fuzzing::gltf_import);
+    replay("gltf_import", game::tools::fuzzing::gltf_import);
 }
 
 #[test]
 fn tmx_level_corpus_replays_cleanly() {
-    replay("tmx_level", game::fuzzing::tmx_level);
+    replay("tmx_level", game::tools::fuzzing::tmx_level);
 }
 
 #[test]
 fn input_script_corpus_replays_cleanly() {
-    replay("input_script", game::fuzzing::input_script);
+    replay("input_script", game::tools::fuzzing::input_script);
 }
 
 /// The glTF fuzzer's seeds of our own: small knights cut from the generator
@@ -65,7 +65,7 @@ fn committed_glb_seeds_match_the_generator() {
     let write = std::env::var_os("IRONSTEP_WRITE_FUZZ_SEEDS").is_some();
     for (tris, keys) in KNIGHT_SEEDS {
         let path = dir.join(format!("seed-knight-{tris}tri-{keys}key.glb"));
-        let bytes = game::fuzzing::small_knight_glb(tris, keys);
+        let bytes = game::tools::fuzzing::small_knight_glb(tris, keys);
         if write {
             std::fs::create_dir_all(&dir).unwrap();
             game::fsio::write_atomic(&path, &bytes).unwrap();

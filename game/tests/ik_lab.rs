@@ -72,7 +72,7 @@ fn scripted_target_moves_the_chains_in_a_real_window() {
 /// Where a drag to window pixel `cursor` puts the shared target, computed
 /// with the lab's own camera and ray (scale factor 1 under Xvfb).
 fn expected_drag_target(size: (u32, u32), cursor: glam::Vec2) -> glam::Vec3 {
-    use game::ik_lab::{Lab, PANEL_WIDTH, cursor_ray, lab_camera, ray_plane_z};
+    use game::tools::ik_lab::{Lab, PANEL_WIDTH, cursor_ray, lab_camera, ray_plane_z};
     let camera = lab_camera(size, PANEL_WIDTH);
     let hit = ray_plane_z(cursor_ray(&camera, size, cursor).unwrap(), 0.0).unwrap();
     let mut lab = Lab::new().unwrap();

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use animation::Skeleton;
-use game::contact::analyse;
+use game::character::contact::analyse;
+use game::character::rig::RigFile;
 use game::knight::{GLB_PATH, Knight, REGENERATE, RIG_PATH, clips};
-use game::rig::RigFile;
 use glam::Vec3;
 
 fn root() -> PathBuf {

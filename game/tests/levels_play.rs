@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use game::level;
-use game::player::{Input, LADDER_REACH, Locomotion, MAX_STEP_UP, MoveParams, Player, SIM_HZ};
-use game::world::Level;
+use game::sim::player::{Input, LADDER_REACH, Locomotion, MAX_STEP_UP, MoveParams, Player, SIM_HZ};
+use game::sim::world::Level;
 
 /// How far ahead the autopilot looks for a gap or a wall, metres.
 const LOOKAHEAD: f32 = 0.5;

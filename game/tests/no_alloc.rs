@@ -8,11 +8,11 @@
 use std::sync::Arc;
 
 use game::character::Character;
-use game::player::DT;
 use game::profile::{self, CountingAllocator};
-use game::script::Script;
 use game::sim::Sim;
-use game::world::Level;
+use game::sim::player::DT;
+use game::sim::script::Script;
+use game::sim::world::Level;
 
 /// The game's own counting allocator: it counts only the threads that ask
 /// to be counted, so the test harness's threads cannot spoil a count.

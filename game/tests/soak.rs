@@ -14,10 +14,10 @@ use std::sync::Arc;
 
 use game::character::Character;
 use game::level;
-use game::player::{DT, Input, Locomotion, Player};
 use game::profile::{self, CountingAllocator};
+use game::sim::player::{DT, Input, Locomotion, Player};
+use game::sim::world::Level;
 use game::sim::{Body, Sim};
-use game::world::Level;
 
 /// The game's own counting allocator: only this test's thread counts (the
 /// harness's threads never do).

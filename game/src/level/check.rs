@@ -14,8 +14,8 @@ use clap::Args;
 use super::shipped::LevelSource;
 use super::{Diagnostic, GRID_EPSILON, LoadedLevel, Severity};
 use crate::knight::{clips, skeleton};
-use crate::player::{LADDER_REACH, MAX_STEP_UP, MAX_WALKABLE_SLOPE, MoveParams};
-use crate::world::{Ladder, Level};
+use crate::sim::player::{LADDER_REACH, MAX_STEP_UP, MAX_WALKABLE_SLOPE, MoveParams};
+use crate::sim::world::{Ladder, Level};
 
 /// How far beside a ladder's top a floor may be and still be stepped onto,
 /// metres: the body half width plus a stride.

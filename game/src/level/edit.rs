@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use super::check::check_level;
 use super::tmx_text::{TmxText, fmt_num};
 use super::{ColumnTop, Diagnostic, LoadedLevel, TILE_METRES, load_with_text};
-use crate::world::Level;
+use crate::sim::world::Level;
 
 /// Shortest ladder designer mode makes, metres: one rung at the shortest
 /// climbable spacing; below it a ladder has nothing to climb.

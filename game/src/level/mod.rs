@@ -42,12 +42,12 @@ use tiled::{
     LayerTile, LayerType, Loader, Map, ObjectShape, Orientation, PropertyValue, TileLayer,
 };
 
-use crate::world::{GroundSegment, Ladder, Level};
+use crate::sim::world::{GroundSegment, Ladder, Level};
 
 /// Size of one tile in metres, both ways: half a metre makes the knight
 /// (1.80 m) 3.6 tiles tall, a 45° slope one tile up per tile across, and a
 /// half-tile step (0.25 m) a stair the controller walks up (below
-/// [`crate::player::MAX_STEP_UP`]).
+/// [`crate::sim::player::MAX_STEP_UP`]).
 pub const TILE_METRES: f32 = 0.5;
 /// How far below the lowest ground a falling player is lost, metres, when the
 /// map does not set `kill_height`: deeper than any jump can climb back.

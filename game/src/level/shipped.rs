@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{LevelError, LoadedLevel};
-use crate::world::Level;
+use crate::sim::world::Level;
 
 /// A Tiled level embedded in the binary, so it plays with no files around it.
 #[derive(Debug)]

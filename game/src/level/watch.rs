@@ -16,7 +16,7 @@ use notify::{RecursiveMode, Watcher};
 use thiserror::Error;
 
 use super::{LevelError, LoadedLevel};
-use crate::world::Level;
+use crate::sim::world::Level;
 
 /// Quiet time after the last file event before reloading: long enough to see
 /// a whole save burst, short enough that a save shows within half a second.
@@ -172,7 +172,10 @@ pub fn relocate(pos: Vec2, level: &Level) -> Vec2 {
     if !pos.is_finite() {
         return level.spawn;
     }
-    if level.ladder_at(pos, crate::player::LADDER_REACH).is_some() {
+    if level
+        .ladder_at(pos, crate::sim::player::LADDER_REACH)
+        .is_some()
+    {
         return pos;
     }
     if let Some(h) = level.ground_height(pos.x) {
@@ -342,7 +345,7 @@ mod tests {
             proptest::prop_assert!(p.is_finite());
             match l.ground_height(p.x) {
                 Some(h) => proptest::prop_assert!(p.y >= h - 1e-6),
-                None => proptest::prop_assert!(l.ladder_at(p, crate::player::LADDER_REACH).is_some()),
+                None => proptest::prop_assert!(l.ladder_at(p, crate::sim::player::LADDER_REACH).is_some()),
             }
         }
     }

@@ -25,16 +25,16 @@ use winit::event::{ElementState, MouseButton, WindowEvent};
 use winit::keyboard::{KeyCode, ModifiersState, PhysicalKey};
 use winit::window::Window;
 
-use crate::ik_lab::{cursor_ray, ray_plane_z, world_to_screen};
 use crate::level::edit::{LadderEnd, LevelDoc, SlopeSide};
 use crate::level::shipped::LevelSource;
 use crate::level::watch::{LevelWatcher, Reload, relocate};
 use crate::level::{Diagnostic, Severity, TILE_METRES};
-use crate::player::Locomotion;
 use crate::scene::{CAMERA_DISTANCE, SceneHandles, world_mesh};
+use crate::sim::player::Locomotion;
+use crate::sim::world::Level;
 use crate::sim::{PrevPos, Sim};
-use crate::ui::EguiLayer;
-use crate::world::Level;
+use crate::tools::ik_lab::{cursor_ray, ray_plane_z, world_to_screen};
+use crate::window::ui::EguiLayer;
 
 /// Ladder ends snap to this height step when dragged, metres: an eighth of a
 /// tile, fine enough to place a top at any half-step floor.
@@ -156,13 +156,13 @@ pub fn replace_level(sim: &mut Sim, level: Level) {
     let player = sim.player;
     if let Ok((p, prev)) = sim
         .world
-        .query_one_mut::<(&mut crate::player::Player, &mut PrevPos)>(player)
+        .query_one_mut::<(&mut crate::sim::player::Player, &mut PrevPos)>(player)
     {
         if let Locomotion::Ladder(i) = p.state
             && level
                 .ladders
                 .get(i)
-                .is_none_or(|l| (p.pos.x - l.x).abs() > crate::player::LADDER_REACH)
+                .is_none_or(|l| (p.pos.x - l.x).abs() > crate::sim::player::LADDER_REACH)
         {
             p.state = Locomotion::Air;
         }

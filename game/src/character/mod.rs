@@ -5,16 +5,23 @@
 //! Everything here is computed from the model itself, so any humanoid glTF
 //! with a rig file works the same way as our knight.
 
+pub mod anim_state;
+pub mod contact;
+pub mod crowd;
+pub mod model;
+pub mod pose_pipeline;
+pub mod rig;
+
 use animation::ik::{HingeLimit, TwoBoneChain};
 use animation::{Clip, Skeleton, Wrap, local_to_model, sample_at, validate_clip};
 use glam::{Mat4, Quat, Vec3};
 use thiserror::Error;
 
-use crate::anim_state::{ClipInfo, ClipSet};
-use crate::contact::{self, CONTACT_SAMPLES, ContactCurve};
+use crate::character::anim_state::{ClipInfo, ClipSet};
+use crate::character::pose_pipeline::HINGE_RANGE;
+use crate::character::rig::{Rig, RigError, RigFile};
 use crate::knight;
-use crate::pose_pipeline::HINGE_RANGE;
-use crate::rig::{Rig, RigError, RigFile};
+use contact::{CONTACT_SAMPLES, ContactCurve};
 
 /// Why a character could not be assembled.
 #[derive(Debug, Error)]
@@ -183,7 +190,7 @@ pub struct Character {
 }
 
 /// The knight's rig file, as committed.
-pub const KNIGHT_RIG: &str = include_str!("../../assets/knight.rig.ron");
+pub const KNIGHT_RIG: &str = include_str!("../../../assets/knight.rig.ron");
 
 impl Character {
     /// Our knight, built by the generator (the same data as

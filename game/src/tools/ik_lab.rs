@@ -35,8 +35,8 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
-use crate::clock::FramePacer;
-use crate::ui::EguiLayer;
+use crate::sim::clock::FramePacer;
+use crate::window::ui::EguiLayer;
 
 /// Frames per second the lab paces itself to (Xvfb does not throttle presents).
 const TARGET_FPS: u32 = 60;
@@ -143,7 +143,7 @@ pub struct IkLabArgs {
     #[arg(long, value_enum)]
     pub target_path: Option<TargetPath>,
     /// Initial window size, WIDTHxHEIGHT (default 1280x720).
-    #[arg(long, value_parser = crate::headless::parse_size)]
+    #[arg(long, value_parser = crate::tools::headless::parse_size)]
     pub window_size: Option<(u32, u32)>,
 }
 

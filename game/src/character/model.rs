@@ -14,8 +14,8 @@ use anyhow::{Context, Result, anyhow};
 use clap::Args;
 use glam::Vec3;
 
+use crate::character::rig::RigFile;
 use crate::character::{Character, CharacterMesh, Texture};
-use crate::rig::RigFile;
 
 /// The `--character` and `--rig` flags: play any humanoid glTF model.
 #[derive(Args, Debug, Default, Clone)]

@@ -10,9 +10,9 @@ use glam::{Quat, Vec3};
 use serde::Serialize;
 
 use crate::character::Character;
-use crate::player::{Locomotion, Player};
-use crate::pose_pipeline::PosePipeline;
-use crate::world::Level;
+use crate::character::pose_pipeline::PosePipeline;
+use crate::sim::player::{Locomotion, Player};
+use crate::sim::world::Level;
 
 /// A foot counts as planted at this contact weight or more.
 pub const PLANTED_CONTACT: f32 = 0.9;

@@ -19,12 +19,12 @@ use serde::Serialize;
 use renderer::{Frame, OffscreenTarget, Renderer};
 
 use crate::character::Character;
-use crate::metrics::{FrameRecord, Recorder, Summary};
-use crate::player::DT;
 use crate::scene::{CameraRig, SceneHandles, draw_character, lighting, upload_scene};
-use crate::script::Script;
+use crate::sim::player::DT;
+use crate::sim::script::Script;
+use crate::sim::world::Level;
 use crate::sim::{Body, Sim};
-use crate::world::Level;
+use crate::tools::metrics::{FrameRecord, Recorder, Summary};
 
 /// The most frames one run may take: ten minutes of game time, which no
 /// script needs and which keeps the per-frame record in memory bounded
@@ -64,7 +64,7 @@ pub struct RunArgs {
     pub debug: bool,
     /// Another character than the knight (`--character MODEL --rig RIG.ron`).
     #[command(flatten)]
-    pub model: crate::model::CharacterArgs,
+    pub model: crate::character::model::CharacterArgs,
 }
 
 /// The largest screenshot side, pixels: wgpu's guaranteed texture limit.

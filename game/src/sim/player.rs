@@ -8,7 +8,7 @@
 
 use glam::Vec2;
 
-use crate::world::{Ladder, Level};
+use crate::sim::world::{Ladder, Level};
 
 /// Simulation steps per second. 64 Hz is exact in binary floating point and
 /// avoids the 0/2-step alternation a 60 Hz step shows on 60 Hz displays.
@@ -426,7 +426,7 @@ mod tests {
     fn flat_level(x0: f32, x1: f32) -> Level {
         Level {
             name: "flat".into(),
-            segments: vec![crate::world::GroundSegment {
+            segments: vec![crate::sim::world::GroundSegment {
                 x0,
                 x1,
                 y0: 0.0,

@@ -6,7 +6,7 @@
 //! and never slide. Walk and run share one normalized gait phase so that
 //! blending between them keeps the feet in step. State changes crossfade.
 
-use crate::player::{Locomotion, MoveParams, Player};
+use crate::sim::player::{Locomotion, MoveParams, Player};
 
 /// The most clips blended at once: a fading-out state plus walk and run of the
 /// new state (the pipeline keeps fixed-size scratch for this many poses).

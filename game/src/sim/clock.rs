@@ -1,7 +1,7 @@
 //! Time for the game loop: a fixed-step simulation clock with render
 //! interpolation and capped catch-up, and a frame pacer.
 //!
-//! The simulation always advances in steps of [`DT`](crate::player::DT); the
+//! The simulation always advances in steps of [`DT`](crate::sim::player::DT); the
 //! renderer draws between the last two simulation states, at the fraction
 //! `alpha` of a step that the accumulator holds. After a long stall (a
 //! debugger break, a window drag) the clock runs at most
@@ -22,7 +22,7 @@ pub const MAX_CATCH_UP_STEPS: u32 = 8;
 /// The longest frame time the clock accepts, in seconds; longer frames (the
 /// process was suspended) count as this long. It equals the catch-up cap so
 /// a stall costs at most one capped frame.
-pub const MAX_FRAME_SECONDS: f32 = MAX_CATCH_UP_STEPS as f32 * crate::player::DT;
+pub const MAX_FRAME_SECONDS: f32 = MAX_CATCH_UP_STEPS as f32 * crate::sim::player::DT;
 
 /// What one rendered frame must do: run `steps` simulation steps, then draw at
 /// `alpha` (0..1) of the way from the previous state to the current one.
@@ -47,12 +47,12 @@ pub struct FixedClock {
 impl FixedClock {
     /// A clock stepping every `dt` seconds, running at most `max_steps` steps
     /// per frame. A non-positive or non-finite `dt` is replaced by the
-    /// game's [`DT`](crate::player::DT), and `max_steps` is at least 1.
+    /// game's [`DT`](crate::sim::player::DT), and `max_steps` is at least 1.
     pub fn new(dt: f32, max_steps: u32) -> Self {
         let dt = if dt.is_finite() && dt > 0.0 {
             dt
         } else {
-            crate::player::DT
+            crate::sim::player::DT
         };
         Self {
             dt,
@@ -63,7 +63,7 @@ impl FixedClock {
 
     /// The game's clock: 64 Hz, [`MAX_CATCH_UP_STEPS`].
     pub fn game() -> Self {
-        Self::new(crate::player::DT, MAX_CATCH_UP_STEPS)
+        Self::new(crate::sim::player::DT, MAX_CATCH_UP_STEPS)
     }
 
     /// The step length, seconds.
@@ -146,7 +146,7 @@ impl FramePacer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::player::DT;
+    use crate::sim::player::DT;
 
     #[test]
     fn steady_60hz_frames_average_64_steps_per_second() {

@@ -3,7 +3,7 @@
 //! the renderer at its own paced frame rate.
 //!
 //! Keys: ←/→ or A/D walk, Shift runs, Space jumps, ↑/↓ or W/S climb, I toggles
-//! IK, F1 toggles the debug overlay, F2 designer mode (see `crate::designer`),
+//! IK, F1 toggles the debug overlay, F2 designer mode (see `crate::window::designer`),
 //! Esc quits. Gamepads (gilrs): left stick or
 //! d-pad to move and climb, South (A / Cross) to jump, West (X / Square) or
 //! the right trigger to run.
@@ -28,14 +28,14 @@ use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
 use crate::character::Character;
-use crate::clock::{FixedClock, FramePacer};
-use crate::designer::Designer;
-use crate::overlay::{PoseTimer, ProfileOverlay};
-use crate::player::{DT, Input};
 use crate::profile::Stage;
 use crate::scene::{CameraRig, SceneHandles, draw_character, lighting, upload_scene};
-use crate::script::{Script, ScriptPlayer};
+use crate::sim::clock::{FixedClock, FramePacer};
+use crate::sim::player::{DT, Input};
+use crate::sim::script::{Script, ScriptPlayer};
 use crate::sim::{Body, Sim};
+use crate::window::designer::Designer;
+use crate::window::overlay::{PoseTimer, ProfileOverlay};
 
 /// Frames per second the loop paces itself to (presenting is not throttled
 /// under every compositor, e.g. Xvfb).
@@ -80,11 +80,11 @@ pub struct PlayArgs {
     #[arg(long)]
     pub profile: bool,
     /// Initial window size, WIDTHxHEIGHT (default 1280x720).
-    #[arg(long, value_parser = crate::headless::parse_size)]
+    #[arg(long, value_parser = crate::tools::headless::parse_size)]
     pub window_size: Option<(u32, u32)>,
     /// Another character than the knight (`--character MODEL --rig RIG.ron`).
     #[command(flatten)]
-    pub model: crate::model::CharacterArgs,
+    pub model: crate::character::model::CharacterArgs,
 }
 
 #[derive(Clone, Copy, Debug, Default)]

@@ -23,8 +23,8 @@ use glam::Mat4;
 use crate::character::Character;
 use crate::knight::{self, Knight};
 use crate::level;
-use crate::player::DT;
-use crate::script::Script;
+use crate::sim::player::DT;
+use crate::sim::script::Script;
 use crate::sim::{Body, Sim};
 
 /// Simulated frames per accepted level: one second, enough to spawn, fall
@@ -87,7 +87,7 @@ pub fn tmx_level(data: &[u8]) {
     };
     let _ = level::check::check_level(&loaded);
     let mut sim = Sim::new(loaded.level, knight_character());
-    let input = crate::player::Input {
+    let input = crate::sim::player::Input {
         move_x: 1.0,
         ..Default::default()
     };

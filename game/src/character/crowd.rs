@@ -20,12 +20,12 @@ use std::time::Instant;
 use glam::Vec2;
 use rayon::prelude::*;
 
-use crate::anim_state::{AnimState, Layer, MAX_LAYERS};
 use crate::character::Character;
-use crate::player::{DT, Input, Locomotion, MoveParams, Player};
-use crate::pose_pipeline::{FrameInput, PosePipeline, PoseStage};
+use crate::character::anim_state::{AnimState, Layer, MAX_LAYERS};
+use crate::character::pose_pipeline::{FrameInput, PosePipeline, PoseStage};
 use crate::profile::{STAGE_COUNT, Scope, Stage};
-use crate::world::Level;
+use crate::sim::player::{DT, Input, Locomotion, MoveParams, Player};
+use crate::sim::world::Level;
 
 /// Knights per group: the unit of parallel work and of stage-major
 /// processing. Eight is the batched IK solver's lane count, and about

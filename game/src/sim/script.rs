@@ -24,7 +24,7 @@ use std::path::Path;
 use glam::Vec2;
 use thiserror::Error;
 
-use crate::player::{DT, Input};
+use crate::sim::player::{DT, Input};
 
 /// A key the script can press.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

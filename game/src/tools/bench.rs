@@ -1,4 +1,4 @@
-//! `ironstep bench`: a deterministic scripted crowd ([`crate::crowd`]) posed
+//! `ironstep bench`: a deterministic scripted crowd ([`crate::character::crowd`]) posed
 //! every frame and, unless `--no-render`, drawn headless; prints per-stage
 //! CPU time (p50/p95/p99 over the measured frames) and GPU pass times, and
 //! writes a JSON summary and a Chrome trace.
@@ -24,14 +24,14 @@ use renderer::{Camera, Frame, OffscreenTarget, Renderer};
 use serde::Serialize;
 
 use crate::character::Character;
-use crate::crowd::Crowd;
+use crate::character::crowd::Crowd;
 use crate::fsio::write_atomic;
-use crate::headless::{load_level, parse_size};
 use crate::profile::{
     self, AllocationScope, GPU_TID, Percentiles, STAGE_COUNT, Stage, TraceEvent, TraceRecorder,
     percentiles,
 };
 use crate::scene::{draw_character, lighting, upload_scene};
+use crate::tools::headless::{load_level, parse_size};
 
 /// The most knights: 100,000 is ~0.5 GB of pose state (see BENCHMARKS.md)
 /// and more than any level holds.

@@ -34,10 +34,10 @@ use animation::{
 };
 use glam::{Affine3A, Mat4, Quat, Vec2, Vec3};
 
-use crate::anim_state::{Layer, MAX_LAYERS};
+use crate::character::anim_state::{Layer, MAX_LAYERS};
 use crate::character::{Character, Grip, Limb};
-use crate::player::{Locomotion, Player};
-use crate::world::{GroundSegment, Ladder, Level};
+use crate::sim::player::{Locomotion, Player};
+use crate::sim::world::{GroundSegment, Ladder, Level};
 
 /// Characters whose legs [`PosePipeline::foot_ik_group`] gathers into one
 /// batched call: sixteen legs, two sets of the batched solver's eight lanes.
@@ -273,7 +273,7 @@ struct Smoothing {
     ladder: Option<usize>,
     /// The ground segment found under each foot last frame: where the next
     /// frame's search looks first (a hint only; see
-    /// [`crate::world::Level::segment_index_near`]).
+    /// [`crate::sim::world::Level::segment_index_near`]).
     segment_hint: [usize; 2],
 }
 

@@ -22,9 +22,9 @@ use glam::{Mat4, Vec3};
 use renderer::{Camera, Frame, Lighting, OffscreenTarget, Renderer, ShadowBox};
 
 use crate::character::CharacterMesh;
-use crate::headless::parse_size;
-use crate::model::first_skin;
+use crate::character::model::first_skin;
 use crate::scene::upload_character;
+use crate::tools::headless::parse_size;
 
 /// Arguments of `ironstep render`.
 #[derive(Args, Debug)]

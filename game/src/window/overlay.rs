@@ -1,7 +1,7 @@
 //! The F3 profiling overlay of the game window: a frame-time graph of the
 //! last [`HISTORY`] frames with 16.7 ms and 33.3 ms lines, FPS and frame
 //! time p50/p95/p99, the per-stage CPU breakdown and the GPU pass times from
-//! the renderer's timestamp queries, drawn with egui ([`crate::ui`]).
+//! the renderer's timestamp queries, drawn with egui ([`crate::window::ui`]).
 //!
 //! The profiler ([`FrameProfiler`]) runs every frame whether the overlay is
 //! shown or not (it allocates nothing per frame); egui, which does allocate
@@ -13,9 +13,9 @@ use renderer::{FrameStats, PassTimes, Renderer, wgpu};
 use winit::event::WindowEvent;
 use winit::window::Window;
 
-use crate::pose_pipeline::{PoseStage, StageObserver};
+use crate::character::pose_pipeline::{PoseStage, StageObserver};
 use crate::profile::{FrameProfiler, HISTORY, Scope, Stage};
-use crate::ui::EguiLayer;
+use crate::window::ui::EguiLayer;
 
 /// Times the pose pipeline's stages into a [`FrameProfiler`].
 pub struct PoseTimer<'a> {

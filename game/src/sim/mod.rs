@@ -1,7 +1,7 @@
 //! The simulation: a hecs world of characters and the systems that advance
 //! it, in a fixed, documented order.
 //!
-//! Per fixed step ([`crate::player::DT`], 64 Hz):
+//! Per fixed step ([`crate::sim::player::DT`], 64 Hz):
 //!
 //! 1. [`control`]: input → each player-controlled character's controller
 //!    (walk, run, jump, ladders, slopes).
@@ -10,22 +10,31 @@
 //!
 //! Per rendered frame (or per step when headless):
 //!
-//! 3. [`pose`]: the pose pipeline ([`crate::pose_pipeline`]) turns the chosen
+//! 3. [`pose`]: the pose pipeline ([`crate::character::pose_pipeline`]) turns the chosen
 //!    clips into model matrices and a skinning palette, with foot and ladder IK.
 //!
 //! The level is not in the world: it is one immutable resource the systems
 //! read.
+//!
+//! Beside the systems: [`world`] (the level model), [`player`] (the
+//! controller), [`clock`] (fixed step and frame pacing) and [`script`]
+//! (timed presses for headless runs).
+
+pub mod clock;
+pub mod player;
+pub mod script;
+pub mod world;
 
 use std::sync::Arc;
 
 use glam::Vec2;
 use hecs::{Entity, World};
 
-use crate::anim_state::{AnimState, Layer, MAX_LAYERS};
 use crate::character::Character;
-use crate::player::{DT, Input, Locomotion, MoveParams, Player};
-use crate::pose_pipeline::{FrameInput, PosePipeline, StageObserver};
-use crate::world::Level;
+use crate::character::anim_state::{AnimState, Layer, MAX_LAYERS};
+use crate::character::pose_pipeline::{FrameInput, PosePipeline, StageObserver};
+use crate::sim::player::{DT, Input, Locomotion, MoveParams, Player};
+use crate::sim::world::Level;
 
 /// Marks the entity the keyboard, gamepad or script drives.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

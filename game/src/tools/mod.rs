@@ -1,0 +1,14 @@
+//! The command-line tools of the `ironstep` binary besides `play`:
+//! `run` ([`headless`], with its motion [`metrics`]), `bench` ([`bench`]),
+//! `inspect` ([`inspect`]), `render` ([`render_model`]), `ik-lab`
+//! ([`ik_lab`], a window of its own) and the bodies of the fuzz targets
+//! ([`fuzzing`]). `check-level` lives with the levels
+//! ([`crate::level::check`]).
+
+pub mod bench;
+pub mod fuzzing;
+pub mod headless;
+pub mod ik_lab;
+pub mod inspect;
+pub mod metrics;
+pub mod render_model;

@@ -1,0 +1,8 @@
+//! The game window and what draws over it: the winit application
+//! ([`app`]), designer mode ([`designer`]), the F3 profiling overlay
+//! ([`overlay`]) and the egui glue they share ([`ui`]).
+
+pub mod app;
+pub mod designer;
+pub mod overlay;
+pub mod ui;
