@@ -735,7 +735,7 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
     // Per skin: glTF joint slot -> skeleton index.
     let mut slot_maps = Vec::new();
     // Per skin: node -> (skeleton index, prefix).
-    let mut node_maps: Vec<HashMap<usize, (usize, Prefix)>> = Vec::new();
+    let mut node_maps: Vec<NodeMap> = Vec::new();
     for skin in doc.skins() {
         let skin_name = skin
             .name()
@@ -1136,6 +1136,9 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
     })
 }
 
+/// Per skin: glTF node -> (skeleton index, the non-joint prefix folded into it).
+type NodeMap = HashMap<usize, (usize, Prefix)>;
+
 /// The name of the synthetic skin that holds meshes outside every skin.
 pub const SCENE_NODES_SKIN: &str = "scene nodes";
 
@@ -1173,7 +1176,7 @@ fn scene_nodes_skin(
     doc: &gltf::Document,
     nodes: &Nodes,
     mesh_nodes: &[usize],
-) -> Result<(ImportedSkin, HashMap<usize, (usize, Prefix)>), String> {
+) -> Result<(ImportedSkin, NodeMap), String> {
     let mut members = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for &n in mesh_nodes {

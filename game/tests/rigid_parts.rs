@@ -75,7 +75,7 @@ impl Glb {
         self.views
             .push(json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()}));
         self.bin.extend_from_slice(bytes);
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         self.accessors.push(json!({
@@ -125,10 +125,10 @@ impl Glb {
             doc["materials"] = Value::Array(self.materials);
         }
         let mut j = serde_json::to_vec(&doc).unwrap();
-        while j.len() % 4 != 0 {
+        while !j.len().is_multiple_of(4) {
             j.push(b' ');
         }
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         let mut out = Vec::new();
