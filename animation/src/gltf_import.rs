@@ -21,6 +21,28 @@
 //! - A missing `inverseBindMatrices` accessor means identity matrices.
 //! - The skinned mesh node's own transform is ignored, as the specification
 //!   says: skinned vertices are placed by the joints alone.
+//! - A mesh whose node has no skin is a rigid part, as three.js, Bevy and
+//!   Godot draw it. On or under a joint (of the lowest-numbered skin that
+//!   has the nearest such joint), every vertex is bound to that joint with
+//!   weight one and moved by `inverse_bind⁻¹ × relative` (`relative` being
+//!   the node's transform relative to the joint), so that the joint's
+//!   palette matrix places it where the node is; a mirroring node reverses
+//!   the winding. Non-joint nodes between the part and its joint are folded
+//!   in at rest; their animation is ignored with the usual warning (they
+//!   are not joints of the file's skin, and adding joints to it would change
+//!   its palette). A part whose joint's inverse bind matrix is singular is
+//!   ignored with a warning.
+//! - Meshes outside every skin's joints (static or animated) hang on their
+//!   own node in one synthetic skin appended last, [`SCENE_NODES_SKIN`],
+//!   whose joints are those nodes and all their ancestors, with inverse
+//!   binds that make the rest palette the identity; clips are retargeted to
+//!   it like any skin, so an animated prop moves. An ancestor that is also
+//!   folded into a real skin's joint moves this skin but not that one (the
+//!   real skin folds only its rest transform).
+//! - Skins are independent skeletons; a node that is a joint of several
+//!   skins has the same global in each. [`ImportedModel::rebind_mesh`] moves
+//!   a mesh onto another skin that has all its joints, so one pose (after
+//!   IK, say) drives both.
 //! - LINEAR and STEP rotation keys are normalized (exporters round them;
 //!   SimpleSkin stores 0.707 for the square root of one half).
 //! - Weights are renormalized to sum to one (with a warning when any vertex
@@ -187,6 +209,13 @@ pub struct SkinnedMesh {
     pub name: String,
     /// Index into [`ImportedModel::skins`] of the skin that deforms it.
     pub skin: usize,
+    /// The glTF node that carries the mesh.
+    pub node: usize,
+    /// True for a rigid part: a mesh whose node has no skin, bound wholly
+    /// (weight one) to the joint it hangs under, or to its own node in the
+    /// [`SCENE_NODES_SKIN`] skin when no joint is above it. Its positions and
+    /// normals are already in that joint's bind space.
+    pub rigid: bool,
     /// Bind-pose positions (glTF scene units, metres).
     pub positions: Vec<Vec3>,
     /// Normals (zero vectors when the file has none).
@@ -229,8 +258,12 @@ impl SkinnedMesh {
 /// One glTF skin as a skeleton plus its clips.
 #[derive(Clone, Debug)]
 pub struct ImportedSkin {
-    /// The skin's name (its index when unnamed).
+    /// The skin's name (its index when unnamed; [`SCENE_NODES_SKIN`] for
+    /// the synthetic skin).
     pub name: String,
+    /// The glTF skin's index, or `None` for the synthetic skin of scene
+    /// nodes that carries meshes outside every skin (always the last).
+    pub gltf_skin: Option<usize>,
     /// The joints sorted parent-before-child, with rest pose and inverse bind
     /// matrices. `local_to_model` of its rest pose gives glTF scene-space
     /// global transforms.
@@ -285,6 +318,114 @@ impl ImportedModel {
                     .ok()
                     .filter(|&i| i < self.clips.len())
             })
+    }
+}
+
+/// A mesh of one skin re-expressed in the joints of another skin that has
+/// all the joints it uses (see [`ImportedModel::rebind_mesh`]).
+#[derive(Clone, Debug)]
+pub struct ReboundMesh {
+    /// The mesh, its joints now indices into the other skin's skeleton and
+    /// its vertices in that skin's bind space.
+    pub mesh: SkinnedMesh,
+    /// Vertices whose influences disagree on where the vertex lies in the
+    /// new bind space (the two skins were bound in different poses); they
+    /// take the weighted mean and follow the pose only approximately.
+    pub approximate_vertices: usize,
+}
+
+impl ImportedModel {
+    /// Re-expresses mesh `mesh` (of its own skin) in the joints of skin
+    /// `onto`, so that one pose of `onto` drives it: every joint the mesh
+    /// uses must be a joint (the same glTF node) of `onto`. Since every
+    /// skin's skeleton gives scene-space globals, a node's global is the same
+    /// in both; only the inverse bind matrices differ, so each vertex moves by
+    /// `inverse_bind_onto⁻¹ × inverse_bind_own` of its joints (exact when its
+    /// joints agree, as they do when both skins were bound in one pose).
+    /// Errors say, in a sentence, which joint is missing or why not.
+    pub fn rebind_mesh(&self, mesh: usize, onto: usize) -> Result<ReboundMesh, String> {
+        let m = self
+            .meshes
+            .get(mesh)
+            .ok_or_else(|| format!("there is no mesh {mesh}"))?;
+        let to = self
+            .skins
+            .get(onto)
+            .ok_or_else(|| format!("there is no skin {onto}"))?;
+        let from = &self.skins[m.skin];
+        let mut rebound = m.clone();
+        rebound.skin = onto;
+        if m.skin == onto {
+            return Ok(ReboundMesh {
+                mesh: rebound,
+                approximate_vertices: 0,
+            });
+        }
+        let index_in_onto: HashMap<usize, usize> = to
+            .joint_nodes
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| (n, i))
+            .collect();
+        // Per joint of the mesh's skin: its index in `onto` and the matrix
+        // from the old bind space to the new one (computed when first used).
+        let mut cache: Vec<Option<(u16, Mat4, glam::Mat3)>> = vec![None; from.joint_nodes.len()];
+        let mut approximate = 0;
+        for v in 0..m.positions.len() {
+            let (p, n) = (m.positions[v], m.normals[v]);
+            let (mut pos, mut nor) = (Vec3::ZERO, Vec3::ZERO);
+            let mut spread = 0.0f32;
+            let mut first: Option<Vec3> = None;
+            for k in 0..MAX_INFLUENCES {
+                let (j, w) = (usize::from(m.joints[v][k]), m.weights[v][k]);
+                if w <= 0.0 {
+                    rebound.joints[v][k] = 0;
+                    continue;
+                }
+                if cache[j].is_none() {
+                    let node = from.joint_nodes[j];
+                    let &d = index_in_onto.get(&node).ok_or_else(|| {
+                        format!(
+                            "its joint '{}' (node {node}) is not a joint of skin '{}'",
+                            from.skeleton.name(j),
+                            to.name
+                        )
+                    })?;
+                    let bind = rigid_bind(to.skeleton.inverse_bind()[d], from.skeleton.inverse_bind()[j])
+                        .ok_or_else(|| {
+                            format!(
+                                "joint '{}' of skin '{}' has an inverse bind matrix that cannot be inverted",
+                                to.skeleton.name(d),
+                                to.name
+                            )
+                        })?;
+                    let normal_m = glam::Mat3::from_mat4(bind).inverse().transpose();
+                    cache[j] = Some((d as u16, bind, normal_m));
+                }
+                let (d, bind, normal_m) = cache[j].expect("filled above");
+                rebound.joints[v][k] = d;
+                let q = bind.transform_point3(p);
+                let first = *first.get_or_insert(q);
+                spread = spread.max(first.distance(q));
+                pos += w * q;
+                nor += w * (normal_m * n);
+            }
+            if spread > 1e-4 * (1.0 + pos.length()) {
+                approximate += 1;
+            }
+            if !pos.is_finite() {
+                return Err(format!(
+                    "vertex {v} does not lie at a finite place in skin '{}'",
+                    to.name
+                ));
+            }
+            rebound.positions[v] = pos;
+            rebound.normals[v] = nor.normalize_or_zero();
+        }
+        Ok(ReboundMesh {
+            mesh: rebound,
+            approximate_vertices: approximate,
+        })
     }
 }
 
@@ -594,7 +735,7 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
     // Per skin: glTF joint slot -> skeleton index.
     let mut slot_maps = Vec::new();
     // Per skin: node -> (skeleton index, prefix).
-    let mut node_maps: Vec<HashMap<usize, (usize, Prefix)>> = Vec::new();
+    let mut node_maps: Vec<NodeMap> = Vec::new();
     for skin in doc.skins() {
         let skin_name = skin
             .name()
@@ -693,6 +834,7 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
         })?;
         skins.push(ImportedSkin {
             name: skin_name,
+            gltf_skin: Some(skin.index()),
             skeleton,
             joint_nodes: order.iter().map(|&s| joint_nodes[s]).collect(),
             clips: Vec::new(),
@@ -701,7 +843,51 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
         node_maps.push(node_map);
     }
 
-    // Meshes.
+    // Meshes without a skin: rigid parts. One under a joint (or on one)
+    // hangs on the nearest such joint, of the lowest-numbered skin that has
+    // it; one outside every skin's joints hangs on its own node in the
+    // synthetic skin of scene nodes built here.
+    let mut joint_owner: HashMap<usize, (usize, usize)> = HashMap::new();
+    for (s, skin) in skins.iter().enumerate() {
+        for (j, &n) in skin.joint_nodes.iter().enumerate() {
+            joint_owner.entry(n).or_insert((s, j));
+        }
+    }
+    let owner_of = |joint_owner: &HashMap<usize, (usize, usize)>, node: usize| {
+        let mut n = Some(node);
+        while let Some(i) = n {
+            if let Some(&(s, j)) = joint_owner.get(&i) {
+                return Some((s, j, i));
+            }
+            n = nodes.parent[i];
+        }
+        None
+    };
+    let skinless: Vec<usize> = doc
+        .nodes()
+        .filter(|n| n.mesh().is_some() && n.skin().is_none())
+        .map(|n| n.index())
+        .collect();
+    let outside: Vec<usize> = skinless
+        .iter()
+        .copied()
+        .filter(|&n| owner_of(&joint_owner, n).is_none())
+        .collect();
+    if !outside.is_empty() {
+        match scene_nodes_skin(&doc, &nodes, &outside) {
+            Ok((skin, node_map)) => {
+                for (j, &n) in skin.joint_nodes.iter().enumerate() {
+                    joint_owner.entry(n).or_insert((skins.len(), j));
+                }
+                skins.push(skin);
+                node_maps.push(node_map);
+            }
+            Err(problem) => warnings.push(format!(
+                "meshes on nodes {outside:?} lie outside every skin and were ignored: {problem}"
+            )),
+        }
+    }
+
     let textures: Vec<Option<TextureRgba8>> = images.iter().map(to_rgba8).collect();
     let mut meshes = Vec::new();
     for node in doc.nodes() {
@@ -709,20 +895,41 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
         let mesh_name = mesh
             .name()
             .map_or_else(|| mesh.index().to_string(), str::to_string);
-        let Some(skin) = node.skin() else {
-            warnings.push(format!(
-                "mesh '{mesh_name}' on node {} has no skin and was ignored",
-                node.index()
-            ));
-            continue;
+        let binding = match node.skin() {
+            Some(skin) => Binding::Skin {
+                skin: skin.index(),
+                slot_map: &slot_maps[skin.index()],
+            },
+            None => {
+                let Some((skin, joint, joint_node)) = owner_of(&joint_owner, node.index()) else {
+                    // Only when the scene-node skin could not be built (warned above).
+                    continue;
+                };
+                let inverse_bind = skins[skin].skeleton.inverse_bind()[joint];
+                let relative = nodes.product_up_to(node.index(), Some(joint_node));
+                match rigid_bind(inverse_bind, relative) {
+                    Some(bind) => Binding::Rigid {
+                        skin,
+                        joint: joint as u16,
+                        bind,
+                    },
+                    None => {
+                        warnings.push(format!(
+                            "mesh '{mesh_name}' on node {} hangs on joint '{}', whose inverse bind matrix cannot be inverted; the mesh was ignored",
+                            node.index(),
+                            skins[skin].skeleton.name(joint)
+                        ));
+                        continue;
+                    }
+                }
+            }
         };
-        let skin_index = skin.index();
         for prim in mesh.primitives() {
             let m = read_primitive(
                 &prim,
                 &mesh_name,
-                skin_index,
-                &slot_maps[skin_index],
+                node.index(),
+                &binding,
                 &buffers,
                 &textures,
                 &mut warnings,
@@ -929,11 +1136,113 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
     })
 }
 
+/// Per skin: glTF node -> (skeleton index, the non-joint prefix folded into it).
+type NodeMap = HashMap<usize, (usize, Prefix)>;
+
+/// The name of the synthetic skin that holds meshes outside every skin.
+pub const SCENE_NODES_SKIN: &str = "scene nodes";
+
+/// How a primitive's vertices are bound to a skeleton.
+enum Binding<'a> {
+    /// A skinned node: `JOINTS_0`/`WEIGHTS_0` through the skin's slot map.
+    Skin { skin: usize, slot_map: &'a [usize] },
+    /// A rigid part: every vertex on one joint with weight one, moved by
+    /// `bind` into the skin's bind space.
+    Rigid { skin: usize, joint: u16, bind: Mat4 },
+}
+
+/// The matrix that takes a rigid part's vertices from its node's space into
+/// the bind space of the joint it hangs on: `inverse_bind⁻¹ × relative`,
+/// where `relative` is the node's transform relative to the joint. Skinning
+/// with the joint's palette matrix (`global × inverse_bind`) then gives
+/// `global × relative × v`, the node's own placement. `None` when the
+/// inverse bind matrix is singular or the result is not finite.
+fn rigid_bind(inverse_bind: Mat4, relative: Mat4) -> Option<Mat4> {
+    let det = inverse_bind.determinant();
+    if !det.is_finite() || det.abs() < 1e-12 {
+        return None;
+    }
+    let bind = inverse_bind.inverse() * relative;
+    bind.is_finite().then_some(bind)
+}
+
+/// The synthetic skin [`SCENE_NODES_SKIN`]: every node in `mesh_nodes` (mesh
+/// nodes outside every skin's joints) and all their ancestors become joints,
+/// parented as in the file, so that animation of any of them moves the
+/// meshes. Each inverse bind matrix is the inverse of the node's rest global
+/// (identity when that is singular), so rest-pose palettes are identities.
+/// Errors say why the skin cannot be built (too many nodes, a bad transform).
+fn scene_nodes_skin(
+    doc: &gltf::Document,
+    nodes: &Nodes,
+    mesh_nodes: &[usize],
+) -> Result<(ImportedSkin, NodeMap), String> {
+    let mut members = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for &n in mesh_nodes {
+        let mut up = Some(n);
+        while let Some(i) = up {
+            if !seen.insert(i) {
+                break;
+            }
+            members.push(i);
+            up = nodes.parent[i];
+        }
+    }
+    if members.len() > MAX_JOINTS {
+        return Err(format!(
+            "they and their ancestors are {} nodes, more than {MAX_JOINTS} joints",
+            members.len()
+        ));
+    }
+    let mut depth = HashMap::new();
+    for &n in &members {
+        depth.insert(n, nodes.depth(n).map_err(|e| e.to_string())?);
+    }
+    members.sort_by_key(|&n| (depth[&n], n));
+    let index: HashMap<usize, usize> = members.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    let mut defs = Vec::with_capacity(members.len());
+    let mut node_map = HashMap::new();
+    let no_prefix = Prefix::new(Mat4::IDENTITY, "", &mut Vec::new());
+    for (i, &n) in members.iter().enumerate() {
+        let name = doc
+            .nodes()
+            .nth(n)
+            .and_then(|node| node.name().map(str::to_string))
+            .unwrap_or_else(|| format!("node{n}"));
+        let global = nodes.product_up_to(n, None);
+        let det = global.determinant();
+        let inverse_bind = if det.is_finite() && det.abs() > 1e-12 && global.inverse().is_finite() {
+            global.inverse()
+        } else {
+            Mat4::IDENTITY
+        };
+        node_map.insert(n, (i, no_prefix));
+        defs.push(JointDef {
+            name,
+            parent: nodes.parent[n].map(|p| index[&p]),
+            rest: Transform::from_mat4(&nodes.local[n]),
+            inverse_bind,
+        });
+    }
+    let skeleton = Skeleton::new(defs).map_err(|e| e.to_string())?;
+    Ok((
+        ImportedSkin {
+            name: SCENE_NODES_SKIN.to_string(),
+            gltf_skin: None,
+            skeleton,
+            joint_nodes: members,
+            clips: Vec::new(),
+        },
+        node_map,
+    ))
+}
+
 fn read_primitive(
     prim: &gltf::Primitive,
     mesh_name: &str,
-    skin_index: usize,
-    slot_map: &[usize],
+    node: usize,
+    binding: &Binding,
     buffers: &[gltf::buffer::Data],
     textures: &[Option<TextureRgba8>],
     warnings: &mut Vec<String>,
@@ -1013,6 +1322,136 @@ fn read_primitive(
         "COLOR_0",
         colors.iter().position(|c| !c.iter().all(|x| x.is_finite())),
     )?;
+    let (skin_index, rigid_bind) = match *binding {
+        Binding::Skin { skin, .. } => (skin, None),
+        Binding::Rigid { skin, bind, .. } => (skin, Some(bind)),
+    };
+    let (joints, weights, renormalized) = match *binding {
+        Binding::Rigid { joint, .. } => {
+            (vec![[joint, 0, 0, 0]; n], vec![[1.0, 0.0, 0.0, 0.0]; n], 0)
+        }
+        Binding::Skin { slot_map, .. } => read_skin_weights(
+            prim, &reader, &label, n, skin_index, slot_map, buffers, warnings,
+        )?,
+    };
+    // A rigid part's vertices move into its joint's bind space; normals by
+    // the inverse transpose, and a mirroring transform reverses the winding.
+    let (positions, normals, mirrored) = match rigid_bind {
+        Some(bind) => {
+            let normal_m = glam::Mat3::from_mat4(bind).inverse().transpose();
+            let p: Vec<Vec3> = positions
+                .iter()
+                .map(|&v| bind.transform_point3(v))
+                .collect();
+            let nn: Vec<Vec3> = normals
+                .iter()
+                .map(|&v| (normal_m * v).normalize_or_zero())
+                .collect();
+            non_finite(
+                "POSITION (placed on its joint)",
+                p.iter().position(|v| !v.is_finite()),
+            )?;
+            (p, nn, bind.determinant() < 0.0)
+        }
+        None => (positions, normals, false),
+    };
+    let indices: Vec<u32> = match read_checked(prim.indices(), buffers, "indices", || {
+        reader.read_indices().map(|i| i.into_u32())
+    })? {
+        Some(i) => i,
+        None => (0..n as u32).collect(),
+    };
+    if !indices.len().is_multiple_of(3) {
+        return Err(prim_err(format!(
+            "has {} indices, not a multiple of 3",
+            indices.len()
+        )));
+    }
+    if let Some((at, &bad)) = indices.iter().enumerate().find(|(_, i)| **i as usize >= n) {
+        return Err(prim_err(format!(
+            "index {at} is {bad}, but there are only {n} vertices"
+        )));
+    }
+    let mut indices = indices;
+    if mirrored {
+        for t in indices.chunks_exact_mut(3) {
+            t.swap(1, 2);
+        }
+    }
+    let morphs = prim.morph_targets().count();
+    if morphs > 0 {
+        warnings.push(format!(
+            "primitive '{label}' has {morphs} morph targets; morph targets are ignored"
+        ));
+    }
+    let mat = prim.material();
+    let pbr = mat.pbr_metallic_roughness();
+    let base_color_texture = pbr.base_color_texture().and_then(|info| {
+        if info.tex_coord() != 0 {
+            warnings.push(format!(
+                "primitive '{label}': base color texture uses TEXCOORD_{}; only TEXCOORD_0 is imported",
+                info.tex_coord()
+            ));
+        }
+        textures
+            .get(info.texture().source().index())
+            .cloned()
+            .flatten()
+    });
+    Ok(Some(SkinnedMesh {
+        name: label,
+        skin: skin_index,
+        node,
+        rigid: rigid_bind.is_some(),
+        positions,
+        normals,
+        uvs,
+        colors,
+        joints,
+        weights,
+        indices,
+        material: Material {
+            name: mat.name().unwrap_or_default().to_string(),
+            base_color_factor: pbr.base_color_factor(),
+            base_color_texture,
+        },
+        renormalized_vertices: renormalized,
+        ignored_morph_targets: morphs,
+    }))
+}
+
+/// Reads a skinned primitive's `JOINTS_0`/`WEIGHTS_0`: joints remapped to
+/// skeleton order through `slot_map`, weights renormalized (with warnings).
+/// Returns the joints, the weights and how many vertices were renormalized.
+#[allow(clippy::too_many_arguments)]
+fn read_skin_weights<'a, 's, F>(
+    prim: &gltf::Primitive,
+    reader: &gltf::mesh::Reader<'a, 's, F>,
+    label: &str,
+    n: usize,
+    skin_index: usize,
+    slot_map: &[usize],
+    buffers: &[gltf::buffer::Data],
+    warnings: &mut Vec<String>,
+) -> Result<SkinWeights, Reason>
+where
+    F: Clone + Fn(gltf::Buffer<'a>) -> Option<&'s [u8]>,
+{
+    let prim_err = |problem: String| Reason::Primitive {
+        mesh: label.rsplit_once('/').map_or(label, |(m, _)| m).to_string(),
+        primitive: prim.index(),
+        problem,
+    };
+    let same_len = |what: &str, len: usize| {
+        if len == n {
+            Ok(())
+        } else {
+            Err(prim_err(format!(
+                "{what} has {len} elements, POSITION has {n}"
+            )))
+        }
+    };
+    let attr = |s: gltf::Semantic| prim.get(&s);
     let joints_raw = read_checked(attr(gltf::Semantic::Joints(0)), buffers, "JOINTS_0", || {
         reader.read_joints(0).map(|j| j.into_u16())
     })?
@@ -1081,62 +1520,15 @@ fn read_primitive(
             "primitive '{label}': {zero_weight} vertices have no weight; bound fully to their first joint"
         ));
     }
-    let indices: Vec<u32> = match read_checked(prim.indices(), buffers, "indices", || {
-        reader.read_indices().map(|i| i.into_u32())
-    })? {
-        Some(i) => i,
-        None => (0..n as u32).collect(),
-    };
-    if !indices.len().is_multiple_of(3) {
-        return Err(prim_err(format!(
-            "has {} indices, not a multiple of 3",
-            indices.len()
-        )));
-    }
-    if let Some((at, &bad)) = indices.iter().enumerate().find(|(_, i)| **i as usize >= n) {
-        return Err(prim_err(format!(
-            "index {at} is {bad}, but there are only {n} vertices"
-        )));
-    }
-    let morphs = prim.morph_targets().count();
-    if morphs > 0 {
-        warnings.push(format!(
-            "primitive '{label}' has {morphs} morph targets; morph targets are ignored"
-        ));
-    }
-    let mat = prim.material();
-    let pbr = mat.pbr_metallic_roughness();
-    let base_color_texture = pbr.base_color_texture().and_then(|info| {
-        if info.tex_coord() != 0 {
-            warnings.push(format!(
-                "primitive '{label}': base color texture uses TEXCOORD_{}; only TEXCOORD_0 is imported",
-                info.tex_coord()
-            ));
-        }
-        textures
-            .get(info.texture().source().index())
-            .cloned()
-            .flatten()
-    });
-    Ok(Some(SkinnedMesh {
-        name: label,
-        skin: skin_index,
-        positions,
-        normals,
-        uvs,
-        colors,
-        joints,
-        weights,
-        indices,
-        material: Material {
-            name: mat.name().unwrap_or_default().to_string(),
-            base_color_factor: pbr.base_color_factor(),
-            base_color_texture,
-        },
-        renormalized_vertices: renormalized,
-        ignored_morph_targets: morphs,
-    }))
+    Ok((joints, weights, renormalized))
 }
+
+/// Per-vertex joints, weights and the count of renormalized vertices.
+type SkinWeights = (
+    Vec<[u16; MAX_INFLUENCES]>,
+    Vec<[f32; MAX_INFLUENCES]>,
+    usize,
+);
 
 /// Converts a decoded glTF image to 8-bit RGBA (16-bit channels keep their
 /// high byte, float channels are clamped to [0, 1]).
@@ -1729,6 +2121,296 @@ mod tests {
         ));
         assert!(err.to_string().starts_with("broken.glb: "), "{err}");
         assert!(!matches!(err.reason, ImportErrorReason::Panic(_)), "{err}");
+    }
+
+    // --- Rigid parts: meshes whose nodes have no skin.
+
+    /// [`test_model`] plus mesh 1, "Part": the same triangle with no
+    /// `JOINTS_0`/`WEIGHTS_0`, on the nodes the `extra` edits place it.
+    fn with_part(extra: &[(&str, &str)]) -> ImportedModel {
+        let mut edits = vec![(
+            r#""indices":7}]}],"#,
+            r#""indices":7}]},{"name":"Part","primitives":[{"attributes":{"POSITION":4},"indices":7}]}],"#,
+        )];
+        edits.extend_from_slice(extra);
+        load_from_bytes(&test_model_edited(0, &edits), "parts.glb", None)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Where a mesh's vertices are when skinned with `skin`'s pose.
+    fn skinned(
+        model: &ImportedModel,
+        mesh: &SkinnedMesh,
+        clip: Option<usize>,
+        t: f32,
+    ) -> Vec<Vec3> {
+        let skin = &model.skins[mesh.skin];
+        let models = ours_at(skin, clip, t);
+        let mut pal = vec![Mat4::IDENTITY; models.len()];
+        crate::palette(&models, skin.skeleton.inverse_bind(), &mut pal).unwrap();
+        let mut out = vec![Vec3::ZERO; mesh.positions.len()];
+        crate::skinning::skin(
+            &pal,
+            &mesh.positions,
+            &[],
+            &mesh.joints,
+            &mesh.weights,
+            &mut out,
+            &mut [],
+        )
+        .unwrap();
+        out
+    }
+
+    /// The triangle of accessor 4.
+    const TRIANGLE: [Vec3; 3] = [Vec3::ZERO, Vec3::X, Vec3::Y];
+
+    #[test]
+    fn a_mesh_on_a_joint_without_a_skin_follows_that_joint_rigidly() {
+        // "lower" (node 2) carries the part itself.
+        let model = with_part(&[(
+            r#"{"name":"lower","translation":[0,1,0]}"#,
+            r#"{"name":"lower","translation":[0,1,0],"mesh":1}"#,
+        )]);
+        assert!(
+            !model.warnings.iter().any(|w| w.contains("was ignored")),
+            "{:?}",
+            model.warnings
+        );
+        let part = model.meshes.iter().find(|m| m.name == "Part/0").unwrap();
+        assert!(part.rigid && part.skin == 0 && part.node == 2);
+        assert!(part.joints.iter().all(|j| j[0] == 1), "bound to 'lower'");
+        assert!(part.weights.iter().all(|w| *w == [1.0, 0.0, 0.0, 0.0]));
+        // Rest and two times of the clip (before and after the STEP key
+        // turns "lower"): the part is where the joint's global puts it.
+        for (clip, t) in [(None, 0.0), (Some(0), 0.25), (Some(0), 0.75)] {
+            let joint = ours_at(&model.skins[0], clip, t)[1];
+            let want = TRIANGLE.map(|p| joint.transform_point3(p));
+            for (got, want) in skinned(&model, part, clip, t).iter().zip(want) {
+                assert!(got.abs_diff_eq(want, 1e-5), "t={t}: {got} vs {want}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_part_on_a_non_joint_node_under_a_joint_keeps_its_offset_and_mirroring() {
+        // Node 4 "shield" under "lower": moved, turned, mirrored in X.
+        let model = with_part(&[
+            (
+                r#"{"name":"lower","translation":[0,1,0]}"#,
+                r#"{"name":"lower","translation":[0,1,0],"children":[4]}"#,
+            ),
+            (
+                r#""translation":[5,5,5]}"#,
+                r#""translation":[5,5,5]},{"name":"shield","mesh":1,"translation":[0,0,2],"rotation":[0,0.6,0,0.8],"scale":[-2,2,2]}"#,
+            ),
+        ]);
+        let part = model.meshes.iter().find(|m| m.name == "Part/0").unwrap();
+        assert!(part.rigid && part.skin == 0 && part.node == 4);
+        assert!(part.joints.iter().all(|j| j[0] == 1));
+        let local = Mat4::from_scale_rotation_translation(
+            Vec3::new(-2.0, 2.0, 2.0),
+            Quat::from_xyzw(0.0, 0.6, 0.0, 0.8),
+            Vec3::new(0.0, 0.0, 2.0),
+        );
+        for (clip, t) in [(None, 0.0), (Some(0), 0.75)] {
+            let joint = ours_at(&model.skins[0], clip, t)[1];
+            let want = TRIANGLE.map(|p| (joint * local).transform_point3(p));
+            for (got, want) in skinned(&model, part, clip, t).iter().zip(want) {
+                assert!(got.abs_diff_eq(want, 1e-5), "t={t}: {got} vs {want}");
+            }
+        }
+        // A mirroring node reverses the triangle's winding, as glTF asks.
+        assert_eq!(part.indices, [0, 2, 1]);
+    }
+
+    #[test]
+    fn an_animated_mesh_outside_every_skin_gets_a_skin_of_scene_nodes() {
+        // Node 4 "flag" at the scene root, moved by a LINEAR channel from
+        // (0,0,0) to (3,0,0) over one second.
+        let model = with_part(&[
+            (r#""nodes":[0,3]"#, r#""nodes":[0,3,4]"#),
+            (
+                r#""translation":[5,5,5]}"#,
+                r#""translation":[5,5,5]},{"name":"flag","mesh":1}"#,
+            ),
+            (
+                r#"{"sampler":2,"target":{"node":0,"path":"translation"}}"#,
+                r#"{"sampler":2,"target":{"node":4,"path":"translation"}}"#,
+            ),
+        ]);
+        assert_eq!(model.skins.len(), 2);
+        let scene = &model.skins[1];
+        assert_eq!(
+            (scene.name.as_str(), scene.gltf_skin),
+            (SCENE_NODES_SKIN, None)
+        );
+        assert_eq!(scene.joint_nodes, [4]);
+        assert_eq!(model.skins[0].gltf_skin, Some(0));
+        // The channel now moves a joint: nothing is ignored.
+        assert_eq!(model.clips[0].ignored_channels, 0, "{:?}", model.warnings);
+        let part = model.meshes.iter().find(|m| m.name == "Part/0").unwrap();
+        assert!(part.rigid && part.skin == 1);
+        for t in [0.0, 0.5, 1.0] {
+            let offset = Vec3::new(3.0 * t, 0.0, 0.0);
+            for (got, p) in skinned(&model, part, Some(0), t).iter().zip(TRIANGLE) {
+                assert!(got.abs_diff_eq(p + offset, 1e-5), "t={t}: {got}");
+            }
+        }
+    }
+
+    #[test]
+    fn rigid_bind_refuses_an_inverse_bind_that_cannot_be_undone() {
+        // A zero scale cannot be inverted (the import then skips the part
+        // with a warning naming it); a regular one gives `ibm⁻¹ × relative`.
+        let flat = Mat4::from_scale(Vec3::new(0.0, 1.0, 1.0));
+        assert!(rigid_bind(flat, Mat4::IDENTITY).is_none());
+        let ibm = Mat4::from_translation(Vec3::new(0.0, -2.0, 0.0));
+        let bind = rigid_bind(ibm, Mat4::from_translation(Vec3::X)).unwrap();
+        assert!(
+            bind.transform_point3(Vec3::ZERO)
+                .abs_diff_eq(Vec3::new(1.0, 2.0, 0.0), 1e-6)
+        );
+    }
+
+    // --- Re-expressing one skin's mesh in another skin's joints.
+
+    /// Skin "A" has nodes [10, 11]; skin "B" has nodes [12, 11, 10] with
+    /// inverse binds `A's × shift` (the same bind pose, its mesh authored
+    /// `shift⁻¹` away) except where `odd` gives another for node 11.
+    fn two_skins(odd: Option<Mat4>) -> ImportedModel {
+        let ibm_a = [
+            Mat4::from_translation(Vec3::new(0.0, -1.0, 0.0)),
+            Mat4::from_rotation_z(0.7) * Mat4::from_translation(Vec3::new(-1.0, -2.0, 0.0)),
+        ];
+        let shift = Mat4::from_translation(Vec3::new(0.5, 0.0, -2.0)) * Mat4::from_rotation_y(0.3);
+        let skin = |name: &str, nodes: Vec<usize>, ibms: Vec<Mat4>| ImportedSkin {
+            name: name.into(),
+            gltf_skin: Some(0),
+            skeleton: Skeleton::new(
+                nodes
+                    .iter()
+                    .zip(&ibms)
+                    .map(|(n, &inverse_bind)| JointDef {
+                        name: format!("n{n}"),
+                        parent: None,
+                        rest: Transform::IDENTITY,
+                        inverse_bind,
+                    })
+                    .collect(),
+            )
+            .unwrap(),
+            joint_nodes: nodes,
+            clips: Vec::new(),
+        };
+        let a = skin("A", vec![10, 11], ibm_a.to_vec());
+        let b = skin(
+            "B",
+            vec![12, 11, 10],
+            vec![
+                Mat4::IDENTITY,
+                odd.unwrap_or(ibm_a[1] * shift),
+                ibm_a[0] * shift,
+            ],
+        );
+        let mesh = SkinnedMesh {
+            name: "m/0".into(),
+            skin: 0,
+            node: 3,
+            rigid: false,
+            positions: vec![Vec3::new(0.1, 1.0, 0.0), Vec3::new(0.0, 2.5, 0.3)],
+            normals: vec![Vec3::X, Vec3::Y],
+            uvs: vec![[0.0; 2]; 2],
+            colors: Vec::new(),
+            joints: vec![[0, 1, 0, 0], [1, 0, 0, 0]],
+            weights: vec![[0.4, 0.6, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]],
+            indices: Vec::new(),
+            material: Material::default(),
+            renormalized_vertices: 0,
+            ignored_morph_targets: 0,
+        };
+        ImportedModel {
+            source: "two.glb".into(),
+            skins: vec![a, b],
+            meshes: vec![mesh],
+            clips: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The mesh skinned by a palette built from per-node globals.
+    fn skinned_by_nodes(
+        model: &ImportedModel,
+        mesh: &SkinnedMesh,
+        globals: &HashMap<usize, Mat4>,
+    ) -> Vec<Vec3> {
+        let skin = &model.skins[mesh.skin];
+        let pal: Vec<Mat4> = skin
+            .joint_nodes
+            .iter()
+            .zip(skin.skeleton.inverse_bind())
+            .map(|(n, ibm)| globals[n] * *ibm)
+            .collect();
+        let mut out = vec![Vec3::ZERO; mesh.positions.len()];
+        crate::skinning::skin(
+            &pal,
+            &mesh.positions,
+            &[],
+            &mesh.joints,
+            &mesh.weights,
+            &mut out,
+            &mut [],
+        )
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn a_mesh_rebound_onto_a_skin_with_its_joints_follows_the_same_node_pose() {
+        let model = two_skins(None);
+        let r = model.rebind_mesh(0, 1).unwrap();
+        assert_eq!(r.mesh.skin, 1);
+        assert_eq!(r.approximate_vertices, 0);
+        // A's joint 0 (node 10) is B's joint 2; A's 1 (node 11) is B's 1.
+        assert_eq!(r.mesh.joints, [[2, 1, 0, 0], [1, 0, 0, 0]]);
+        let globals: HashMap<usize, Mat4> = [
+            (
+                10,
+                Mat4::from_rotation_x(0.4) * Mat4::from_translation(Vec3::Y),
+            ),
+            (
+                11,
+                Mat4::from_translation(Vec3::new(1.0, 2.0, 3.0)) * Mat4::from_rotation_z(-0.2),
+            ),
+            (12, Mat4::from_translation(Vec3::splat(9.0))),
+        ]
+        .into();
+        let want = skinned_by_nodes(&model, &model.meshes[0], &globals);
+        let got = skinned_by_nodes(&model, &r.mesh, &globals);
+        for (g, w) in got.iter().zip(&want) {
+            assert!(g.abs_diff_eq(*w, 1e-5), "{g} vs {w}");
+        }
+        // Onto its own skin it is unchanged.
+        let same = model.rebind_mesh(0, 0).unwrap();
+        assert_eq!(same.mesh.positions, model.meshes[0].positions);
+    }
+
+    #[test]
+    fn rebinding_counts_vertices_of_skins_bound_in_other_poses_and_names_missing_joints() {
+        let model = two_skins(Some(Mat4::from_translation(Vec3::new(0.0, -7.0, 0.0))));
+        let r = model.rebind_mesh(0, 1).unwrap();
+        // Vertex 0 mixes nodes 10 and 11, whose binds now disagree; vertex
+        // 1 hangs on node 11 alone and is exact.
+        assert_eq!(r.approximate_vertices, 1);
+        // Skin A lacks node 12: a mesh using it cannot move onto A.
+        let mut model = two_skins(None);
+        model.meshes[0].skin = 1;
+        model.meshes[0].joints = vec![[0, 1, 0, 0], [1, 0, 0, 0]];
+        let err = model.rebind_mesh(0, 0).unwrap_err();
+        assert!(
+            err.contains("'n12'") && err.contains("node 12") && err.contains("'A'"),
+            "{err}"
+        );
     }
 
     fn reason(bytes: &[u8]) -> ImportError {

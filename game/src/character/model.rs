@@ -44,22 +44,34 @@ impl CharacterArgs {
 
 /// Loads a glTF model and its rig file as a playable character with a mesh.
 ///
-/// The first skinned mesh decides the skin; every primitive deformed by that
-/// skin is drawn, merged into one mesh (see [`merge_meshes`]). Errors name the
-/// model or the rig file and the reason.
+/// The rig names joints of one skin: the first skin whose skeleton the rig
+/// resolves against drives the character (when none does, the error is the
+/// rig's complaint about the first mesh's skin). Every mesh is drawn, merged
+/// into one mesh (see [`merge_meshes`]): the driving skin's own, its rigid
+/// parts (the import binds them to their joints), and other skins' meshes
+/// re-expressed in the driving skin's joints when every joint they use is
+/// one of its joints (the same glTF node), so one pose drives them all. A
+/// mesh whose joints are not all in the driving skin is left out with a note
+/// on stderr. Errors name the model or the rig file and the reason.
 pub fn load_character(model_path: &Path, rig_path: &Path) -> Result<Character> {
     let model = gltf_import::load(model_path)?;
-    let skin = first_skin(&model)?;
+    let first = first_skin(&model)?;
     let rig_name = rig_path.display().to_string();
     let rig = RigFile::load(rig_path)?;
-    let (mesh, notes) = merge_meshes(
-        &model
-            .meshes
-            .iter()
-            .filter(|m| m.skin == skin)
-            .map(CharacterMesh::from_imported)
-            .collect::<Vec<_>>(),
-    );
+    let skin = match model
+        .skins
+        .iter()
+        .position(|s| rig.resolve(&s.skeleton, &rig_name).is_ok())
+    {
+        Some(s) => s,
+        None => {
+            rig.resolve(&model.skins[first].skeleton, &rig_name)?;
+            first
+        }
+    };
+    let (parts, mut notes) = character_parts(&model, skin);
+    let (mesh, merge_notes) = merge_meshes(&parts);
+    notes.extend(merge_notes);
     for note in notes {
         eprintln!("ironstep: {}: {note}", model.source);
     }
@@ -73,6 +85,33 @@ pub fn load_character(model_path: &Path, rig_path: &Path) -> Result<Character> {
     )?;
     c.mesh = Some(mesh);
     Ok(c)
+}
+
+/// Every mesh of `model` that skin `skin` can drive, in its joints (see
+/// [`load_character`]), and a note for each mesh left out or only
+/// approximately re-expressed.
+pub fn character_parts(model: &ImportedModel, skin: usize) -> (Vec<CharacterMesh>, Vec<String>) {
+    let mut parts = Vec::new();
+    let mut notes = Vec::new();
+    let driver = &model.skins[skin].name;
+    for (i, m) in model.meshes.iter().enumerate() {
+        match model.rebind_mesh(i, skin) {
+            Ok(r) => {
+                if r.approximate_vertices > 0 {
+                    notes.push(format!(
+                        "mesh '{}' of skin '{}' was bound in another pose than skin '{driver}'; {} of its vertices follow it approximately",
+                        m.name, model.skins[m.skin].name, r.approximate_vertices
+                    ));
+                }
+                parts.push(CharacterMesh::from_imported(&r.mesh));
+            }
+            Err(why) => notes.push(format!(
+                "mesh '{}' of skin '{}' is left out because skin '{driver}' drives the character and {why}",
+                m.name, model.skins[m.skin].name
+            )),
+        }
+    }
+    (parts, notes)
 }
 
 /// The skin of the model's first skinned mesh; an error naming the file when

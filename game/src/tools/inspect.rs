@@ -1,10 +1,11 @@
 //! `ironstep inspect`: a model report for artists and riggers.
 //!
 //! Human output lists each skin's joint tree, the clips (name, duration,
-//! channels), the meshes (vertices, triangles, influences) and the import's
-//! warnings. `--json` prints one JSON document with, per skin, each joint's
-//! name, parent and global transform in glTF scene space (column-major) with
-//! the chosen clip sampled at `--time`.
+//! channels), every mesh (vertices, triangles, influences; rigid parts
+//! marked) and the import's warnings. `--json` prints one JSON document
+//! with, per skin, each joint's name, parent and global transform in glTF
+//! scene space (column-major) with the chosen clip sampled at `--time`, and
+//! every mesh with its skin and node.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -90,6 +91,11 @@ pub struct MeshReport {
     pub name: String,
     /// The skin index.
     pub skin: usize,
+    /// The glTF node that carries the mesh.
+    pub node: usize,
+    /// True for a rigid part (a mesh without a skin, bound wholly to the
+    /// joint it hangs under, or to its own node in the "scene nodes" skin).
+    pub rigid: bool,
     /// Vertex count.
     pub vertices: usize,
     /// Triangle count.
@@ -161,6 +167,8 @@ pub fn report(args: &InspectArgs) -> anyhow::Result<Report> {
             .map(|m| MeshReport {
                 name: m.name.clone(),
                 skin: m.skin,
+                node: m.node,
+                rigid: m.rigid,
                 vertices: m.positions.len(),
                 triangles: m.triangle_count(),
                 max_influences: m.max_influences(),
@@ -222,9 +230,10 @@ pub fn human(report: &Report) -> String {
     for m in &report.meshes {
         let _ = writeln!(
             out,
-            "  '{}' (skin {}): {} vertices, {} triangles, up to {} influences{}",
+            "  '{}' (skin {}{}): {} vertices, {} triangles, up to {} influences{}",
             m.name,
             m.skin,
+            if m.rigid { ", rigid" } else { "" },
             m.vertices,
             m.triangles,
             m.max_influences,

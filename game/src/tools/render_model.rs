@@ -7,7 +7,9 @@
 //! The model is posed with the clip at the time (clamped to the clip, as in
 //! `ironstep inspect`), its skinned bounds are found on the CPU with the
 //! `animation` crate's skinning, and a perspective camera is placed so the
-//! bounds fill the picture with a margin. The mesh is drawn by the
+//! bounds fill the picture with a margin. Every mesh of every skin is drawn
+//! (rigid parts included, which the import binds to their joints), each with
+//! its own skin's palette. The meshes are drawn by the
 //! game's renderer (sun, sky light, self-shadow, 4× MSAA) with its base colour
 //! factor, base colour texture and vertex colours, and the PNG is written
 //! atomically.
@@ -117,8 +119,7 @@ pub fn run(args: &RenderArgs) -> Result<()> {
         );
     }
     let model = gltf_import::load(&args.model)?;
-    let skin_index = first_skin(&model)?;
-    let skin = &model.skins[skin_index];
+    first_skin(&model)?;
     let clip = match &args.clip {
         Some(c) => Some(model.find_clip(c).ok_or_else(|| {
             let names: Vec<String> = model
@@ -139,34 +140,15 @@ pub fn run(args: &RenderArgs) -> Result<()> {
         None => (!model.clips.is_empty()).then_some(0),
     };
 
-    // Pose and palette.
-    let skel = &skin.skeleton;
-    let mut locals = skel.rest_locals().to_vec();
-    if let Some(c) = clip {
-        sample_at(&skin.clips[c], args.time, Wrap::Clamp, &mut locals);
-    }
-    let mut models = vec![Mat4::IDENTITY; skel.len()];
-    local_to_model(skel, &locals, &mut models);
-    let mut pal = vec![Mat4::IDENTITY; skel.len()];
-    palette(&models, skel.inverse_bind(), &mut pal).with_context(|| file.clone())?;
-
-    // Skinned bounds of every primitive the skin deforms.
+    let palettes = posed_palettes(&model, clip, args.time).with_context(|| file.clone())?;
     let meshes: Vec<CharacterMesh> = model
         .meshes
         .iter()
-        .filter(|m| m.skin == skin_index)
         .map(CharacterMesh::from_imported)
         .collect();
-    let (mut lo, mut hi) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
-    for m in &meshes {
-        if m.positions.is_empty() {
-            continue;
-        }
-        let (a, b) = skinned_bounds(&pal, &m.positions, &m.joints, &m.weights)
-            .with_context(|| format!("{file}: skinning for the bounds"))?;
-        lo = lo.min(a);
-        hi = hi.max(b);
-    }
+    let skins: Vec<usize> = model.meshes.iter().map(|m| m.skin).collect();
+    let (lo, hi) = skinned_model_bounds(&meshes, &skins, &palettes)
+        .with_context(|| format!("{file}: skinning for the bounds"))?;
     if !(lo.is_finite() && hi.is_finite()) {
         bail!("{file}: the posed model has no finite vertices to frame");
     }
@@ -174,10 +156,12 @@ pub fn run(args: &RenderArgs) -> Result<()> {
     let mut renderer = Renderer::headless().context("starting the headless renderer")?;
     let mut frame = Frame::new();
     frame.show_debug = false;
-    for (i, m) in meshes.iter().enumerate() {
-        let id = upload_character(&mut renderer, &format!("{file}#{i}"), m, skel.len())
+    // Every mesh is drawn with the palette of its own skin.
+    for (i, (m, &skin)) in meshes.iter().zip(&skins).enumerate() {
+        let pal = &palettes[skin];
+        let id = upload_character(&mut renderer, &format!("{file}#{i}"), m, pal.len())
             .with_context(|| format!("{file}: uploading mesh {i}"))?;
-        frame.draw_skinned(id, Mat4::IDENTITY, &pal);
+        frame.draw_skinned(id, Mat4::IDENTITY, pal);
     }
     let camera = framing_camera(lo, hi, width as f32 / height as f32);
     let center = 0.5 * (lo + hi);
@@ -215,6 +199,55 @@ pub fn run(args: &RenderArgs) -> Result<()> {
         hi.to_array()
     );
     Ok(())
+}
+
+/// Every skin's palette (model × inverse bind) with the clip sampled at
+/// `time` (clamped), or the rest pose without a clip. Each skin is posed by
+/// its own retargeted copy of the clip; since every skin's skeleton gives
+/// glTF scene-space globals, skins that share joints (the same nodes) get the
+/// same global for them, so one pose drives them all.
+pub fn posed_palettes(
+    model: &gltf_import::ImportedModel,
+    clip: Option<usize>,
+    time: f32,
+) -> Result<Vec<Vec<Mat4>>> {
+    model
+        .skins
+        .iter()
+        .map(|skin| {
+            let skel = &skin.skeleton;
+            let mut locals = skel.rest_locals().to_vec();
+            if let Some(c) = clip {
+                sample_at(&skin.clips[c], time, Wrap::Clamp, &mut locals);
+            }
+            let mut models = vec![Mat4::IDENTITY; skel.len()];
+            local_to_model(skel, &locals, &mut models);
+            let mut pal = vec![Mat4::IDENTITY; skel.len()];
+            palette(&models, skel.inverse_bind(), &mut pal)
+                .with_context(|| format!("skin '{}'", skin.name))?;
+            Ok(pal)
+        })
+        .collect()
+}
+
+/// The CPU-skinned bounds `(min, max)` of every mesh, each skinned with
+/// `palettes[skins[i]]`; empty meshes are skipped, and with none left the
+/// bounds are infinite (`min > max`).
+pub fn skinned_model_bounds(
+    meshes: &[CharacterMesh],
+    skins: &[usize],
+    palettes: &[Vec<Mat4>],
+) -> Result<(Vec3, Vec3)> {
+    let (mut lo, mut hi) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
+    for (m, &skin) in meshes.iter().zip(skins) {
+        if m.positions.is_empty() {
+            continue;
+        }
+        let (a, b) = skinned_bounds(&palettes[skin], &m.positions, &m.joints, &m.weights)?;
+        lo = lo.min(a);
+        hi = hi.max(b);
+    }
+    Ok((lo, hi))
 }
 
 /// RGBA8 (sRGB) pixels as PNG bytes.
