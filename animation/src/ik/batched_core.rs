@@ -25,11 +25,17 @@
 //! hip→target axis, a hinge bend change near a half turn, an aim near a half
 //! turn, and, for the end rotation, start or mid matrices that are not a
 //! rotation times one positive scale). **Fallback rule:** every lane whose
-//! mask is set, and every lane outside the vectorized case (no hinge,
-//! another knee strategy, a pole point, weight 0, options that fail
-//! [`TwoBoneOptions::validate`], non-finite matrices), is solved by calling
-//! scalar [`solve_core`] for that lane alone, and its result replaces the
-//! lane's. Such lanes therefore get exactly the scalar result, `Err`
+//! mask is set (options that fail [`TwoBoneOptions::validate`] and
+//! non-finite matrices included) is solved by calling scalar [`solve_core`]
+//! for that lane alone, and its result replaces the lane's.
+//!
+//! **Routing:** the shape of the vectorized case (weight not zero, a hinge,
+//! a pole direction) is three tag tests, made per chain before anything is
+//! gathered. Chains of that shape are queued and go to the lanes eight at a
+//! time, whatever lies between them in the slice; every other chain (no
+//! hinge, another knee strategy, a pole point, weight 0) goes straight to
+//! scalar [`solve_core`] and costs what the scalar loop costs. Chains the
+//! lanes do not keep therefore get exactly the scalar result, `Err`
 //! included; the vectorized lanes get it up to f32 rounding (the property
 //! test holds them to 1e-5).
 
@@ -68,28 +74,58 @@ pub struct TwoBoneCoreInput {
 ///
 /// `out` should be as long as `chains`. When the lengths differ, only the
 /// first `min(chains.len(), out.len())` chains are solved and the rest of
-/// `out` is left as it was; the function never panics. Any length works: a
-/// partial last batch pads its unused lanes. Lanes outside the vectorized
-/// case or flagged by its fallback mask are solved by scalar [`solve_core`]
-/// (see the module documentation). Allocates nothing.
+/// `out` is left as it was; the function never panics. Any length and any
+/// mix of options work: chains in the vectorized case fill the lanes eight
+/// at a time (the last set padded), chains outside it go straight to scalar
+/// [`solve_core`], and lanes flagged by the fallback mask are solved by it
+/// too (see the module documentation). Allocates nothing.
 pub fn solve_core_batch(
     chains: &[TwoBoneCoreInput],
     out: &mut [Result<TwoBoneCorrection, IkError>],
 ) {
     let len = chains.len().min(out.len());
+    solve_routed(&chains[..len], &mut out[..len], |_, _| {});
+}
+
+/// The routing of [`solve_core_batch`] over equally long `chains` and
+/// `out`: each chain in the vectorized case is queued for the lanes, which
+/// run once [`LANES`] are queued (and once more for the rest at the end);
+/// every other chain is solved by scalar [`solve_core`] on the spot, without
+/// being gathered into lanes. `report(i, kept)` is told, for each chain `i`
+/// the lanes took, whether their result stood (`false` where the fallback
+/// mask sent it to the scalar core); the tests listen, the public function
+/// passes a closure that does nothing.
+#[inline(always)]
+fn solve_routed(
+    chains: &[TwoBoneCoreInput],
+    out: &mut [Result<TwoBoneCorrection, IkError>],
+    mut report: impl FnMut(usize, bool),
+) {
+    debug_assert_eq!(chains.len(), out.len());
     let pad = padding();
     let mut lanes = Gathered::zeroed();
-    for (chunk, out) in chains[..len]
-        .chunks(LANES)
-        .zip(out[..len].chunks_mut(LANES))
-    {
-        solve_chunk(chunk, out, &pad, &mut lanes);
+    let mut queued = [0usize; LANES];
+    let mut n = 0;
+    for (i, c) in chains.iter().enumerate() {
+        if vectorizable(c) {
+            queued[n] = i;
+            n += 1;
+            if n == LANES {
+                solve_queued(chains, out, &queued, &pad, &mut lanes, &mut report);
+                n = 0;
+            }
+        } else if let Some(o) = out.get_mut(i) {
+            *o = solve_core(&c.start, &c.mid, &c.end, &c.opts);
+        }
+    }
+    if n > 0 {
+        solve_queued(chains, out, &queued[..n], &pad, &mut lanes, &mut report);
     }
 }
 
-/// The sentinel lane used to pad a partial batch and to stand in for lanes
-/// outside the vectorized case: a straight, well-conditioned leg whose
-/// arithmetic stays finite. Its result is never used.
+/// The sentinel lane that fills the unused lanes of the last, partial set
+/// of lanes: a straight, well-conditioned leg whose arithmetic stays
+/// finite. Its result is never used.
 fn padding() -> TwoBoneCoreInput {
     TwoBoneCoreInput {
         start: Affine3A::IDENTITY,
@@ -779,20 +815,10 @@ fn gather_matrices(picked: &[&TwoBoneCoreInput; LANES], g: &mut Gathered) {
     }
 }
 
-/// Gathers up to [`LANES`] chains into the lanes of `g`, overwriting every
-/// lane (`pad` stands in for the chains outside the vectorized case and
-/// past the chunk's end), and says which lanes are in the vectorized case.
+/// Gathers [`LANES`] chains into the lanes of `g`, overwriting every lane.
 /// Writing into the caller's buffer spares a 4 KB copy per batch.
-fn gather(chunk: &[TwoBoneCoreInput], pad: &TwoBoneCoreInput, g: &mut Gathered) -> [bool; LANES] {
-    let mut vector = [false; LANES];
-    let picked: [&TwoBoneCoreInput; LANES] = std::array::from_fn(|i| match chunk.get(i) {
-        Some(c) if vectorizable(c) => {
-            vector[i] = true;
-            c
-        }
-        _ => pad,
-    });
-    gather_matrices(&picked, g);
+fn gather(picked: &[&TwoBoneCoreInput; LANES], g: &mut Gathered) {
+    gather_matrices(picked, g);
     for (i, c) in picked.iter().enumerate() {
         let o = &c.opts;
         put(&mut g.target, i, o.target);
@@ -839,40 +865,50 @@ fn gather(chunk: &[TwoBoneCoreInput], pad: &TwoBoneCoreInput, g: &mut Gathered) 
         g.has_goal.0[i] = has;
         g.end_weight.0[i] = ew;
     }
-    vector
 }
 
-/// Solves up to [`LANES`] chains: the lanes, then scalar [`solve_core`] for
-/// the lanes outside the vectorized case or flagged for fallback. Returns
-/// which lanes kept the vectorized result (for the tests).
-fn solve_chunk(
-    chunk: &[TwoBoneCoreInput],
+/// Solves the chains `queued` (indices into `chains`, at most [`LANES`],
+/// all in the vectorized case) in one set of lanes, `pad` standing in for
+/// the unused lanes, and writes each result to its index in `out`; lanes
+/// flagged by the fallback mask get scalar [`solve_core`]'s result instead.
+/// Tells `report` which lanes kept their result.
+#[inline(always)]
+fn solve_queued(
+    chains: &[TwoBoneCoreInput],
     out: &mut [Result<TwoBoneCorrection, IkError>],
+    queued: &[usize],
     pad: &TwoBoneCoreInput,
     g: &mut Gathered,
-) -> [bool; LANES] {
-    let vector = gather(chunk, pad, g);
+    report: &mut impl FnMut(usize, bool),
+) {
+    let picked: [&TwoBoneCoreInput; LANES] =
+        std::array::from_fn(|k| queued.get(k).and_then(|&i| chains.get(i)).unwrap_or(pad));
+    gather(&picked, g);
     let r = solve_lanes(g);
-    let kept: [bool; LANES] = std::array::from_fn(|i| vector[i] && !r.fallback.lane(i));
-    for (i, (c, o)) in chunk.iter().zip(out.iter_mut()).enumerate() {
-        if !kept[i] {
+    for (k, &i) in queued.iter().enumerate() {
+        let (Some(c), Some(o)) = (chains.get(i), out.get_mut(i)) else {
+            continue;
+        };
+        let kept = !r.fallback.lane(k);
+        report(i, kept);
+        if !kept {
             *o = solve_core(&c.start, &c.mid, &c.end, &c.opts);
             continue;
         }
         let start = Quat::from_xyzw(
-            r.start.x.0[i],
-            r.start.y.0[i],
-            r.start.z.0[i],
-            r.start.w.0[i],
+            r.start.x.0[k],
+            r.start.y.0[k],
+            r.start.z.0[k],
+            r.start.w.0[k],
         );
-        let mid = Quat::from_xyzw(r.mid.x.0[i], r.mid.y.0[i], r.mid.z.0[i], r.mid.w.0[i]);
-        let end = Quat::from_xyzw(r.end.x.0[i], r.end.y.0[i], r.end.z.0[i], r.end.w.0[i]);
+        let mid = Quat::from_xyzw(r.mid.x.0[k], r.mid.y.0[k], r.mid.z.0[k], r.mid.w.0[k]);
+        let end = Quat::from_xyzw(r.end.x.0[k], r.end.y.0[k], r.end.z.0[k], r.end.w.0[k]);
         let end_position = Vec3::new(
-            r.end_position.x.0[i],
-            r.end_position.y.0[i],
-            r.end_position.z.0[i],
+            r.end_position.x.0[k],
+            r.end_position.y.0[k],
+            r.end_position.z.0[k],
         );
-        let reached = r.reached.lane(i);
+        let reached = r.reached.lane(k);
         // Field by field into an `Ok` (placed first where the slot holds an
         // `Err`): building the whole value first made the compiler store the
         // position and flag piecewise and load them back as one 16-byte
@@ -889,7 +925,6 @@ fn solve_chunk(
             fix.reached = reached;
         }
     }
-    kept
 }
 
 /// [`solve_lanes_inline`] compiled for the widest instruction set the
@@ -1299,6 +1334,102 @@ mod tests {
         }
     }
 
+    /// The option sets a mixed batch draws from: as generated (mostly the
+    /// crowd's shape), and the sets users solve besides it.
+    fn option_set(opts: &mut TwoBoneOptions, set: usize, pole: Vec3) {
+        let pole_dir = KneeStrategy::Pole {
+            pole: Pole::Direction(pole),
+            twist: 0.0,
+        };
+        match set {
+            0 => {}
+            1 => *opts = TwoBoneOptions::new(opts.target),
+            2 => {
+                *opts = TwoBoneOptions {
+                    knee: KneeStrategy::PosePreserving,
+                    ..TwoBoneOptions::new(opts.target)
+                }
+            }
+            3 => {
+                opts.knee = pole_dir;
+                opts.hinge = None;
+            }
+            4 => {
+                opts.knee = pole_dir;
+                opts.hinge = None;
+                opts.soften = 0.95;
+                opts.weight = 0.7;
+                opts.end_rotation = Some((Quat::from_rotation_x(0.2), 0.8));
+            }
+            5 => opts.knee = KneeStrategy::MinimalMotion,
+            6 => opts.weight = 0.0,
+            _ => {
+                opts.knee = KneeStrategy::Pole {
+                    pole: Pole::Point(pole * 2.0),
+                    twist: 0.3,
+                }
+            }
+        }
+    }
+
+    /// The bits of a result, `Err` as itself: equal exactly where the
+    /// results are the same bit for bit.
+    fn result_bits(r: &Result<TwoBoneCorrection, IkError>) -> Result<[u32; 16], IkError> {
+        r.clone().map(|f| {
+            let mut b = [0u32; 16];
+            let q = [f.start, f.mid, f.end].map(|q| q.to_array());
+            for (k, v) in q.as_flattened().iter().enumerate() {
+                b[k] = v.to_bits();
+            }
+            for (k, v) in f.end_position.to_array().iter().enumerate() {
+                b[12 + k] = v.to_bits();
+            }
+            b[15] = u32::from(f.reached);
+            b
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2_000))]
+        /// A batch mixing option sets: exactly the chains in the vectorized
+        /// case reach the lanes (in any order and number, however many
+        /// other chains lie between them), every other chain gets scalar
+        /// `solve_core`'s result bit for bit, and every chain lands in its
+        /// own slot.
+        #[test]
+        fn mixed_batches_route_each_chain_and_match_scalar(
+            chains in prop::collection::vec((chain(), 0usize..8, unit()), 1..=40)
+        ) {
+            let chains: Vec<_> = chains
+                .into_iter()
+                .map(|(mut c, set, pole)| {
+                    option_set(&mut c.opts, set, pole);
+                    c
+                })
+                .collect();
+            let mut out = vec![unset(); chains.len()];
+            let mut laned = vec![false; chains.len()];
+            solve_routed(&chains, &mut out, |i, _| {
+                assert!(!laned[i], "chain {i} reached the lanes twice");
+                laned[i] = true;
+            });
+            for (i, (c, got)) in chains.iter().zip(&out).enumerate() {
+                prop_assert_eq!(laned[i], vectorizable(c), "chain {} routed wrongly", i);
+                if !laned[i] {
+                    let want = solve_core(&c.start, &c.mid, &c.end, &c.opts);
+                    prop_assert_eq!(result_bits(got), result_bits(&want), "chain {}", i);
+                }
+                assert_matches(c, got);
+            }
+            // The public entry point routes the same way.
+            let mut public = vec![unset(); chains.len()];
+            solve_core_batch(&chains, &mut public);
+            for (a, b) in out.iter().zip(&public) {
+                prop_assert_eq!(result_bits(a), result_bits(b));
+            }
+        }
+    }
+
     /// Most random legs in the vectorized case stay in the lanes, so the
     /// property above compares the lanes, not the scalar path with itself.
     #[test]
@@ -1313,7 +1444,7 @@ mod tests {
         let mut out = vec![unset(); chains.len()];
         let (mut vectorizable_lanes, mut kept_lanes) = (0, 0);
         for (chunk, out) in chains.chunks(LANES).zip(out.chunks_mut(LANES)) {
-            let kept = solve_chunk(chunk, out, &padding(), &mut Gathered::zeroed());
+            let kept = solve_chunk(chunk, out);
             vectorizable_lanes += chunk.iter().filter(|c| vectorizable(c)).count();
             kept_lanes += kept.iter().filter(|&&k| k).count();
         }
@@ -1367,7 +1498,12 @@ mod tests {
             let chains: Vec<_> = (0..LANES)
                 .map(|_| strategy.new_tree(&mut runner).unwrap().current())
                 .collect();
-            gather(&chains, &padding(), &mut g);
+            // As the routing gathers them: lanes outside the case padded.
+            let pad = padding();
+            let picked = std::array::from_fn(|i| {
+                Some(&chains[i]).filter(|c| vectorizable(c)).unwrap_or(&pad)
+            });
+            gather(&picked, &mut g);
             let want = bits(&solve_lanes_baseline(&g));
             if avx {
                 // SAFETY: AVX is present (checked above).
@@ -1410,7 +1546,7 @@ mod tests {
                     c
                 })
                 .collect();
-            gather(&chains, &padding(), &mut g);
+            gather(&lanes_of(&chains, &padding()), &mut g);
             let (s, c) = twist_sin_cos(&g);
             for (i, &twist) in eight.iter().enumerate() {
                 let (ws, wc) = sin_cos_inline(twist);
@@ -1458,6 +1594,26 @@ mod tests {
         }
     }
 
+    /// Solves up to [`LANES`] chains as [`solve_core_batch`] routes them
+    /// and says which of them the lanes took and kept.
+    fn solve_chunk(
+        chunk: &[TwoBoneCoreInput],
+        out: &mut [Result<TwoBoneCorrection, IkError>],
+    ) -> [bool; LANES] {
+        assert!(chunk.len() <= LANES);
+        let mut kept = [false; LANES];
+        solve_routed(chunk, out, |i, k| kept[i] = k);
+        kept
+    }
+
+    /// Up to [`LANES`] chains as lane inputs, `pad` in the lanes past them.
+    fn lanes_of<'a>(
+        chains: &'a [TwoBoneCoreInput],
+        pad: &'a TwoBoneCoreInput,
+    ) -> [&'a TwoBoneCoreInput; LANES] {
+        std::array::from_fn(|i| chains.get(i).unwrap_or(pad))
+    }
+
     fn unset() -> Result<TwoBoneCorrection, IkError> {
         Err(IkError::NonFinite { what: "unset" })
     }
@@ -1471,7 +1627,7 @@ mod tests {
         what: &str,
     ) {
         let mut out = vec![unset(); chains.len()];
-        let kept = solve_chunk(chains, &mut out, &padding(), &mut Gathered::zeroed());
+        let kept = solve_chunk(chains, &mut out);
         let mut want = [true; LANES];
         for &i in scalar {
             want[i] = false;
@@ -1486,7 +1642,7 @@ mod tests {
     fn crowd_legs_stay_in_the_lanes_and_match_the_scalar_solver() {
         let chains: Vec<_> = (0..LANES).map(crowd_leg).collect();
         let mut out = vec![unset(); LANES];
-        let kept = solve_chunk(&chains, &mut out, &padding(), &mut Gathered::zeroed());
+        let kept = solve_chunk(&chains, &mut out);
         assert_eq!(kept, [true; LANES]);
         for (c, got) in chains.iter().zip(&out) {
             assert_matches(c, got);
