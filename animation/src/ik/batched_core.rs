@@ -107,13 +107,13 @@ pub fn solve_core_batch(
 }
 
 /// The routing of [`solve_core_batch`] over equally long `chains` and
-/// `out`: each chain in the vectorized case is queued for the lanes, which
-/// run once [`LANES`] are queued (and once more for the rest at the end);
-/// every other chain is solved by scalar [`solve_core`] on the spot, without
-/// being gathered into lanes. `report(i, kept)` is told, for each chain `i`
-/// the lanes took, whether their result stood (`false` where the fallback
-/// mask sent it to the scalar core); the tests listen, the public function
-/// passes a closure that does nothing.
+/// `out`: each chain in a vectorized case is queued for its lane kernel,
+/// which runs once [`LANES`] are queued (and once more for the rest at the
+/// end); every other chain is solved by scalar [`solve_core`] on the spot,
+/// without being gathered into lanes. `report(i, kept)` is told, for each
+/// chain `i` the lanes took, whether their result stood (`false` where the
+/// fallback mask sent it to the scalar core); the tests listen, the public
+/// function passes a closure that does nothing.
 #[inline(always)]
 fn solve_routed(
     chains: &[TwoBoneCoreInput],
@@ -184,19 +184,20 @@ fn padding() -> TwoBoneCoreInput {
     }
 }
 
-/// Which lane kernel takes a chain.
+/// Which lane kernel takes a chain; the value indexes the routing's queues.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kernel {
     /// The hinge branch ([`solve_lanes`]): a hinge and a pole direction.
-    Hinge,
+    Hinge = 0,
     /// The branch without a hinge ([`solve_free`]): a pole direction, the
     /// minimal knee or the pose-preserving one.
-    Free,
+    Free = 1,
 }
 
 /// Which lane kernel takes a chain, from its shape (see the module docs),
 /// or `None` for the scalar core: the weight must not be zero and the pole,
-/// if any, must be a direction; with a hinge the pole must be given. A few
+/// if any, must be a direction; with a hinge the knee must follow a pole
+/// direction (the hinge kernel has no minimal or pose-preserving knee). A few
 /// tests of tags; whether the numbers are valid (the options as
 /// [`TwoBoneOptions::validate`] checks them, finite matrices) the lanes
 /// check eight at a time ([`lanes_valid`]).
