@@ -9,7 +9,11 @@
 //!   `TwoBoneChain` checked once. `two_bone_core/*`: `solve_core` alone on
 //!   the hip, knee and ankle model matrices; `two_bone_core/full_batched`
 //!   is `full` through `solve_core_batch` (eight lanes at a time, all
-//!   4,096 legs in one call).
+//!   4,096 legs in one call). `two_bone_core_sets/<set>/scalar` and
+//!   `/batched`: per option set (minimal, pose-preserving, pole direction,
+//!   pole with soften, weight or end rotation, hinge, full, and a mix of
+//!   them chain by chain), the loop of `solve_core` and `solve_core_batch`
+//!   over the same prebuilt chains into the same output slice.
 //!
 //!   The hinge limit is built once, outside the timed loops, as a real
 //!   caller builds it once per chain: [`HingeLimit::new`] computes its unit
@@ -289,6 +293,118 @@ fn two_bone_core<M: Measurement>(c: &mut Criterion<M>) {
     group.finish();
 }
 
+/// `solve_core_batch` against the loop of `solve_core` it replaces, per
+/// option set: the same 4,096 legs as `two_bone_core`, the options built
+/// once into the chains both sides read, every result written to the same
+/// output slice. `mixed` cycles through the other sets chain by chain.
+fn two_bone_core_sets<M: Measurement>(c: &mut Criterion<M>) {
+    let skeleton = leg_skeleton();
+    let cases = leg_cases(&skeleton);
+    let hinge = HingeLimit::new(Vec3::X, -2.6, 0.0);
+    type Build = fn(Vec3, Vec3, HingeLimit) -> TwoBoneOptions;
+    let sets: [(&str, Build); 9] = [
+        ("minimal", |t, _, _| TwoBoneOptions::new(t)),
+        ("pose_preserving", |t, _, _| TwoBoneOptions {
+            knee: KneeStrategy::PosePreserving,
+            ..TwoBoneOptions::new(t)
+        }),
+        ("pole", |t, p, _| TwoBoneOptions {
+            knee: KneeStrategy::Pole {
+                pole: Pole::Direction(p),
+                twist: 0.0,
+            },
+            ..TwoBoneOptions::new(t)
+        }),
+        ("pole_soften", |t, p, _| TwoBoneOptions {
+            knee: KneeStrategy::Pole {
+                pole: Pole::Direction(p),
+                twist: 0.1,
+            },
+            soften: 0.95,
+            ..TwoBoneOptions::new(t)
+        }),
+        ("pole_weight", |t, p, _| TwoBoneOptions {
+            knee: KneeStrategy::Pole {
+                pole: Pole::Direction(p),
+                twist: 0.1,
+            },
+            weight: 0.9,
+            ..TwoBoneOptions::new(t)
+        }),
+        ("pole_end_rotation", |t, p, _| TwoBoneOptions {
+            knee: KneeStrategy::Pole {
+                pole: Pole::Direction(p),
+                twist: 0.1,
+            },
+            end_rotation: Some((Quat::from_rotation_x(0.2), 1.0)),
+            ..TwoBoneOptions::new(t)
+        }),
+        ("minimal_hinge", |t, _, h| TwoBoneOptions {
+            hinge: Some(h),
+            ..TwoBoneOptions::new(t)
+        }),
+        ("pole_hinge", |t, p, h| TwoBoneOptions {
+            knee: KneeStrategy::Pole {
+                pole: Pole::Direction(p),
+                twist: 0.0,
+            },
+            hinge: Some(h),
+            ..TwoBoneOptions::new(t)
+        }),
+        ("full", |t, p, h| TwoBoneOptions {
+            knee: KneeStrategy::Pole {
+                pole: Pole::Direction(p),
+                twist: 0.1,
+            },
+            soften: 0.95,
+            hinge: Some(h),
+            end_rotation: Some((Quat::from_rotation_x(0.2), 1.0)),
+            weight: 0.9,
+            ..TwoBoneOptions::new(t)
+        }),
+    ];
+    let chains_for = |pick: &dyn Fn(usize) -> Build| -> Vec<TwoBoneCoreInput> {
+        cases
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let m = |j: usize| Affine3A::from_mat4(c.models[j]);
+                TwoBoneCoreInput {
+                    start: m(1),
+                    mid: m(2),
+                    end: m(3),
+                    opts: pick(i)(c.target, c.pole, hinge),
+                }
+            })
+            .collect()
+    };
+    let mut group = c.benchmark_group("two_bone_core_sets");
+    group.throughput(Throughput::Elements(CASES as u64));
+    let mut out = vec![Err(IkError::NonFinite { what: "unset" }); CASES];
+    let mut runs: Vec<(&str, Vec<TwoBoneCoreInput>)> = sets
+        .iter()
+        .map(|&(name, build)| (name, chains_for(&|_| build)))
+        .collect();
+    runs.push(("mixed", chains_for(&|i| sets[i % sets.len()].1)));
+    for (name, chains) in &runs {
+        group.bench_function(format!("{name}/scalar"), |b| {
+            b.iter(|| {
+                for (c, o) in black_box(chains).iter().zip(out.iter_mut()) {
+                    *o = solve_core(&c.start, &c.mid, &c.end, &c.opts);
+                }
+                black_box(&out);
+            })
+        });
+        group.bench_function(format!("{name}/batched"), |b| {
+            b.iter(|| {
+                solve_core_batch(black_box(chains), &mut out);
+                black_box(&out);
+            })
+        });
+    }
+    group.finish();
+}
+
 fn two_bone_math<M: Measurement>(c: &mut Criterion<M>) {
     let skeleton = leg_skeleton();
     let cases = leg_cases(&skeleton);
@@ -441,6 +557,7 @@ impl Measurement for ThreadTime {
 fn run<M: Measurement>(mut c: Criterion<M>) {
     two_bone(&mut c);
     two_bone_core(&mut c);
+    two_bone_core_sets(&mut c);
     two_bone_math(&mut c);
     iterative(&mut c);
     c.final_summary();

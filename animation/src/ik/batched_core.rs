@@ -3,35 +3,60 @@
 //! its knights' legs together.
 //!
 //! [`solve_core_batch`] gathers eight chains into `[f32; LANES]` arrays and
-//! runs the hinge branch of `solve_core`'s fast path (the start's inverse by
-//! cofactors, the pole hint, the hinge's bend as sine-cosine pairs, the aim
-//! and twist of the start, and the end rotation by quaternion products with
-//! its branch-free rotation extraction and weighted power) once for all
-//! eight, branch-free per lane: every case is computed and the right one is
-//! selected, so the compiler turns each step into SIMD instructions. Lane
-//! flags are full bit masks, so comparisons and selects stay packed. On
-//! x86-64 the kernel is compiled three times, for the baseline (two SSE
+//! runs one branch of `solve_core`'s fast path once for all eight,
+//! branch-free per lane: every case is computed and the right one is
+//! selected, so the compiler turns each step into SIMD instructions. There
+//! are two lane kernels, one per branch:
+//!
+//! - the hinge kernel ([`solve_lanes`]): the start's inverse by cofactors,
+//!   the pole hint, the hinge's bend as sine-cosine pairs, the aim and twist
+//!   of the start, and the end rotation by quaternion products with its
+//!   branch-free rotation extraction and weighted power;
+//! - the kernel without a hinge ([`solve_free`]): the same inverse, the
+//!   knee hint (the current thigh, or a pole direction with its twist and
+//!   weight blend), the three reach cases (too close, too far, reachable)
+//!   with soften, the start's turn as a half-way quaternion, the mid's turn
+//!   through its adjugate, and the same end rotation.
+//!
+//! Lane flags are full bit masks, so comparisons and selects stay packed.
+//! On x86-64 each kernel is compiled three times, for the baseline (two SSE
 //! registers per lane array), for AVX (one register) and for AVX-512 (one
 //! register of 32, fewer spills), and the widest build the processor has
 //! runs; all use the same IEEE operations with no fused multiply-add, so
-//! they give the same bits (a test checks this).
+//! they give the same bits (a test checks this for both kernels).
 //!
-//! The vectorized case is the one a crowd uses: weight not zero, a hinge
-//! limit, a pole given as a direction (any twist), any soften, an end
-//! rotation or none, valid options and finite matrices. Alongside the
-//! arithmetic each lane computes a fallback mask: it is set wherever the
-//! scalar fast path would hand the solve to its general path (a singular
-//! start, degenerate lengths, a pole within [`POLE_FALLBACK_SINE`] of the
-//! hip→target axis, a hinge bend change near a half turn, an aim near a half
-//! turn, and, for the end rotation, start or mid matrices that are not a
-//! rotation times one positive scale). **Fallback rule:** every lane whose
-//! mask is set, and every lane outside the vectorized case (no hinge,
-//! another knee strategy, a pole point, weight 0, options that fail
-//! [`TwoBoneOptions::validate`], non-finite matrices), is solved by calling
-//! scalar [`solve_core`] for that lane alone, and its result replaces the
-//! lane's. Such lanes therefore get exactly the scalar result, `Err`
-//! included; the vectorized lanes get it up to f32 rounding (the property
-//! test holds them to 1e-5).
+//! The vectorized cases: weight not zero, valid options and finite
+//! matrices, any soften, an end rotation or none, and either a hinge limit
+//! with a pole given as a direction (any twist; the crowd's case), or no
+//! hinge with the minimal knee, the pose-preserving knee or a pole
+//! direction (any twist). Alongside the arithmetic each lane computes a
+//! fallback mask: it is set wherever the scalar fast path would hand the
+//! solve to its general path (a singular start, degenerate lengths, a pole
+//! within [`POLE_FALLBACK_SINE`] of the hip→target axis, a hinge bend
+//! change near a half turn, an aim or a start's turn near a half turn, a
+//! knee hint along the hip→target axis, and, for the end rotation, start or
+//! mid matrices that are not a rotation times one positive scale).
+//! **Fallback rule:** every lane whose mask is set (options that fail
+//! [`TwoBoneOptions::validate`] and non-finite matrices included) is solved
+//! by calling scalar [`solve_core`] for that lane alone, and its result
+//! replaces the lane's.
+//!
+//! **Routing:** which kernel takes a chain, if any, is a few tag tests
+//! ([`lane_kernel`]), made per chain before anything is gathered. Chains
+//! are queued per kernel and go to the lanes eight at a time, whatever lies
+//! between them in the slice; every other chain (a pole point, a hinge
+//! without a pole direction, weight 0) goes straight to scalar
+//! [`solve_core`] and costs what the scalar loop costs.
+//!
+//! **Results:** chains the lanes do not keep get exactly the scalar result,
+//! `Err` included. The kernel without a hinge follows the scalar path's
+//! operations in its order, its quaternion products and norms summed as
+//! glam's SSE2 ones are, so on x86-64 its lanes give the scalar bits (a
+//! test checks 20,000 random legs). The hinge kernel sums some products in
+//! another order and normalizes without the scalar path's four-wide
+//! packing; its lanes get the scalar result up to f32 rounding (the
+//! property test holds them to 1e-5), and it is kept so, since the crowd's
+//! results come from it.
 
 use glam::{Affine3A, Quat, Vec3};
 
@@ -68,28 +93,81 @@ pub struct TwoBoneCoreInput {
 ///
 /// `out` should be as long as `chains`. When the lengths differ, only the
 /// first `min(chains.len(), out.len())` chains are solved and the rest of
-/// `out` is left as it was; the function never panics. Any length works: a
-/// partial last batch pads its unused lanes. Lanes outside the vectorized
-/// case or flagged by its fallback mask are solved by scalar [`solve_core`]
-/// (see the module documentation). Allocates nothing.
+/// `out` is left as it was; the function never panics. Any length and any
+/// mix of options work: chains in the vectorized case fill the lanes eight
+/// at a time (the last set padded), chains outside it go straight to scalar
+/// [`solve_core`], and lanes flagged by the fallback mask are solved by it
+/// too (see the module documentation). Allocates nothing.
 pub fn solve_core_batch(
     chains: &[TwoBoneCoreInput],
     out: &mut [Result<TwoBoneCorrection, IkError>],
 ) {
     let len = chains.len().min(out.len());
+    solve_routed(&chains[..len], &mut out[..len], |_, _| {});
+}
+
+/// The routing of [`solve_core_batch`] over equally long `chains` and
+/// `out`: each chain in a vectorized case is queued for its lane kernel,
+/// which runs once [`LANES`] are queued (and once more for the rest at the
+/// end); every other chain is solved by scalar [`solve_core`] on the spot,
+/// without being gathered into lanes. `report(i, kept)` is told, for each
+/// chain `i` the lanes took, whether their result stood (`false` where the
+/// fallback mask sent it to the scalar core); the tests listen, the public
+/// function passes a closure that does nothing.
+#[inline(always)]
+fn solve_routed(
+    chains: &[TwoBoneCoreInput],
+    out: &mut [Result<TwoBoneCorrection, IkError>],
+    mut report: impl FnMut(usize, bool),
+) {
+    debug_assert_eq!(chains.len(), out.len());
     let pad = padding();
     let mut lanes = Gathered::zeroed();
-    for (chunk, out) in chains[..len]
-        .chunks(LANES)
-        .zip(out[..len].chunks_mut(LANES))
-    {
-        solve_chunk(chunk, out, &pad, &mut lanes);
+    // One queue per lane kernel: chain indices and how many are queued.
+    let mut queues = [
+        (Kernel::Hinge, [0usize; LANES], 0),
+        (Kernel::Free, [0; LANES], 0),
+    ];
+    for (i, c) in chains.iter().enumerate() {
+        let Some(kernel) = lane_kernel(c) else {
+            if let Some(o) = out.get_mut(i) {
+                *o = solve_core(&c.start, &c.mid, &c.end, &c.opts);
+            }
+            continue;
+        };
+        let (_, queued, n) = &mut queues[kernel as usize];
+        queued[*n] = i;
+        *n += 1;
+        if *n == LANES {
+            *n = 0;
+            solve_queued(
+                chains,
+                out,
+                (kernel, &queued[..]),
+                &pad,
+                &mut lanes,
+                &mut report,
+            );
+        }
+    }
+    for (kernel, queued, n) in &queues {
+        if *n > 0 {
+            let queued = &queued[..*n];
+            solve_queued(
+                chains,
+                out,
+                (*kernel, queued),
+                &pad,
+                &mut lanes,
+                &mut report,
+            );
+        }
     }
 }
 
-/// The sentinel lane used to pad a partial batch and to stand in for lanes
-/// outside the vectorized case: a straight, well-conditioned leg whose
-/// arithmetic stays finite. Its result is never used.
+/// The sentinel lane that fills the unused lanes of the last, partial set
+/// of lanes: a straight, well-conditioned leg whose arithmetic stays
+/// finite. Its result is never used.
 fn padding() -> TwoBoneCoreInput {
     TwoBoneCoreInput {
         start: Affine3A::IDENTITY,
@@ -106,22 +184,47 @@ fn padding() -> TwoBoneCoreInput {
     }
 }
 
-/// Whether a chain has the vectorized case's shape (see the module docs):
-/// the weight is not zero, the hinge is set and the pole is a direction.
-/// Three tests of tags; whether the numbers are valid (the options as
+/// Which lane kernel takes a chain; the value indexes the routing's queues.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kernel {
+    /// The hinge branch ([`solve_lanes`]): a hinge and a pole direction.
+    Hinge = 0,
+    /// The branch without a hinge ([`solve_free`]): a pole direction, the
+    /// minimal knee or the pose-preserving one.
+    Free = 1,
+}
+
+/// Which lane kernel takes a chain, from its shape (see the module docs),
+/// or `None` for the scalar core: the weight must not be zero and the pole,
+/// if any, must be a direction; with a hinge the knee must follow a pole
+/// direction (the hinge kernel has no minimal or pose-preserving knee). A few
+/// tests of tags; whether the numbers are valid (the options as
 /// [`TwoBoneOptions::validate`] checks them, finite matrices) the lanes
 /// check eight at a time ([`lanes_valid`]).
 #[inline(always)]
+fn lane_kernel(c: &TwoBoneCoreInput) -> Option<Kernel> {
+    let pole_direction = matches!(
+        c.opts.knee,
+        KneeStrategy::Pole {
+            pole: Pole::Direction(_),
+            ..
+        }
+    );
+    if c.opts.weight == 0.0 {
+        None
+    } else if c.opts.hinge.is_some() {
+        pole_direction.then_some(Kernel::Hinge)
+    } else if pole_direction || !matches!(c.opts.knee, KneeStrategy::Pole { .. }) {
+        Some(Kernel::Free)
+    } else {
+        None
+    }
+}
+
+/// Whether some lane kernel takes the chain.
+#[cfg(test)]
 fn vectorizable(c: &TwoBoneCoreInput) -> bool {
-    c.opts.weight != 0.0
-        && c.opts.hinge.is_some()
-        && matches!(
-            c.opts.knee,
-            KneeStrategy::Pole {
-                pole: Pole::Direction(_),
-                ..
-            }
-        )
+    lane_kernel(c).is_some()
 }
 
 /// Per lane, whether the options pass [`TwoBoneOptions::validate`] (given
@@ -134,7 +237,7 @@ fn vectorizable(c: &TwoBoneCoreInput) -> bool {
 /// Every other test is an exact comparison, so a lane marked valid always
 /// holds options that validate.
 #[inline(always)]
-fn lanes_valid(g: &Gathered) -> M8 {
+fn lanes_valid(g: &Gathered, hinge: bool) -> M8 {
     let pi = std::f32::consts::PI;
     let (w, s, ew) = (g.weight, g.soften, g.end_weight);
     // Matrices: x · 0 is zero for a finite x and NaN otherwise, and one NaN
@@ -148,7 +251,7 @@ fn lanes_valid(g: &Gathered) -> M8 {
         & q.length_squared().ge(2.0 * DEGENERATE_LEN_SQ)
         & ew.ge(0.0)
         & ew.le(1.0);
-    sum.eq(0.0)
+    let valid = sum.eq(0.0)
         & finite_v8(g.target)
         & w.ge(0.0)
         & w.le(1.0)
@@ -156,12 +259,16 @@ fn lanes_valid(g: &Gathered) -> M8 {
         & s.le(1.0)
         & finite_v8(g.pole)
         & g.twist.finite()
+        & (!g.has_goal | goal_ok);
+    if !hinge {
+        return valid;
+    }
+    valid
         & finite_v8(g.axis)
         & g.axis.length_squared().ge(2.0 * DEGENERATE_LEN_SQ)
         & g.h_min.ge(-pi)
         & g.h_max.le(pi)
         & g.h_min.le(g.h_max)
-        & (!g.has_goal | goal_ok)
 }
 
 /// Per lane, whether the three components are finite.
@@ -538,6 +645,26 @@ impl Q8 {
     fn finite(self) -> M8 {
         self.x.finite() & self.y.finite() & self.z.finite() & self.w.finite()
     }
+    /// [`Q8::mul`] with its sums grouped as glam's SSE2 `Quat * Quat`
+    /// groups them, `(w·r + x-terms) + (y-terms + z-terms)`, so that the
+    /// lanes without a hinge round exactly as the scalar path does on
+    /// x86-64.
+    #[inline(always)]
+    fn mul_as_glam(self, r: Q8) -> Q8 {
+        let l = self;
+        Q8 {
+            x: (l.x * r.w + l.w * r.x) + (l.y * r.z - l.z * r.y),
+            y: (l.w * r.y - l.x * r.z) + (l.z * r.x + l.y * r.w),
+            z: (l.x * r.y + l.w * r.z) + (l.z * r.w - l.y * r.x),
+            w: (l.w * r.w - l.x * r.x) - (l.z * r.z + l.y * r.y),
+        }
+    }
+    /// [`Q8::length_squared`] grouped as glam's SSE2 four-wide dot product,
+    /// `(x² + z²) + (y² + w²)`, for the same reason as [`Q8::mul_as_glam`].
+    #[inline(always)]
+    fn length_squared_as_glam(self) -> F8 {
+        (self.x * self.x + self.z * self.z) + (self.y * self.y + self.w * self.w)
+    }
 }
 
 /// Whether the linear map with columns `x`, `y`, `z` is a rotation times one
@@ -647,6 +774,9 @@ struct Gathered {
     e: [V8; 4],
     target: V8,
     pole: V8,
+    /// Set where the knee follows a pole direction; elsewhere the pole and
+    /// twist are zero and the knee hint is the current thigh direction.
+    is_pole: M8,
     twist: F8,
     twist_sin: F8,
     twist_cos: F8,
@@ -698,6 +828,7 @@ impl Gathered {
             e: [zero_v; 4],
             target: zero_v,
             pole: zero_v,
+            is_pole: M8([0; LANES]),
             twist: zero_f,
             twist_sin: zero_f,
             twist_cos: zero_f,
@@ -779,39 +910,31 @@ fn gather_matrices(picked: &[&TwoBoneCoreInput; LANES], g: &mut Gathered) {
     }
 }
 
-/// Gathers up to [`LANES`] chains into the lanes of `g`, overwriting every
-/// lane (`pad` stands in for the chains outside the vectorized case and
-/// past the chunk's end), and says which lanes are in the vectorized case.
+/// Gathers [`LANES`] chains into the lanes of `g`, overwriting every lane.
 /// Writing into the caller's buffer spares a 4 KB copy per batch.
-fn gather(chunk: &[TwoBoneCoreInput], pad: &TwoBoneCoreInput, g: &mut Gathered) -> [bool; LANES] {
-    let mut vector = [false; LANES];
-    let picked: [&TwoBoneCoreInput; LANES] = std::array::from_fn(|i| match chunk.get(i) {
-        Some(c) if vectorizable(c) => {
-            vector[i] = true;
-            c
-        }
-        _ => pad,
-    });
-    gather_matrices(&picked, g);
+fn gather(picked: &[&TwoBoneCoreInput; LANES], g: &mut Gathered) {
+    gather_matrices(picked, g);
     for (i, c) in picked.iter().enumerate() {
         let o = &c.opts;
         put(&mut g.target, i, o.target);
-        if let KneeStrategy::Pole {
-            pole: Pole::Direction(d),
-            twist,
-        } = o.knee
-        {
-            put(&mut g.pole, i, d);
-            g.twist.0[i] = twist;
-            // The lanes compute the twist's sine and cosine within [-π, π]
-            // ([`twist_sin_cos`]); beyond (and for NaN), here, as the scalar
-            // fast path takes them. Lanes that do not need them keep stale
-            // values, which the lanes never select.
-            if !twist.is_finite() || twist.abs() > std::f32::consts::PI {
-                let (ts, tc) = sin_cos_inline(twist);
-                g.twist_sin.0[i] = ts;
-                g.twist_cos.0[i] = tc;
-            }
+        let (d, twist, is_pole) = match o.knee {
+            KneeStrategy::Pole {
+                pole: Pole::Direction(d),
+                twist,
+            } => (d, twist, !0),
+            _ => (Vec3::ZERO, 0.0, 0),
+        };
+        put(&mut g.pole, i, d);
+        g.twist.0[i] = twist;
+        g.is_pole.0[i] = is_pole;
+        // The lanes compute the twist's sine and cosine within [-π, π]
+        // ([`twist_sin_cos`]); beyond (and for NaN), here, as the scalar
+        // fast path takes them. Lanes that do not need them keep stale
+        // values, which the lanes never select.
+        if !twist.is_finite() || twist.abs() > std::f32::consts::PI {
+            let (ts, tc) = sin_cos_inline(twist);
+            g.twist_sin.0[i] = ts;
+            g.twist_cos.0[i] = tc;
         }
         g.weight.0[i] = o.weight;
         g.soften.0[i] = o.soften;
@@ -839,40 +962,53 @@ fn gather(chunk: &[TwoBoneCoreInput], pad: &TwoBoneCoreInput, g: &mut Gathered) 
         g.has_goal.0[i] = has;
         g.end_weight.0[i] = ew;
     }
-    vector
 }
 
-/// Solves up to [`LANES`] chains: the lanes, then scalar [`solve_core`] for
-/// the lanes outside the vectorized case or flagged for fallback. Returns
-/// which lanes kept the vectorized result (for the tests).
-fn solve_chunk(
-    chunk: &[TwoBoneCoreInput],
+/// Solves the chains `queued` (indices into `chains`, at most [`LANES`],
+/// all in the vectorized case) in one set of lanes, `pad` standing in for
+/// the unused lanes, and writes each result to its index in `out`; lanes
+/// flagged by the fallback mask get scalar [`solve_core`]'s result instead.
+/// Tells `report` which lanes kept their result.
+#[inline(always)]
+fn solve_queued(
+    chains: &[TwoBoneCoreInput],
     out: &mut [Result<TwoBoneCorrection, IkError>],
+    (kernel, queued): (Kernel, &[usize]),
     pad: &TwoBoneCoreInput,
     g: &mut Gathered,
-) -> [bool; LANES] {
-    let vector = gather(chunk, pad, g);
-    let r = solve_lanes(g);
-    let kept: [bool; LANES] = std::array::from_fn(|i| vector[i] && !r.fallback.lane(i));
-    for (i, (c, o)) in chunk.iter().zip(out.iter_mut()).enumerate() {
-        if !kept[i] {
+    report: &mut impl FnMut(usize, bool),
+) {
+    let picked: [&TwoBoneCoreInput; LANES] =
+        std::array::from_fn(|k| queued.get(k).and_then(|&i| chains.get(i)).unwrap_or(pad));
+    gather(&picked, g);
+    let r = match kernel {
+        Kernel::Hinge => solve_lanes(g),
+        Kernel::Free => solve_free(g),
+    };
+    for (k, &i) in queued.iter().enumerate() {
+        let (Some(c), Some(o)) = (chains.get(i), out.get_mut(i)) else {
+            continue;
+        };
+        let kept = !r.fallback.lane(k);
+        report(i, kept);
+        if !kept {
             *o = solve_core(&c.start, &c.mid, &c.end, &c.opts);
             continue;
         }
         let start = Quat::from_xyzw(
-            r.start.x.0[i],
-            r.start.y.0[i],
-            r.start.z.0[i],
-            r.start.w.0[i],
+            r.start.x.0[k],
+            r.start.y.0[k],
+            r.start.z.0[k],
+            r.start.w.0[k],
         );
-        let mid = Quat::from_xyzw(r.mid.x.0[i], r.mid.y.0[i], r.mid.z.0[i], r.mid.w.0[i]);
-        let end = Quat::from_xyzw(r.end.x.0[i], r.end.y.0[i], r.end.z.0[i], r.end.w.0[i]);
+        let mid = Quat::from_xyzw(r.mid.x.0[k], r.mid.y.0[k], r.mid.z.0[k], r.mid.w.0[k]);
+        let end = Quat::from_xyzw(r.end.x.0[k], r.end.y.0[k], r.end.z.0[k], r.end.w.0[k]);
         let end_position = Vec3::new(
-            r.end_position.x.0[i],
-            r.end_position.y.0[i],
-            r.end_position.z.0[i],
+            r.end_position.x.0[k],
+            r.end_position.y.0[k],
+            r.end_position.z.0[k],
         );
-        let reached = r.reached.lane(i);
+        let reached = r.reached.lane(k);
         // Field by field into an `Ok` (placed first where the slot holds an
         // `Err`): building the whole value first made the compiler store the
         // position and flag piecewise and load them back as one 16-byte
@@ -889,7 +1025,6 @@ fn solve_chunk(
             fix.reached = reached;
         }
     }
-    kept
 }
 
 /// [`solve_lanes_inline`] compiled for the widest instruction set the
@@ -1077,23 +1212,13 @@ fn solve_lanes_inline(g: &Gathered) -> Solved {
 
     // The end rotation by quaternion products (conformal start and mid only).
     fallback = fallback | (has_end & !(det.gt(0.0) & det_m.gt(0.0) & conformal));
-    let ds_model = Q8::of(mul_cols(sx, sy, sz, turn.vector()), turn.w * s_len);
-    let dm_model = Q8::of(mul_cols(mx, my, mz, mid_fix.vector()), mid_fix.w * m_len);
-    let rest = end_inverse.mul(dm_model.conjugate());
-    let r = rest.mul(ds_model.conjugate().mul(g.goal));
-    let r = sel_q(r.w.lt(0.0), r.scale(F8::splat(-1.0)), r);
-    let k = g.end_weight * w;
-    let full = r.scale(1.0 / r.length_squared().sqrt());
-    let end_fix = sel_q(k.eq(1.0), full, turn_power(r, k));
-    let identity = Q8::of(
-        V8 {
-            x: F8::splat(0.0),
-            y: F8::splat(0.0),
-            z: F8::splat(0.0),
-        },
-        F8::splat(1.0),
+    let end_fix = end_turn(
+        g,
+        has_end,
+        (s_len, m_len),
+        (end_inverse, turn, mid_fix),
+        false,
     );
-    let end_fix = sel_q(has_end, end_fix, identity);
 
     let end_position = mul_cols(sx, sy, sz, new_end) + pa;
     let thigh = ab.length_squared().sqrt();
@@ -1109,7 +1234,243 @@ fn solve_lanes_inline(g: &Gathered) -> Solved {
         // Lanes whose numbers fail validation go to the scalar path whole
         // (checked last: the check depends on the inputs alone and overlaps
         // the solve's tail).
-        fallback: fallback | !lanes_valid(g),
+        fallback: fallback | !lanes_valid(g, true),
+    }
+}
+
+/// [`solve_free_inline`] compiled for the widest instruction set the
+/// processor has, like [`solve_lanes`] (same bits in every build, tested).
+#[inline(always)]
+fn solve_free(g: &Gathered) -> Solved {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512vl") {
+            // SAFETY: the processor has AVX-512F and AVX-512VL (checked
+            // just above; VL implies F), the only requirement of this
+            // `target_feature` function.
+            return unsafe { solve_free_avx512(g) };
+        }
+        if std::arch::is_x86_feature_detected!("avx") {
+            // SAFETY: the processor has AVX (checked just above), the only
+            // requirement of this `target_feature` function.
+            return unsafe { solve_free_avx(g) };
+        }
+    }
+    solve_free_baseline(g)
+}
+
+/// [`solve_free_inline`] for processors with AVX-512 (F and VL).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn solve_free_avx512(g: &Gathered) -> Solved {
+    solve_free_inline(g)
+}
+
+/// [`solve_free_inline`] for processors with AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn solve_free_avx(g: &Gathered) -> Solved {
+    solve_free_inline(g)
+}
+
+/// [`solve_free_inline`] for the target's baseline instruction set.
+#[inline(never)]
+fn solve_free_baseline(g: &Gathered) -> Solved {
+    solve_free_inline(g)
+}
+
+/// The knee hint of the scalar fast path without a hinge, per lane: the
+/// current thigh direction, or for a pole direction ([`Gathered::is_pole`])
+/// its part across the hip→target axis `n`, turned by the twist (left as it
+/// is where the twist is zero, as the scalar path leaves it) and, below full
+/// weight, blended with the current direction. Also the lanes whose pole
+/// the scalar fast path hands to the general one.
+#[inline(always)]
+fn free_hint(g: &Gathered, inv: InverseRows, n: V8, current: V8, w: F8) -> (V8, M8) {
+    let raw = inv.apply(g.pole);
+    let perp = raw - n * raw.dot(n);
+    let p2 = perp.length_squared();
+    let fade_free = p2.ge(raw.length_squared() * (POLE_FALLBACK_SINE * POLE_FALLBACK_SINE));
+    let bad = !(fade_free & p2.gt(FAST_MIN_LEN_SQ));
+    let (twist_sin, twist_cos) = twist_sin_cos(g);
+    let turned = perp * twist_cos + n.cross(perp) * twist_sin;
+    let dir = sel_v(g.twist.eq(0.0), perp, turned);
+    let blended = current * (1.0 - w) + dir * (w / p2.sqrt());
+    let hint = sel_v(w.eq(1.0), dir, blended);
+    (sel_v(g.is_pole, hint, current), g.is_pole & bad)
+}
+
+/// The scalar fast path without a hinge over eight lanes, branch-free, in
+/// the scalar path's operations and order (the same bits where no lane
+/// falls back, tested): the reach cases (too close, too far, reachable) by
+/// selects, the start's turn as the half-way quaternion of the old and new
+/// thigh, the mid's turn in its own frame through its adjugate, and the end
+/// rotation as in [`solve_lanes_inline`].
+#[inline(always)]
+fn solve_free_inline(g: &Gathered) -> Solved {
+    let w = g.weight;
+    let [sx, sy, sz, pa] = g.s;
+    let [mx, my, mz, pb] = g.m;
+    let [ex, ey, ez, pc] = g.e;
+    let target = g.target;
+    // Input-only work first, as in the scalar path.
+    let (start_conformal, s_len_sq) = conformal_scale_sq(sx, sy, sz);
+    let (mid_conformal, m_len_sq) = conformal_scale_sq(mx, my, mz);
+    let (s_len, m_len) = (s_len_sq.sqrt(), m_len_sq.sqrt());
+    let conformal = start_conformal & mid_conformal;
+    let end_inverse = rotation_of_fast(ex, ey, ez).conjugate();
+    // The mid's adjugate and the old shin's direction in the mid's frame.
+    let (a0, a1, a2) = (my.cross(mz), mz.cross(mx), mx.cross(my));
+    let old_dir = mul_rows(a0, a1, a2, pc - pb);
+    let old_len_sq = old_dir.length_squared();
+    let inv_old_len = 1.0 / old_len_sq.sqrt();
+
+    // The start's inverse by cofactors.
+    let (c0, c1, c2) = (sy.cross(sz), sz.cross(sx), sx.cross(sy));
+    let det = sx.dot(c0);
+    let mut fallback = !(det.abs().ge(SINGULAR_DET) & det.finite());
+    let has_end = g.has_goal & (g.end_weight * w).gt(0.0);
+    let rdet = 1.0 / det;
+    let inv = InverseRows(c0, c1, c2, rdet);
+    let (ab, mb) = (pb - pa, pc - pb);
+    let b = inv.apply(ab);
+    let c = inv.apply(pc - pa);
+    let t = c + (inv.apply(target - pa) - c) * w;
+    let s = c - b;
+    let (l1_sq, l2_sq, dist_sq) = (b.length_squared(), s.length_squared(), t.length_squared());
+    fallback = fallback
+        | !(l1_sq.gt(FAST_MIN_LEN_SQ) & l2_sq.gt(FAST_MIN_LEN_SQ) & dist_sq.gt(FAST_MIN_LEN_SQ));
+    let (l1, l2, dist) = (l1_sq.sqrt(), l2_sq.sqrt(), dist_sq.sqrt());
+    let (inv_l1, inv_dist) = (1.0 / l1, 1.0 / dist);
+    let n = t * inv_dist;
+    let current = b * inv_l1;
+    let (hint, pole_fallback) = free_hint(g, inv, n, current, w);
+    fallback = fallback | pole_fallback;
+
+    // The softened distance (the scalar soften_distance per lane).
+    let reach = l1 + l2;
+    let soft_start = reach * g.soften;
+    let span = reach - soft_start;
+    let over = dist - soft_start;
+    let softened = soft_start + span * over / (over + span);
+    let keep = g.soften.ge(1.0) | dist.le(soft_start) | span.le(DEGENERATE_LEN);
+    let eff = sel(keep, dist, softened);
+    // Too close: the longer segment toward the target, the other away.
+    let close = eff.lt((l1 - l2).abs());
+    let sign = sel(l1.ge(l2), 1.0, -1.0);
+    let close_mid = n * (sign * l1);
+    let close_end = close_mid - n * (sign * l2);
+    // Too far: straight toward the target.
+    let far = eff.ge(reach) | eff.le(DEGENERATE_LEN);
+    // Reachable: the knee on the circle of the two spheres.
+    let hp = hint - n * hint.dot(n);
+    let hp2 = hp.length_squared();
+    fallback = fallback | (!close & !far & !hp2.gt(DEGENERATE_LEN_SQ));
+    let num = l1 * l1 + eff * eff - l2 * l2;
+    let cos_theta = sel(
+        g.soften.ge(1.0),
+        num * (0.5 * inv_l1 * inv_dist),
+        num / (2.0 * l1 * eff),
+    )
+    .clamp(-1.0, 1.0);
+    let sin_theta = (1.0 - cos_theta * cos_theta).max(0.0).sqrt();
+    let u = hp * (1.0 / hp2.sqrt());
+    let reach_dir = n * cos_theta + u * sin_theta;
+    let new_mid = sel_v(close, close_mid, sel_v(far, n * l1, reach_dir * l1));
+    let new_end = sel_v(close, close_end, sel_v(far, n * reach, n * eff));
+    let dir = sel_v(close, n * sign, sel_v(far, n, reach_dir));
+
+    // The start's turn: the half-way quaternion of the old and new thigh.
+    let half = current + dir;
+    let w_ds = 0.5 * half.length_squared();
+    fallback = fallback | !w_ds.gt(FAST_AIM_MIN_W);
+    let c_ds = current.cross(dir);
+    let c_ds = c_ds - current * c_ds.dot(current);
+    let inv_ds = 1.0 / (c_ds.length_squared() + w_ds * w_ds).sqrt();
+    let inv_w_ds = 1.0 / w_ds;
+    let ds = Q8::of(c_ds * inv_ds, w_ds * inv_ds);
+    // The mid's turn in its own frame: the new shin taken back through the
+    // start's turn (two reflections), then through the mid's adjugate; the
+    // minimal rotation from the old shin's direction to it.
+    let shin = new_end - new_mid;
+    let back = shin - half * (half.dot(shin) * inv_w_ds) + current * (2.0 * dir.dot(shin));
+    let new_dir = mul_rows(a0, a1, a2, mul_cols(sx, sy, sz, back));
+    let (from, to) = (old_dir * inv_old_len, new_dir * inv_old_len);
+    let cr = from.cross(to);
+    let cr = cr - from * cr.dot(from);
+    let wr = 0.5 * (from + to).length_squared();
+    let n2 = cr.length_squared() + wr * wr;
+    let turns = old_len_sq.gt(0.0) & old_len_sq.finite();
+    fallback = fallback | (turns & n2.lt(ANTIPARALLEL_NORM_SQ));
+    let inv_n2 = 1.0 / n2.sqrt();
+    let mid_fix = sel_q(turns, Q8::of(cr * inv_n2, wr * inv_n2), identity_q());
+    let det_m = mx.dot(a0);
+
+    let end_fix = end_turn(g, has_end, (s_len, m_len), (end_inverse, ds, mid_fix), true);
+    fallback = fallback | (has_end & !(det.gt(0.0) & det_m.gt(0.0) & conformal));
+
+    let end_position = mul_cols(sx, sy, sz, new_end) + pa;
+    let thigh = ab.length_squared().sqrt();
+    let shin_len = mb.length_squared().sqrt();
+    let residual = (end_position - target).length_squared().sqrt();
+    let tolerance = (thigh + shin_len).max(DEGENERATE_LEN) * REACHED_RELATIVE_TOLERANCE;
+    Solved {
+        start: ds,
+        mid: mid_fix,
+        end: end_fix,
+        end_position,
+        reached: residual.le(tolerance),
+        fallback: fallback | !lanes_valid(g, false),
+    }
+}
+
+/// The end joint's correction per lane, as the scalar fast path computes it
+/// for start and mid matrices that are rotations times one positive scale:
+/// the start's `turn` (its correction up to a positive factor) and the mid's
+/// correction taken to model space, the end's current rotation after them
+/// (`end_inverse` is its own rotation, conjugated), the turn toward the goal
+/// and its weighted power; the identity where `has_end` is not set. `lens`
+/// are the start's and mid's scales. With `as_glam` the quaternion products
+/// and the norm are summed in glam's order ([`Q8::mul_as_glam`]): the lanes
+/// without a hinge do, and so give the scalar bits; the hinge lanes keep
+/// their own order, and with it the crowd's results.
+#[inline(always)]
+fn end_turn(
+    g: &Gathered,
+    has_end: M8,
+    lens: (F8, F8),
+    (end_inverse, turn, mid_fix): (Q8, Q8, Q8),
+    as_glam: bool,
+) -> Q8 {
+    let [sx, sy, sz, _] = g.s;
+    let [mx, my, mz, _] = g.m;
+    let (s_len, m_len) = lens;
+    let mul = |a: Q8, b: Q8| if as_glam { a.mul_as_glam(b) } else { a.mul(b) };
+    let ds_model = Q8::of(mul_cols(sx, sy, sz, turn.vector()), turn.w * s_len);
+    let dm_model = Q8::of(mul_cols(mx, my, mz, mid_fix.vector()), mid_fix.w * m_len);
+    let rest = mul(end_inverse, dm_model.conjugate());
+    let r = mul(rest, mul(ds_model.conjugate(), g.goal));
+    let r = sel_q(r.w.lt(0.0), r.scale(F8::splat(-1.0)), r);
+    let k = g.end_weight * g.weight;
+    let r_sq = if as_glam {
+        r.length_squared_as_glam()
+    } else {
+        r.length_squared()
+    };
+    let full = r.scale(1.0 / r_sq.sqrt());
+    let end_fix = sel_q(k.eq(1.0), full, turn_power(r, k));
+    sel_q(has_end, end_fix, identity_q())
+}
+
+/// The identity rotation in every lane.
+#[inline(always)]
+fn identity_q() -> Q8 {
+    let zero = F8::splat(0.0);
+    Q8 {
+        x: zero,
+        y: zero,
+        z: zero,
+        w: F8::splat(1.0),
     }
 }
 
@@ -1299,6 +1660,104 @@ mod tests {
         }
     }
 
+    /// The option sets a mixed batch draws from: as generated (mostly the
+    /// crowd's shape), and the sets users solve besides it.
+    fn option_set(opts: &mut TwoBoneOptions, set: usize, pole: Vec3) {
+        let pole_dir = KneeStrategy::Pole {
+            pole: Pole::Direction(pole),
+            twist: 0.0,
+        };
+        match set {
+            0 => {}
+            1 => *opts = TwoBoneOptions::new(opts.target),
+            2 => {
+                *opts = TwoBoneOptions {
+                    knee: KneeStrategy::PosePreserving,
+                    ..TwoBoneOptions::new(opts.target)
+                }
+            }
+            3 => {
+                opts.knee = pole_dir;
+                opts.hinge = None;
+            }
+            4 => {
+                opts.knee = pole_dir;
+                opts.hinge = None;
+                opts.soften = 0.95;
+                opts.weight = 0.7;
+                opts.end_rotation = Some((Quat::from_rotation_x(0.2), 0.8));
+            }
+            5 => opts.knee = KneeStrategy::MinimalMotion,
+            6 => opts.weight = 0.0,
+            _ => {
+                opts.knee = KneeStrategy::Pole {
+                    pole: Pole::Point(pole * 2.0),
+                    twist: 0.3,
+                }
+            }
+        }
+    }
+
+    /// The bits of a result, `Err` as itself: equal exactly where the
+    /// results are the same bit for bit.
+    fn result_bits(r: &Result<TwoBoneCorrection, IkError>) -> Result<[u32; 16], IkError> {
+        r.clone().map(|f| {
+            let mut b = [0u32; 16];
+            let q = [f.start, f.mid, f.end].map(|q| q.to_array());
+            for (k, v) in q.as_flattened().iter().enumerate() {
+                b[k] = v.to_bits();
+            }
+            for (k, v) in f.end_position.to_array().iter().enumerate() {
+                b[12 + k] = v.to_bits();
+            }
+            b[15] = u32::from(f.reached);
+            b
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2_000))]
+        /// A batch mixing option sets: exactly the chains in the vectorized
+        /// cases reach the lanes (in any order and number, however many
+        /// other chains lie between them), every chain outside the hinge
+        /// lanes gets scalar `solve_core`'s result bit for bit, and every
+        /// chain lands in its own slot.
+        #[test]
+        fn mixed_batches_route_each_chain_and_match_scalar(
+            chains in prop::collection::vec((chain(), 0usize..8, unit()), 1..=40)
+        ) {
+            let chains: Vec<_> = chains
+                .into_iter()
+                .map(|(mut c, set, pole)| {
+                    option_set(&mut c.opts, set, pole);
+                    c
+                })
+                .collect();
+            let mut out = vec![unset(); chains.len()];
+            let mut laned = vec![false; chains.len()];
+            solve_routed(&chains, &mut out, |i, _| {
+                assert!(!laned[i], "chain {i} reached the lanes twice");
+                laned[i] = true;
+            });
+            for (i, (c, got)) in chains.iter().zip(&out).enumerate() {
+                prop_assert_eq!(laned[i], vectorizable(c), "chain {} routed wrongly", i);
+                // The scalar core's chains and the lanes without a hinge:
+                // the scalar bits.
+                if lane_kernel(c) != Some(Kernel::Hinge) {
+                    let want = solve_core(&c.start, &c.mid, &c.end, &c.opts);
+                    prop_assert_eq!(result_bits(got), result_bits(&want), "chain {}", i);
+                }
+                assert_matches(c, got);
+            }
+            // The public entry point routes the same way.
+            let mut public = vec![unset(); chains.len()];
+            solve_core_batch(&chains, &mut public);
+            for (a, b) in out.iter().zip(&public) {
+                prop_assert_eq!(result_bits(a), result_bits(b));
+            }
+        }
+    }
+
     /// Most random legs in the vectorized case stay in the lanes, so the
     /// property above compares the lanes, not the scalar path with itself.
     #[test]
@@ -1313,7 +1772,7 @@ mod tests {
         let mut out = vec![unset(); chains.len()];
         let (mut vectorizable_lanes, mut kept_lanes) = (0, 0);
         for (chunk, out) in chains.chunks(LANES).zip(out.chunks_mut(LANES)) {
-            let kept = solve_chunk(chunk, out, &padding(), &mut Gathered::zeroed());
+            let kept = solve_chunk(chunk, out);
             vectorizable_lanes += chunk.iter().filter(|c| vectorizable(c)).count();
             kept_lanes += kept.iter().filter(|&&k| k).count();
         }
@@ -1363,25 +1822,118 @@ mod tests {
         let mut runner = TestRunner::deterministic();
         let strategy = chain();
         let mut g = Gathered::zeroed();
-        for _ in 0..500 {
+        // Without a hinge, half the chains: the generator alone makes few.
+        let free = free_chain();
+        for round in 0..1000 {
             let chains: Vec<_> = (0..LANES)
-                .map(|_| strategy.new_tree(&mut runner).unwrap().current())
+                .map(|_| {
+                    if round % 2 == 0 {
+                        strategy.new_tree(&mut runner).unwrap().current()
+                    } else {
+                        free.new_tree(&mut runner).unwrap().current()
+                    }
+                })
                 .collect();
-            gather(&chains, &padding(), &mut g);
-            let want = bits(&solve_lanes_baseline(&g));
-            if avx {
-                // SAFETY: AVX is present (checked above).
-                assert_eq!(bits(&unsafe { solve_lanes_avx(&g) }), want, "AVX lanes");
-            }
-            if avx512 {
-                // SAFETY: AVX-512F and AVX-512VL are present (checked above).
-                assert_eq!(
-                    bits(&unsafe { solve_lanes_avx512(&g) }),
-                    want,
-                    "AVX-512 lanes"
-                );
+            type Build = unsafe fn(&Gathered) -> Solved;
+            let builds: [(Kernel, &str, Build, Build, Build); 2] = [
+                (
+                    Kernel::Hinge,
+                    "hinge",
+                    solve_lanes_baseline,
+                    solve_lanes_avx,
+                    solve_lanes_avx512,
+                ),
+                (
+                    Kernel::Free,
+                    "free",
+                    solve_free_baseline,
+                    solve_free_avx,
+                    solve_free_avx512,
+                ),
+            ];
+            for (kernel, name, baseline, avx_build, avx512_build) in builds {
+                // As the routing gathers them: lanes outside the kernel padded.
+                let pad = padding();
+                let picked = std::array::from_fn(|i| {
+                    Some(&chains[i])
+                        .filter(|c| lane_kernel(c) == Some(kernel))
+                        .unwrap_or(&pad)
+                });
+                gather(&picked, &mut g);
+                // SAFETY: the baseline build needs nothing.
+                let want = bits(&unsafe { baseline(&g) });
+                if avx {
+                    // SAFETY: AVX is present (checked above).
+                    assert_eq!(bits(&unsafe { avx_build(&g) }), want, "AVX {name} lanes");
+                }
+                if avx512 {
+                    // SAFETY: AVX-512F and AVX-512VL are present (checked above).
+                    let got = bits(&unsafe { avx512_build(&g) });
+                    assert_eq!(got, want, "AVX-512 {name} lanes");
+                }
             }
         }
+    }
+
+    /// One random leg without a hinge, with the minimal knee, the
+    /// pose-preserving one or a pole direction (twist zero or not), and
+    /// random soften, weight and end rotation: what the lanes without a
+    /// hinge take.
+    fn free_chain() -> impl Strategy<Value = TwoBoneCoreInput> {
+        let knee = prop_oneof![
+            Just(KneeStrategy::MinimalMotion),
+            Just(KneeStrategy::PosePreserving),
+            unit().prop_map(|d| KneeStrategy::Pole {
+                pole: Pole::Direction(d),
+                twist: 0.0
+            }),
+            (unit(), -4.0f32..4.0).prop_map(|(d, twist)| KneeStrategy::Pole {
+                pole: Pole::Direction(d),
+                twist
+            }),
+        ];
+        (chain(), knee).prop_map(|(mut c, knee)| {
+            c.opts.hinge = None;
+            c.opts.knee = knee;
+            if c.opts.weight == 0.0 {
+                c.opts.weight = 0.5;
+            }
+            c
+        })
+    }
+
+    /// The lanes without a hinge give scalar `solve_core`'s result bit for
+    /// bit wherever they keep it (every reach case, twist, soften, weight
+    /// and end rotation), and keep most random legs.
+    #[test]
+    fn free_lanes_equal_the_scalar_core_bit_for_bit() {
+        use proptest::strategy::ValueTree;
+        use proptest::test_runner::TestRunner;
+        let mut runner = TestRunner::deterministic();
+        let strategy = free_chain();
+        let chains: Vec<_> = (0..20_000)
+            .map(|_| strategy.new_tree(&mut runner).unwrap().current())
+            .collect();
+        let mut out = vec![unset(); chains.len()];
+        let mut kept = vec![None; chains.len()];
+        solve_routed(&chains, &mut out, |i, k| kept[i] = Some(k));
+        let mut differ = Vec::new();
+        for (i, (c, got)) in chains.iter().zip(&out).enumerate() {
+            assert_eq!(lane_kernel(c), Some(Kernel::Free));
+            let want = solve_core(&c.start, &c.mid, &c.end, &c.opts);
+            if result_bits(got) != result_bits(&want) {
+                differ.push((i, kept[i], result_bits(got), result_bits(&want)));
+            }
+        }
+        assert!(
+            differ.is_empty(),
+            "{} chains differ, the first: {:?}",
+            differ.len(),
+            &differ[..differ.len().min(3)]
+        );
+        let in_lanes = kept.iter().filter(|k| **k == Some(true)).count();
+        eprintln!("{in_lanes} of {} chains kept in the lanes", chains.len());
+        assert!(in_lanes * 10 >= chains.len() * 8, "{in_lanes}");
     }
 
     /// The lanes' twist sine and cosine equal the scalar fast path's bit
@@ -1410,7 +1962,7 @@ mod tests {
                     c
                 })
                 .collect();
-            gather(&chains, &padding(), &mut g);
+            gather(&lanes_of(&chains, &padding()), &mut g);
             let (s, c) = twist_sin_cos(&g);
             for (i, &twist) in eight.iter().enumerate() {
                 let (ws, wc) = sin_cos_inline(twist);
@@ -1458,6 +2010,26 @@ mod tests {
         }
     }
 
+    /// Solves up to [`LANES`] chains as [`solve_core_batch`] routes them
+    /// and says which of them the lanes took and kept.
+    fn solve_chunk(
+        chunk: &[TwoBoneCoreInput],
+        out: &mut [Result<TwoBoneCorrection, IkError>],
+    ) -> [bool; LANES] {
+        assert!(chunk.len() <= LANES);
+        let mut kept = [false; LANES];
+        solve_routed(chunk, out, |i, k| kept[i] = k);
+        kept
+    }
+
+    /// Up to [`LANES`] chains as lane inputs, `pad` in the lanes past them.
+    fn lanes_of<'a>(
+        chains: &'a [TwoBoneCoreInput],
+        pad: &'a TwoBoneCoreInput,
+    ) -> [&'a TwoBoneCoreInput; LANES] {
+        std::array::from_fn(|i| chains.get(i).unwrap_or(pad))
+    }
+
     fn unset() -> Result<TwoBoneCorrection, IkError> {
         Err(IkError::NonFinite { what: "unset" })
     }
@@ -1471,7 +2043,7 @@ mod tests {
         what: &str,
     ) {
         let mut out = vec![unset(); chains.len()];
-        let kept = solve_chunk(chains, &mut out, &padding(), &mut Gathered::zeroed());
+        let kept = solve_chunk(chains, &mut out);
         let mut want = [true; LANES];
         for &i in scalar {
             want[i] = false;
@@ -1486,7 +2058,7 @@ mod tests {
     fn crowd_legs_stay_in_the_lanes_and_match_the_scalar_solver() {
         let chains: Vec<_> = (0..LANES).map(crowd_leg).collect();
         let mut out = vec![unset(); LANES];
-        let kept = solve_chunk(&chains, &mut out, &padding(), &mut Gathered::zeroed());
+        let kept = solve_chunk(&chains, &mut out);
         assert_eq!(kept, [true; LANES]);
         for (c, got) in chains.iter().zip(&out) {
             assert_matches(c, got);
@@ -1560,14 +2132,23 @@ mod tests {
                 c.end.matrix3.y_axis.z = f32::NAN
             }),
         ];
-        for (what, spoil) in spoils {
+        for ((what, spoil), hinged) in spoils.into_iter().flat_map(|s| [(s, true), (s, false)]) {
+            if !hinged && what.contains("hinge") {
+                continue;
+            }
             for lane in [0, 5] {
                 let mut chains: Vec<_> = (0..LANES).map(crowd_leg).collect();
+                if !hinged {
+                    // The lanes without a hinge check the same numbers.
+                    for c in &mut chains {
+                        c.opts.hinge = None;
+                    }
+                }
                 spoil(&mut chains[lane]);
                 assert_only_these_lanes_fall_back(
                     &chains,
                     &[lane],
-                    &format!("{what} in lane {lane}"),
+                    &format!("{what} in lane {lane}, hinge {hinged}"),
                 );
                 if what != "borderline hinge axis" {
                     assert!(chains[lane].opts.validate().is_err() || what.contains("matrix"));
