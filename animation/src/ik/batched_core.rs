@@ -1027,55 +1027,72 @@ fn solve_queued(
     }
 }
 
-/// [`solve_lanes_inline`] compiled for the widest instruction set the
-/// processor has: AVX-512 (F and VL), AVX, or the x86-64 baseline. All
+/// Builds a lane kernel (`$inline`, an `#[inline(always)]` function) three
+/// times, for AVX-512 (F and VL), for AVX and for the x86-64 baseline, and
+/// a dispatcher `$solve` that calls the widest build the processor has. All
 /// builds use the same IEEE operations (no fused multiply-add, which Rust
 /// never introduces on its own), so they give the same bits (tested).
-#[inline(always)]
-fn solve_lanes(g: &Gathered) -> Solved {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512vl") {
-            // SAFETY: the processor has AVX-512F and AVX-512VL (checked
-            // just above; VL implies F), the only requirement of this
-            // `target_feature` function.
-            return unsafe { solve_lanes_avx512(g) };
+///
+/// Why three builds (measured on the hinge kernel): AVX puts each lane
+/// array in one 256-bit register instead of two SSE ones, about 40 %
+/// faster; AVX-512 keeps eight lanes in 256-bit registers but has 32 of
+/// them instead of 16, so about half as many values spill to the stack
+/// (385 -> 199 stack moves, the kernel 1,659 -> 1,393 instructions, the
+/// batch 57 -> 53 ns per solve). Letting the compiler use 512-bit registers
+/// for sixteen lanes was slower (83 ns), as was compiling the whole batch
+/// loop, gathering included, for AVX-512 (62 ns).
+macro_rules! lane_kernel_builds {
+    ($solve:ident, $inline:ident, $avx512:ident, $avx:ident, $baseline:ident) => {
+        #[doc = concat!("[`", stringify!($inline), "`] compiled for the widest instruction set the processor has.")]
+        #[inline(always)]
+        fn $solve(g: &Gathered) -> Solved {
+            #[cfg(target_arch = "x86_64")]
+            {
+                if std::arch::is_x86_feature_detected!("avx512vl") {
+                    // SAFETY: the processor has AVX-512F and AVX-512VL
+                    // (checked just above; VL implies F), the only
+                    // requirement of this `target_feature` function.
+                    return unsafe { $avx512(g) };
+                }
+                if std::arch::is_x86_feature_detected!("avx") {
+                    // SAFETY: the processor has AVX (checked just above),
+                    // the only requirement of this `target_feature`
+                    // function.
+                    return unsafe { $avx(g) };
+                }
+            }
+            $baseline(g)
         }
-        if std::arch::is_x86_feature_detected!("avx") {
-            // SAFETY: the processor has AVX (checked just above), the only
-            // requirement of this `target_feature` function.
-            return unsafe { solve_lanes_avx(g) };
+
+        #[doc = concat!("[`", stringify!($inline), "`] for processors with AVX-512 (F and VL).")]
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512f,avx512vl")]
+        fn $avx512(g: &Gathered) -> Solved {
+            $inline(g)
         }
-    }
-    solve_lanes_baseline(g)
+
+        #[doc = concat!("[`", stringify!($inline), "`] for processors with AVX.")]
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx")]
+        fn $avx(g: &Gathered) -> Solved {
+            $inline(g)
+        }
+
+        #[doc = concat!("[`", stringify!($inline), "`] for the target's baseline instruction set.")]
+        #[inline(never)]
+        fn $baseline(g: &Gathered) -> Solved {
+            $inline(g)
+        }
+    };
 }
 
-/// [`solve_lanes_inline`] for processors with AVX-512 (F and VL): still
-/// eight lanes in 256-bit registers, but 32 of them instead of 16, so about
-/// half as many values spill to the stack (measured: 385 -> 199 stack
-/// moves, the kernel 1,659 -> 1,393 instructions, the batch 57 -> 53 ns per
-/// solve). Letting the compiler use 512-bit registers for sixteen lanes
-/// was slower (83 ns), as was compiling the whole batch loop, gathering
-/// included, for AVX-512 (62 ns).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn solve_lanes_avx512(g: &Gathered) -> Solved {
-    solve_lanes_inline(g)
-}
-
-/// [`solve_lanes_inline`] for processors with AVX (one 256-bit register
-/// per lane array instead of two SSE ones; measured about 40 % faster).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-fn solve_lanes_avx(g: &Gathered) -> Solved {
-    solve_lanes_inline(g)
-}
-
-/// [`solve_lanes_inline`] for the target's baseline instruction set.
-#[inline(never)]
-fn solve_lanes_baseline(g: &Gathered) -> Solved {
-    solve_lanes_inline(g)
-}
+lane_kernel_builds!(
+    solve_lanes,
+    solve_lanes_inline,
+    solve_lanes_avx512,
+    solve_lanes_avx,
+    solve_lanes_baseline
+);
 
 /// The hinge branch of the scalar fast path over eight lanes, branch-free:
 /// every lane's corrections and its fallback mask (see the module docs).
@@ -1238,46 +1255,13 @@ fn solve_lanes_inline(g: &Gathered) -> Solved {
     }
 }
 
-/// [`solve_free_inline`] compiled for the widest instruction set the
-/// processor has, like [`solve_lanes`] (same bits in every build, tested).
-#[inline(always)]
-fn solve_free(g: &Gathered) -> Solved {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512vl") {
-            // SAFETY: the processor has AVX-512F and AVX-512VL (checked
-            // just above; VL implies F), the only requirement of this
-            // `target_feature` function.
-            return unsafe { solve_free_avx512(g) };
-        }
-        if std::arch::is_x86_feature_detected!("avx") {
-            // SAFETY: the processor has AVX (checked just above), the only
-            // requirement of this `target_feature` function.
-            return unsafe { solve_free_avx(g) };
-        }
-    }
-    solve_free_baseline(g)
-}
-
-/// [`solve_free_inline`] for processors with AVX-512 (F and VL).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn solve_free_avx512(g: &Gathered) -> Solved {
-    solve_free_inline(g)
-}
-
-/// [`solve_free_inline`] for processors with AVX.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-fn solve_free_avx(g: &Gathered) -> Solved {
-    solve_free_inline(g)
-}
-
-/// [`solve_free_inline`] for the target's baseline instruction set.
-#[inline(never)]
-fn solve_free_baseline(g: &Gathered) -> Solved {
-    solve_free_inline(g)
-}
+lane_kernel_builds!(
+    solve_free,
+    solve_free_inline,
+    solve_free_avx512,
+    solve_free_avx,
+    solve_free_baseline
+);
 
 /// The knee hint of the scalar fast path without a hinge, per lane: the
 /// current thigh direction, or for a pole direction ([`Gathered::is_pole`])
