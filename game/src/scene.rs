@@ -16,7 +16,7 @@ use renderer::{
 use crate::character::pose_pipeline::PosePipeline;
 use crate::character::{Character, CharacterMesh};
 use crate::sim::player::Player;
-use crate::sim::world::Level;
+use crate::sim::world::{FloorKind, Level};
 
 /// Depth of the level's solid ground along Z, metres: wide enough that the
 /// knight's feet (±0.1 m) and the ladder (at z = 0) sit well inside it.
@@ -38,36 +38,61 @@ const FOLLOW_HALF_LIFE: f32 = 0.18;
 const GRASS: [f32; 4] = [0.32, 0.48, 0.22, 1.0];
 const SLOPE: [f32; 4] = [0.45, 0.40, 0.30, 1.0];
 const WOOD: [f32; 4] = [0.50, 0.32, 0.16, 1.0];
+const EARTH: [f32; 4] = [0.36, 0.28, 0.20, 1.0];
+const PLANK: [f32; 4] = [0.62, 0.42, 0.22, 1.0];
+const METAL: [f32; 4] = [0.55, 0.57, 0.62, 1.0];
 
-/// The level as the renderer's plain shapes: flat segments as tiles, sloped
-/// ones as wedges with the exact surface, ladders with the same rungs the IK
-/// uses, and parallax backdrops.
+/// Thickness of a one-way plank as drawn, metres: thin, like a bridge's deck.
+pub const PLANK_THICKNESS: f32 = 0.12;
+
+/// The level as the renderer's plain shapes: every solid as a box (flat
+/// top) or a wedge (sloped top) from its underside to its top, so floating
+/// platforms show their sides and undersides; one-way planks as thin wooden
+/// decks hanging under their floor line; ladders with the same rungs the IK
+/// uses; and parallax backdrops. Every floor the controller and the foot
+/// probes use is the top of one of these shapes, at exactly its height.
 pub fn world_mesh(level: &Level) -> Result<WorldMesh, RenderError> {
     let lowest = level
         .segments
         .iter()
         .map(|s| s.y0.min(s.y1))
+        .chain(level.solids.iter().map(|s| s.bottom))
         .fold(f32::INFINITY, f32::min);
     let bottom = if lowest.is_finite() { lowest } else { 0.0 } - GROUND_THICKNESS;
     let mut tiles = Vec::new();
     let mut wedges = Vec::new();
-    for s in &level.segments {
-        if (s.y1 - s.y0).abs() < 1e-6 {
+    for s in &level.solids {
+        // A block with open ground on top is grass; one under another is earth.
+        let covered = level
+            .top_floor(0.5 * (s.x0 + s.x1))
+            .is_some_and(|f| f.y > s.top_max() + 1e-3)
+            && level
+                .floor_below(0.5 * (s.x0 + s.x1), s.top_max() + 1e-3, 1e-2)
+                .is_none();
+        let color = if covered { EARTH } else if s.top0 == s.top1 { GRASS } else { SLOPE };
+        if (s.top1 - s.top0).abs() < 1e-6 {
             tiles.push(Tile {
-                min: Vec2::new(s.x0, bottom),
-                max: Vec2::new(s.x1, s.y0),
-                color: GRASS,
+                min: Vec2::new(s.x0, s.bottom),
+                max: Vec2::new(s.x1, s.top0),
+                color,
             });
         } else {
             wedges.push(Wedge {
                 x0: s.x0,
                 x1: s.x1,
-                y_bottom: bottom,
-                h0: s.y0,
-                h1: s.y1,
-                color: SLOPE,
+                y_bottom: s.bottom,
+                h0: s.top0,
+                h1: s.top1,
+                color,
             });
         }
+    }
+    for s in level.segments.iter().filter(|s| s.kind == FloorKind::OneWay) {
+        tiles.push(Tile {
+            min: Vec2::new(s.x0, s.y0.min(s.y1) - PLANK_THICKNESS),
+            max: Vec2::new(s.x1, s.y0.max(s.y1)),
+            color: PLANK,
+        });
     }
     let ladders: Vec<LadderMesh> = level
         .ladders
@@ -243,6 +268,67 @@ pub struct SceneHandles {
     pub world: WorldMeshId,
     /// The character's mesh.
     pub character: SkinnedMeshId,
+    /// A unit box (1 m cube, top face at y = 0) drawn scaled and placed for
+    /// each moving platform: platforms move as instances, never by
+    /// rebuilding a mesh.
+    pub platform: SkinnedMeshId,
+}
+
+/// Draws every moving platform of `level` where it is `alpha` of the way
+/// from its previous step's position to its current one (the render
+/// interpolation of the fixed step).
+pub fn draw_platforms(frame: &mut Frame, mesh: SkinnedMeshId, level: &Level, alpha: f32) {
+    for p in &level.platforms {
+        let at = p.prev.lerp(p.pos, alpha.clamp(0.0, 1.0));
+        let model = Mat4::from_translation(Vec3::new(at.x, at.y, 0.0))
+            * Mat4::from_scale(Vec3::new(2.0 * p.half_width, p.thickness, WORLD_DEPTH * 0.6));
+        frame.draw_skinned(mesh, model, &[Mat4::IDENTITY]);
+    }
+}
+
+/// The unit box of [`SceneHandles::platform`]: one joint, every vertex
+/// bound to it with weight 1.
+fn upload_platform_box(renderer: &mut Renderer) -> Result<SkinnedMeshId, RenderError> {
+    let mut vertices = Vec::new();
+    let mut indices = Vec::new();
+    let faces: [(Vec3, Vec3, Vec3); 6] = [
+        (Vec3::Y, Vec3::X, Vec3::NEG_Z),
+        (Vec3::NEG_Y, Vec3::X, Vec3::Z),
+        (Vec3::X, Vec3::NEG_Z, Vec3::Y),
+        (Vec3::NEG_X, Vec3::Z, Vec3::Y),
+        (Vec3::Z, Vec3::X, Vec3::Y),
+        (Vec3::NEG_Z, Vec3::NEG_X, Vec3::Y),
+    ];
+    for (n, u, v) in faces {
+        let base = vertices.len() as u32;
+        // Box from (-0.5, -1, -0.5) to (0.5, 0, 0.5): the top at y = 0.
+        let centre = Vec3::new(0.0, -0.5, 0.0) + n * 0.5;
+        for (su, sv) in [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)] {
+            let p = centre + u * su + v * sv;
+            // Darker bands along the edges read as a riveted metal frame.
+            let edge = su.abs().max(sv.abs());
+            let k = if edge > 0.45 { 0.8 } else { 1.0 };
+            vertices.push(SkinnedVertex {
+                position: p.to_array(),
+                normal: n.to_array(),
+                uv: [su + 0.5, sv + 0.5],
+                joints: [0; 4],
+                weights: [1.0, 0.0, 0.0, 0.0],
+                color: [METAL[0] * k, METAL[1] * k, METAL[2] * k, 1.0],
+            });
+        }
+        indices.extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
+    }
+    renderer.upload_skinned_mesh(&SkinnedMeshDesc {
+        label: "moving platform",
+        vertices: &vertices,
+        indices: &indices,
+        joint_count: 1,
+        material: MaterialDesc {
+            base_color: [1.0; 4],
+            texture: None,
+        },
+    })
 }
 
 /// Uploads what a scene needs.
@@ -260,5 +346,10 @@ pub fn upload_scene(
             reason: "the model has no skinned mesh".into(),
         })?;
     let character = upload_character(renderer, &character.name, mesh, character.skeleton.len())?;
-    Ok(SceneHandles { world, character })
+    let platform = upload_platform_box(renderer)?;
+    Ok(SceneHandles {
+        world,
+        character,
+        platform,
+    })
 }

@@ -24,7 +24,7 @@ use crate::character::Character;
 use crate::character::anim_state::{AnimState, Layer, MAX_LAYERS};
 use crate::character::pose_pipeline::{FrameInput, PosePipeline, PoseStage};
 use crate::profile::{STAGE_COUNT, Scope, Stage};
-use crate::sim::player::{DT, Input, Locomotion, MoveParams, Player};
+use crate::sim::player::{DT, Input, Locomotion, MAX_STEP_UP, MoveParams, Player};
 use crate::sim::world::Level;
 
 /// Knights per group: the unit of parallel work and of stage-major
@@ -84,7 +84,11 @@ impl Brain {
                     self.stuck = 0;
                 }
                 // A gap ahead: jump it.
-                if level.ground_height(p.pos.x + self.dir * 0.7).is_none() && self.jump_hold == 0 {
+                if level
+                    .floor_below(p.pos.x + self.dir * 0.7, p.pos.y + MAX_STEP_UP, 1.0)
+                    .is_none()
+                    && self.jump_hold == 0
+                {
                     self.jump_hold = 20;
                     input.jump_pressed = true;
                 }
@@ -147,6 +151,8 @@ pub struct Crowd {
     pipelines: Vec<PosePipeline>,
     /// Timing of each group in the latest frame.
     pub timings: Vec<GroupTiming>,
+    /// Simulation steps run (the moving platforms' clock).
+    steps: u64,
 }
 
 /// A 64-bit LCG step (Knuth's MMIX constants), for seeded starts.
@@ -216,6 +222,7 @@ impl Crowd {
             agents,
             pipelines,
             timings: vec![GroupTiming::default(); n.div_ceil(GROUP)],
+            steps: 0,
         }
     }
 
@@ -252,6 +259,12 @@ impl Crowd {
     /// One frame: every group's input, simulation step and pose, groups in
     /// parallel on the current rayon pool (call inside `pool.install`).
     pub fn frame(&mut self) {
+        // Moving platforms first (the same clock as `Sim::step`), then
+        // every knight; riders are carried by their controllers.
+        self.steps += 1;
+        if !self.level.platforms.is_empty() {
+            self.level.advance_platforms(self.steps as f32 * DT);
+        }
         let level = &self.level;
         let params = &self.params;
         let character = self.character.as_ref();

@@ -36,8 +36,8 @@ use glam::{Affine3A, Mat4, Quat, Vec2, Vec3};
 
 use crate::character::anim_state::{Layer, MAX_LAYERS};
 use crate::character::{Character, Grip, Limb};
-use crate::sim::player::{Locomotion, Player};
-use crate::sim::world::{GroundSegment, Ladder, Level};
+use crate::sim::player::{Locomotion, MAX_STEP_UP, Player};
+use crate::sim::world::{FloorKind, GroundSegment, Ladder, Level};
 
 /// Characters whose legs [`PosePipeline::foot_ik_group`] gathers into one
 /// batched call: sixteen legs, two sets of the batched solver's eight lanes.
@@ -60,6 +60,14 @@ const CLIMB_FADE: f32 = 0.15;
 /// Time constant of a swinging foot's ground height, seconds: a step edge
 /// passing under the foot is followed within a few frames, not in one.
 const FOOT_TAU_SWING: f32 = 0.05;
+/// How far below the body's floor a standing or walking foot's probe looks
+/// for a floor, metres: a stair's step (0.2 m) or a 45° slope under a foot
+/// a stride ahead (0.3 m) with margin. A floor deeper than this is out of
+/// reach (a ledge's drop): the foot keeps its animated height.
+const FOOT_PROBE_DEPTH: f32 = 0.45;
+/// The probe's depth while in the air, metres: deep enough that the foot's
+/// ground is known before landing (foot IK is faded out in the air).
+const AIR_PROBE_DEPTH: f32 = 3.0;
 /// Time constant of a planted foot's ground height, seconds.
 const FOOT_TAU_STANCE: f32 = 0.01;
 /// Time constant of the pelvis rising back after a drop, seconds (lowering is
@@ -271,10 +279,9 @@ struct Smoothing {
     /// frame, radians (negative: straighter).
     knee_correction: [f32; 2],
     ladder: Option<usize>,
-    /// The ground segment found under each foot last frame: where the next
-    /// frame's search looks first (a hint only; see
-    /// [`crate::sim::world::Level::segment_index_near`]).
-    segment_hint: [usize; 2],
+    /// The moving platform under each foot last frame and where it was
+    /// then: a planted foot moves with it.
+    platform: [Option<(u16, Vec2)>; 2],
 }
 
 /// One character's pose pipeline: scratch buffers and smoothing state.
@@ -539,7 +546,7 @@ impl PosePipeline {
                 pelvis_drop: 0.0,
                 knee_correction: [0.0; 2],
                 ladder: on_ladder.map(|(i, _)| i),
-                segment_hint: s.segment_hint,
+                platform: s.platform,
             };
         }
         let dy = p.pos.y - s.prev_pos.y;
@@ -585,6 +592,7 @@ impl PosePipeline {
         let dt = input.dt.max(0.0);
         let inv = self.world.inverse();
         let floor = self.world.w_axis.y;
+        let body_floor = input.player.pos.y;
         let fh = c.rig.foot_height;
         let mut targets = [Vec3::ZERO; 2];
         let mut normals = [Vec3::Y; 2];
@@ -620,21 +628,43 @@ impl PosePipeline {
             // has moved on to: on a slope a clip whose stance foot drifts a
             // centimetre would otherwise move the held foot up or down as much.
             let ax = self.smooth.lock[i].map_or(aw.x, |l| l.x);
-            // The segment under the ankle (h(x)'s normal there), then the
-            // one under the sole's contact point: both nearly always the
-            // foot's segment of last frame, looked at first.
-            let under = level.segment_index_near(ax, self.smooth.segment_hint[i]);
-            let n = under.map_or(Vec2::Y, |j| level.segments[j].normal());
+            // The floor under the ankle (its normal), then under the sole's
+            // contact point: the nearest floor below a step above the body's
+            // own floor (a higher rise is a wall, for the feet too), no
+            // deeper than a leg reaches down a step or a slope while
+            // standing; in the air, deeper, so the foot's ground is known
+            // on landing.
+            let depth = if input.player.state == Locomotion::Ground {
+                FOOT_PROBE_DEPTH
+            } else {
+                AIR_PROBE_DEPTH
+            };
+            let top = body_floor + MAX_STEP_UP;
+            let under = level.floor_below(ax, top, MAX_STEP_UP + depth);
+            let n = under.map_or(Vec2::Y, |h| h.normal());
             let sx = ax - n.x * fh;
             let probe = level
-                .segment_index_near(sx, under.unwrap_or(self.smooth.segment_hint[i]))
-                .map(|j| (sx, j))
-                .or_else(|| under.map(|j| (ax, j)));
-            if let Some(j) = under {
-                self.smooth.segment_hint[i] = j;
+                .floor_below(sx, top, MAX_STEP_UP + depth)
+                .map(|h| (sx, h))
+                .or_else(|| under.map(|h| (ax, h)));
+            // A foot on a moving platform moves with it: its held place and
+            // its smoothed ground height are kept in the platform's frame.
+            let on_platform = probe.and_then(|(_, h)| match h.kind() {
+                FloorKind::Platform(k) => Some((k, level.platforms[k as usize].pos)),
+                _ => None,
+            });
+            if let (Some((k, now)), Some((k0, then))) = (on_platform, self.smooth.platform[i])
+                && k == k0
+            {
+                let d = now - then;
+                self.smooth.foot_ground[i] += d.y;
+                if let Some(l) = &mut self.smooth.lock[i] {
+                    *l += Vec3::new(d.x, d.y, 0.0);
+                }
             }
-            let ground = probe.map(|(px, j)| level.segments[j].height_at(px));
-            let n_raw = probe.map_or(n, |(_, j)| level.segments[j].normal());
+            self.smooth.platform[i] = on_platform;
+            let ground = probe.map(|(px, h)| h.segment.height_at(px));
+            let n_raw = probe.map_or(n, |(_, h)| h.normal());
             let raw_lift = pos(&ankle_a).y - c.rest_ankle_height[i];
             let settled = raw_lift.max(0.0) * settle;
             let lift = raw_lift - settled;
@@ -646,7 +676,7 @@ impl PosePipeline {
                 // The foot's ground follows h(x) with a lag, long while the
                 // foot swings (so a kink or a step under a swinging foot
                 // never jerks the leg), short in contact.
-                let g = ankle_over(&level.segments[j], px, fh);
+                let g = ankle_over(&j.segment, px, fh);
                 let sm = &mut self.smooth;
                 let fg = &mut sm.foot_ground[i];
                 *fg += (g - *fg) * k;

@@ -12,7 +12,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use super::shipped::LevelSource;
-use super::{Diagnostic, GRID_EPSILON, LoadedLevel, Severity};
+use super::{Diagnostic, GRID_EPSILON, LoadedLevel, Severity, TILE_METRES};
 use crate::knight::{clips, skeleton};
 use crate::sim::player::{LADDER_REACH, MAX_STEP_UP, MAX_WALKABLE_SLOPE, MoveParams};
 use crate::sim::world::{Ladder, Level};
@@ -90,9 +90,9 @@ pub fn check_level(loaded: &LoadedLevel) -> Vec<Diagnostic> {
         location,
         message,
     };
-    for (i, s) in level.segments.iter().enumerate() {
+    for s in &level.segments {
         if s.slope().abs() > MAX_WALKABLE_SLOPE {
-            let col = loaded.segment_columns.get(i).copied().unwrap_or_default();
+            let col = (s.x0 / TILE_METRES).floor() as i32;
             out.push(err(
                 format!("column {col} (x {:.2} m)", s.x0),
                 format!(

@@ -42,7 +42,9 @@ use tiled::{
     LayerTile, LayerType, Loader, Map, ObjectShape, Orientation, PropertyValue, TileLayer,
 };
 
-use crate::sim::world::{GroundSegment, Ladder, Level};
+use crate::sim::world::{GroundSegment, Ladder, Level, MovingPlatform, SolidBox};
+#[cfg(test)]
+use crate::sim::world::FloorKind;
 
 /// Size of one tile in metres, both ways: half a metre makes the knight
 /// (1.80 m) 3.6 tiles tall, a 45° slope one tile up per tile across, and a
@@ -60,12 +62,26 @@ pub const DEFAULT_RUNG_SPACING: f32 = crate::knight::clips::DEFAULT_RUNG_SPACING
 pub const DEFAULT_FIRST_RUNG_OFFSET: f32 = crate::knight::clips::DEFAULT_RUNG_SPACING;
 /// Default values of the class members, as `ironstep.tiled-project` declares
 /// them (Tiled leaves members at their default out of the TMX).
-pub const CLASS_DEFAULTS: [(&str, &str, f32); 5] = [
+pub const CLASS_DEFAULTS: [(&str, &str, f32); 9] = [
     ("Slope", "angle", 0.0),
     ("Slope", "left", 0.0),
     ("Slope", "right", 1.0),
     ("Ladder", "first_rung_offset", DEFAULT_FIRST_RUNG_OFFSET),
     ("Ladder", "rung_spacing", DEFAULT_RUNG_SPACING),
+    ("MovingPlatform", "speed", 1.0),
+    ("MovingPlatform", "thickness", 0.25),
+    ("MovingPlatform", "wait", 1.0),
+    ("MovingPlatform", "width", 1.5),
+];
+/// Limits of a `MovingPlatform`'s members, with their reasons: narrower than
+/// a foot (0.3 m) nothing can stand on it; slower than 5 cm/s it looks stuck;
+/// faster than 6 m/s (above the run speed) a rider cannot keep up with a
+/// platform that reverses.
+pub const PLATFORM_LIMITS: [(&str, f32, f32); 4] = [
+    ("width", 0.3, 20.0),
+    ("thickness", 0.05, 5.0),
+    ("speed", 0.05, 6.0),
+    ("wait", 0.0, 60.0),
 ];
 /// Half the distance between a ladder's rails when its rectangle is too
 /// narrow to say, metres.
@@ -86,7 +102,7 @@ pub const TUTORIAL_LABEL: &str = "assets/levels/tutorial.tmx";
 pub const TILE_CLASSES: [&str; 3] = ["Solid", "OneWay", "Slope"];
 /// The object classes the game knows (`Slope` is both a tile class and an
 /// object class: the object overrides the cells it covers).
-pub const OBJECT_CLASSES: [&str; 4] = ["Ladder", "Spawn", "Exit", "Slope"];
+pub const OBJECT_CLASSES: [&str; 5] = ["Ladder", "Spawn", "Exit", "Slope", "MovingPlatform"];
 /// The default of a class member (0 for a member we do not declare).
 fn class_default(class: &str, key: &str) -> f32 {
     CLASS_DEFAULTS
@@ -100,6 +116,7 @@ fn known_properties(class: &str) -> &'static [&'static str] {
     match class {
         "Slope" => &["left", "right", "angle"],
         "Ladder" => &["rung_spacing", "first_rung_offset"],
+        "MovingPlatform" => &["width", "thickness", "speed", "wait"],
         _ => &[],
     }
 }
@@ -163,13 +180,14 @@ impl fmt::Display for Diagnostic {
 pub struct LoadedLevel {
     /// The level the game plays.
     pub level: Level,
-    /// One-way platform tops (`OneWay` tiles), for the renderer and, later,
-    /// the controller; they are not part of h(x).
+    /// One-way plank tops (`OneWay` tiles merged along their rows); they
+    /// are also in the level's floors.
     pub one_way: Vec<GroundSegment>,
-    /// The tile column (x = column · [`TILE_METRES`]) each ground segment starts at.
-    pub segment_columns: Vec<i32>,
     /// The Tiled object id of each ladder, in [`Level::ladders`] order.
     pub ladder_ids: Vec<u32>,
+    /// The Tiled object id of each moving platform, in
+    /// [`Level::platforms`] order.
+    pub platform_ids: Vec<u32>,
     /// The Tiled object id of the spawn.
     pub spawn_id: u32,
     /// The Tiled object id of the exit.
@@ -443,51 +461,90 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
     for (&cell, (p, _)) in &overrides {
         cells.insert(cell, p);
     }
-    // The topmost ground cell of every column.
-    let mut top: BTreeMap<i32, (i32, Cell)> = BTreeMap::new();
-    for (&(col, row), p) in &cells {
-        top.entry(col)
-            .and_modify(|e| {
-                if row < e.0 {
-                    *e = (row, p.cell);
-                }
-            })
-            .or_insert((row, p.cell));
-    }
-    if top.is_empty() {
+    if cells.is_empty() {
         return Err(invalid(
             "map",
             "no ground: no tile has the class Solid or Slope".into(),
         ));
     }
-    let mut segments: Vec<GroundSegment> = Vec::new();
-    let mut segment_columns = Vec::new();
-    let mut columns = Vec::new();
-    let mut prev: Option<(i32, f32)> = None; // column, right-edge height
-    for (&col, &(row, cell)) in &top {
+    // Every ground cell's top surface, column by column (left to right; an
+    // `angle` slope starts where the column to its left ends within it).
+    let mut tops: BTreeMap<(i32, i32), (f32, f32)> = BTreeMap::new();
+    for (&(col, row), p) in &cells {
         let base = y_bottom(row);
-        let x0 = col as f32 * t;
-        let (y0, y1) = match cell {
+        let (y0, y1) = match p.cell {
             Cell::Solid => (base + t, base + t),
             Cell::Slope { left, right } => (base + left * t, base + right * t),
             Cell::Angle(deg) => {
                 let rise = t * deg.to_radians().tan();
-                let start = match prev {
-                    Some((pc, h))
-                        if pc == col - 1
-                            && (base - GRID_EPSILON..=base + t + GRID_EPSILON).contains(&h) =>
-                    {
-                        h
-                    }
-                    _ if deg >= 0.0 => base,
-                    _ => base + t,
+                // The floor of the column to the left ending inside this cell.
+                let from_left = tops
+                    .range((col - 1, i32::MIN)..(col, i32::MIN))
+                    .map(|(_, &(_, h))| h)
+                    .find(|h| (base - GRID_EPSILON..=base + t + GRID_EPSILON).contains(h));
+                let start = match from_left {
+                    Some(h) => h,
+                    None if deg >= 0.0 => base,
+                    None => base + t,
                 };
                 (start, start + rise)
             }
             // One-way tops are filtered out of `cells` above.
             Cell::OneWay => continue,
         };
-        prev = Some((col, y1));
+        tops.insert((col, row), (y0, y1));
+    }
+    // Solids: each column's cells bottom-up, a run of stacked cells merged
+    // into one box while the cells below the top one are full blocks.
+    let mut solids: Vec<SolidBox> = Vec::new();
+    let mut col_cells: BTreeMap<i32, Vec<i32>> = BTreeMap::new();
+    for &(col, row) in tops.keys() {
+        col_cells.entry(col).or_default().push(row);
+    }
+    for (&col, rows) in &col_cells {
+        let x0 = col as f32 * t;
+        // Bottom-up: rows counted down from the map's top, so descending.
+        let mut run: Option<(i32, SolidBox)> = None;
+        for &row in rows.iter().rev() {
+            let (y0, y1) = tops[&(col, row)];
+            let full = |b: &SolidBox| (b.top0 - b.top1).abs() < GRID_EPSILON;
+            match &mut run {
+                Some((last_row, b)) if *last_row == row + 1 && full(b) && (b.top0 - y_bottom(row)).abs() < GRID_EPSILON => {
+                    b.top0 = y0;
+                    b.top1 = y1;
+                    *last_row = row;
+                }
+                _ => {
+                    if let Some((_, b)) = run.take() {
+                        solids.push(b);
+                    }
+                    run = Some((
+                        row,
+                        SolidBox {
+                            x0,
+                            x1: x0 + t,
+                            bottom: y_bottom(row),
+                            top0: y0,
+                            top1: y1,
+                        },
+                    ));
+                }
+            }
+        }
+        if let Some((_, b)) = run {
+            solids.push(b);
+        }
+    }
+    // Floors: every ground cell whose top is open (no ground cell above it),
+    // merged with the floor it continues exactly in the column to the left.
+    let mut segments: Vec<GroundSegment> = Vec::new();
+    let mut columns = Vec::new();
+    for (&(col, row), &(y0, y1)) in &tops {
+        if cells.contains_key(&(col, row - 1)) {
+            continue;
+        }
+        let base = y_bottom(row);
+        let cell = cells[&(col, row)].cell;
         columns.push(ColumnTop {
             col,
             row,
@@ -496,38 +553,37 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
             right: (y1 - base) / t,
             override_id: overrides.get(&(col, row)).map(|(_, id)| *id),
         });
-        let seg = GroundSegment {
-            x0,
-            x1: x0 + t,
-            y0,
-            y1,
-        };
-        // Merge with the previous segment when it continues it exactly.
-        if let Some(last) = segments.last_mut()
-            && (last.x1 - seg.x0).abs() < GRID_EPSILON
-            && (last.y1 - seg.y0).abs() < GRID_EPSILON
-            && (last.slope() - seg.slope()).abs() < GRID_EPSILON
-        {
+        let x0 = col as f32 * t;
+        let seg = GroundSegment::ground(x0, x0 + t, y0, y1);
+        let continues = segments.iter_mut().rev().find(|last| {
+            (last.x1 - seg.x0).abs() < GRID_EPSILON
+                && (last.y1 - seg.y0).abs() < GRID_EPSILON
+                && (last.slope() - seg.slope()).abs() < GRID_EPSILON
+        });
+        if let Some(last) = continues {
             last.x1 = seg.x1;
             last.y1 = seg.y1;
             continue;
         }
         segments.push(seg);
-        segment_columns.push(col);
     }
-    let one_way = placed
+    // One-way planks, merged along a row.
+    let mut one_way: Vec<GroundSegment> = Vec::new();
+    let mut planks: Vec<(i32, i32)> = placed
         .iter()
         .filter(|p| p.cell == Cell::OneWay)
-        .map(|p| {
-            let y = y_bottom(p.row) + t;
-            GroundSegment {
-                x0: p.col as f32 * t,
-                x1: (p.col + 1) as f32 * t,
-                y0: y,
-                y1: y,
-            }
-        })
+        .map(|p| (p.row, p.col))
         .collect();
+    planks.sort_unstable();
+    planks.dedup();
+    for (row, col) in planks {
+        let y = y_bottom(row) + t;
+        let x0 = col as f32 * t;
+        match one_way.last_mut() {
+            Some(last) if (last.x1 - x0).abs() < GRID_EPSILON && last.y0 == y => last.x1 = x0 + t,
+            _ => one_way.push(GroundSegment::one_way(x0, x0 + t, y)),
+        }
+    }
 
     // Objects: pixel coordinates, y down from the map's top row.
     let px_x = t / map.tile_width as f32;
@@ -537,6 +593,8 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
     let mut ladder_ids = Vec::new();
     let mut spawn = None;
     let mut exit = None;
+    let mut platforms = Vec::new();
+    let mut platform_ids = Vec::new();
     for o in &objects {
         let loc = format!("object {}", o.id);
         let feet = |o: &Obj| -> Result<Vec2, LevelError> {
@@ -599,6 +657,52 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
                 });
                 ladder_ids.push(o.id);
             }
+            "MovingPlatform" => {
+                let ObjectShape::Polyline { points } = &o.shape else {
+                    return Err(invalid(
+                        &loc,
+                        "a MovingPlatform must be a polyline: its path, the platform's top \
+                         centre at each point"
+                            .into(),
+                    ));
+                };
+                if points.len() < 2 {
+                    return Err(invalid(
+                        &loc,
+                        "a MovingPlatform's path needs at least two points".into(),
+                    ));
+                }
+                let path: Vec<Vec2> = points
+                    .iter()
+                    .map(|&(px, py)| world(o.x + px, o.y + py))
+                    .collect();
+                let mut value = [0.0f32; 4];
+                for (slot, (key, lo, hi)) in value.iter_mut().zip(PLATFORM_LIMITS) {
+                    let v = float_prop(
+                        &o.properties,
+                        key,
+                        class_default("MovingPlatform", key),
+                        file,
+                        &loc,
+                    )?;
+                    if !(lo..=hi).contains(&v) {
+                        return Err(invalid(
+                            &loc,
+                            format!("{key} must be between {lo} and {hi}, not {v}"),
+                        ));
+                    }
+                    *slot = v;
+                }
+                let [width, thickness, speed, wait] = value;
+                if path.windows(2).all(|w| w[0].distance(w[1]) < GRID_EPSILON) {
+                    return Err(invalid(
+                        &loc,
+                        "a MovingPlatform's path has no length".into(),
+                    ));
+                }
+                platforms.push(MovingPlatform::new(path, 0.5 * width, thickness, speed, wait));
+                platform_ids.push(o.id);
+            }
             "Spawn" | "Exit" => {
                 let slot = if o.class == "Spawn" {
                     &mut spawn
@@ -659,17 +763,19 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
             .map_or_else(|| file.to_string(), |s| s.to_string_lossy().into_owned()),
     };
     Ok(LoadedLevel {
-        level: Level {
+        level: Level::new(
             name,
-            segments,
+            segments.iter().chain(&one_way).copied().collect(),
+            solids,
             ladders,
+            platforms,
             spawn,
             exit,
             kill_height,
-        },
+        ),
         one_way,
-        segment_columns,
         ladder_ids,
+        platform_ids,
         spawn_id,
         exit_id,
         diagnostics,
@@ -1156,13 +1262,46 @@ mod tests {
     }
 
     #[test]
-    fn one_way_tiles_are_kept_apart_from_the_ground() {
+    fn one_way_tiles_are_floors_above_the_ground_merged_along_a_row() {
         let rows: &[&str] = &["..--..", "......", "######"];
         let objs = point(1, "Spawn", 0.0, 2) + &point(2, "Exit", 5.0, 2);
         let l = from_tmx_str(&map(&[rows], &objs), "oneway.tmx").unwrap();
-        assert_eq!(l.one_way.len(), 2);
-        assert_eq!(l.one_way[0].y0, 1.5);
-        assert_eq!(l.level.ground_height(1.2), Some(0.5));
+        assert_eq!(l.one_way.len(), 1, "two plank tiles side by side are one plank");
+        assert_eq!((l.one_way[0].x0, l.one_way[0].x1, l.one_way[0].y0), (1.0, 2.0, 1.5));
+        let lv = &l.level;
+        let plank = lv.floor_below(1.2, 2.0, 1.0).unwrap();
+        assert_eq!((plank.y, plank.kind()), (1.5, FloorKind::OneWay));
+        assert_eq!(lv.floor_below(1.2, 1.4, 2.0).unwrap().y, 0.5, "under the plank: ground");
+        assert!(lv.ceiling_above(1.0, 2.0, 0.5, 3.0).is_none(), "a plank is no ceiling");
+    }
+
+    #[test]
+    fn floors_at_every_height_with_solids_around_them() {
+        // A floating block over a tunnel, a ledge, a slope on a platform.
+        let rows: &[&str] = &[
+            "......./",
+            "..###.##",
+            "........",
+            "##....##",
+            "########",
+        ];
+        let objs = point(1, "Spawn", 0.0, 4) + &point(2, "Exit", 7.0, 4);
+        let l = from_tmx_str(&map(&[rows], &objs), "floors.tmx").unwrap();
+        let lv = &l.level;
+        // Column 2: the block's top at 2.0 m, the ground at 0.5 m under it.
+        assert_eq!(lv.floor_below(1.2, 3.0, 5.0).unwrap().y, 2.0);
+        assert_eq!(lv.floor_below(1.2, 1.0, 5.0).unwrap().y, 0.5);
+        // The block's underside is a ceiling at 1.5 m over the tunnel.
+        assert_eq!(lv.ceiling_above(1.1, 1.3, 0.5, 3.0), Some(1.5));
+        // Column 7: a slope cell on top of a block, then ground far below.
+        let top = lv.floor_below(3.75, 3.0, 5.0).unwrap();
+        assert!((top.y - 2.25).abs() < 1e-5 && top.segment.slope() > 0.9, "{top:?}");
+        assert_eq!(lv.floor_below(3.75, 1.9, 5.0).unwrap().y, 1.0);
+        // Columns 6–7 are a wall for a body on the ground (stopped at its
+        // face, 3.0 m, less the half width); on the block's level (2.0 m)
+        // the way is open.
+        assert_eq!(lv.wall_between(2.0, 3.5, 0.25, 0.5 + 0.3, 0.5 + 1.75), Some(2.75));
+        assert_eq!(lv.wall_between(2.0, 3.5, 0.25, 2.0 + 0.3, 2.0 + 1.75), None);
     }
 
     #[test]

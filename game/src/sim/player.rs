@@ -1,14 +1,18 @@
-//! The side-scroller controller: walk, run, jump, slopes, steps, ladders.
+//! The side-scroller controller: walk, run, jump, slopes, steps, ladders,
+//! one-way planks, ceilings, walls and moving platforms.
 //!
 //! Runs at the fixed simulation rate ([`SIM_HZ`]). The player is a point at the
-//! feet (x, y) with a body width; the ground is [`Level::ground_height`]. On
-//! the ground the feet are snapped to h(x) every step, so walking up or down a
-//! slope never bounces or slides; walls are height jumps taller than
-//! [`MAX_STEP_UP`].
-
+//! feet (x, y) with a body [`BODY_HALF_WIDTH`] wide either side and
+//! [`BODY_HEIGHT`] tall. Every question about the world goes through the
+//! level's shared queries ([`Level::floor_below`], [`Level::wall_between`],
+//! [`Level::ceiling_above`]): on the ground the feet are snapped to the floor
+//! found under them every step, so walking up or down a slope never bounces
+//! or slides; a solid face taller than [`MAX_STEP_UP`] is a wall; motion is
+//! swept (every floor and face between this step's start and end is looked
+//! at), so no fall speed tunnels through a thin floor.
 use glam::Vec2;
 
-use crate::sim::world::{Ladder, Level};
+use crate::sim::world::{FloorFilter, FloorHit, FloorKind, Ladder, Level};
 
 /// Simulation steps per second. 64 Hz is exact in binary floating point and
 /// avoids the 0/2-step alternation a 60 Hz step shows on 60 Hz displays.
@@ -25,6 +29,15 @@ pub const MAX_STEP_UP: f32 = 0.3;
 pub const MAX_SNAP_DOWN: f32 = 0.3;
 /// How far from a ladder's centre line the player may start a climb.
 pub const LADDER_REACH: f32 = 0.45;
+/// Half the body's width, metres: how close the feet come to a wall (the
+/// knight's shoulders are about 0.45 m across).
+pub const BODY_HALF_WIDTH: f32 = 0.25;
+/// The body's height for ceilings and headroom, metres (the knight stands
+/// 1.8 m; a helmet brushing a ceiling is allowed a few centimetres).
+pub const BODY_HEIGHT: f32 = 1.75;
+/// How far below a one-way plank the feet must be before a plank dropped
+/// through can be landed on again, metres.
+pub const DROP_CLEARANCE: f32 = 0.3;
 /// How close the feet may come to either end of the level's ground, metres:
 /// the ends are walls, about the knight's half-width in from the last edge so
 /// the body never hangs over the void.
@@ -142,6 +155,13 @@ pub struct Player {
     pub just_landed: bool,
     /// Distance climbed on the current ladder (drives the climb cycle phase).
     pub climb_distance: f32,
+    /// The floor stood on (meaningful on the ground).
+    pub floor: FloorKind,
+    /// Index of that floor ([`Level::segments`], or the platform's index).
+    pub floor_index: usize,
+    /// The one-way plank being dropped through (ignored until the feet are
+    /// [`DROP_CLEARANCE`] below it).
+    pub drop_through: Option<usize>,
 }
 
 impl Player {
@@ -157,6 +177,72 @@ impl Player {
             state_time: 0.0,
             just_landed: false,
             climb_distance: 0.0,
+            floor: FloorKind::Ground,
+            floor_index: 0,
+            drop_through: None,
+        }
+    }
+
+    /// The floors landing and walking may use now (all but a plank being
+    /// dropped through).
+    fn floor_filter(&self) -> FloorFilter {
+        self.drop_through.map_or(FloorFilter::All, FloorFilter::Except)
+    }
+
+    /// What the feet at `(x, y)` stand on after a horizontal move: a solid
+    /// floor up to a step above or a snap below, or a one-way floor at or
+    /// below the feet (a plank is never stepped up onto from under it).
+    fn support(&self, level: &Level, x: f32, y: f32) -> Option<FloorHit> {
+        let solid = level.floor_below_filtered(
+            x,
+            y + MAX_STEP_UP,
+            MAX_STEP_UP + MAX_SNAP_DOWN,
+            FloorFilter::Solid,
+        );
+        let any = level.floor_below_filtered(x, y, MAX_SNAP_DOWN, self.floor_filter());
+        match (solid, any) {
+            (Some(a), Some(b)) => Some(if b.y > a.y { b } else { a }),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn stand_on(&mut self, hit: &FloorHit) {
+        self.floor = hit.kind();
+        self.floor_index = hit.index;
+        self.drop_through = None;
+    }
+
+    /// Moving platforms carry what stands on them and push what they run
+    /// into: called after the platforms moved, before the player's own motion.
+    fn ride_platforms(&mut self, level: &Level) {
+        if self.state == Locomotion::Ground
+            && let FloorKind::Platform(i) = self.floor
+            && let Some(p) = level.platforms.get(i as usize)
+        {
+            self.pos += p.delta();
+        }
+        for p in &level.platforms {
+            let s = p.solid();
+            let (x0, x1) = (self.pos.x - BODY_HALF_WIDTH, self.pos.x + BODY_HALF_WIDTH);
+            let overlaps = s.x1 > x0 && s.x0 < x1 && s.top0 > self.pos.y && s.bottom < self.pos.y + BODY_HEIGHT;
+            if !overlaps {
+                continue;
+            }
+            if s.top0 - self.pos.y <= MAX_STEP_UP.max(p.delta().y + 1e-3) {
+                // Its top came up under the feet: stand on it.
+                self.pos.y = s.top0;
+                if self.state == Locomotion::Air && self.vel.y <= 0.0 {
+                    self.vel.y = 0.0;
+                    self.set_state(Locomotion::Ground);
+                }
+            } else {
+                // Its side ran into the body: pushed along.
+                self.pos.x = if p.delta().x > 0.0 || (p.delta().x == 0.0 && self.pos.x > p.pos.x) {
+                    s.x1 + BODY_HALF_WIDTH
+                } else {
+                    s.x0 - BODY_HALF_WIDTH
+                };
+            }
         }
     }
 
@@ -180,6 +266,7 @@ impl Player {
         if input.move_x.abs() > 0.1 {
             self.facing = input.move_x.signum();
         }
+        self.ride_platforms(level);
         match self.state {
             Locomotion::Ground => self.step_ground(level, params, &input),
             Locomotion::Air => self.step_air(level, params, &input),
@@ -215,6 +302,17 @@ impl Player {
         if self.try_start_climb(level, input) {
             return;
         }
+        // Down + jump on a one-way plank: drop through it.
+        if input.move_y < -0.5
+            && self.since_jump_pressed <= params.jump_buffer
+            && self.floor == FloorKind::OneWay
+        {
+            self.drop_through = Some(self.floor_index);
+            self.since_jump_pressed = f32::INFINITY;
+            self.vel.y = 0.0;
+            self.set_state(Locomotion::Air);
+            return;
+        }
         if self.since_jump_pressed <= params.jump_buffer {
             self.jump(params);
             return;
@@ -226,7 +324,9 @@ impl Player {
         };
         // Speed is measured along the surface so the feet match the clip's
         // stride on slopes; convert to horizontal speed with the slope's cosine.
-        let slope = level.segment_at(self.pos.x).map_or(0.0, |s| s.slope());
+        let slope = level
+            .floor_below_filtered(self.pos.x, self.pos.y, 0.05, self.floor_filter())
+            .map_or(0.0, |h| h.segment.slope());
         let cos = 1.0 / (1.0 + slope * slope).sqrt();
         let mut target_vx = input.move_x * max_speed * cos;
         // Ease to a stop at the level's end walls instead of hitting them:
@@ -243,23 +343,43 @@ impl Player {
         target_vx = target_vx.clamp(-stop(self.pos.x - x0), stop(x1 - self.pos.x));
         self.vel.x = approach(self.vel.x, target_vx, params.ground_accel * DT);
         self.vel.y = 0.0;
-        let (new_x, at_end) = within_ends(level, self.pos.x + self.vel.x * DT);
+        let (mut new_x, at_end) = within_ends(level, self.pos.x + self.vel.x * DT);
         if at_end {
             // What was left of the way to the wall (rounding only, after
             // the easing above).
             self.vel.x = (new_x - self.pos.x) / DT;
         }
-        match level.ground_height(new_x) {
-            Some(h) if h - self.pos.y > MAX_STEP_UP => {
-                // A wall: stop at it.
+        if let Some(stop) = level.wall_between(
+            self.pos.x,
+            new_x,
+            BODY_HALF_WIDTH,
+            self.pos.y + MAX_STEP_UP,
+            self.pos.y + BODY_HEIGHT,
+        ) {
+            // A wall (or a low ceiling's edge): stop at it.
+            new_x = stop;
+            self.vel.x = 0.0;
+        }
+        match self.support(level, new_x, self.pos.y) {
+            // Stepping up under a ceiling too low for the body: blocked.
+            Some(h)
+                if h.y > self.pos.y
+                    && level.solid_overlaps(
+                        new_x - BODY_HALF_WIDTH,
+                        new_x + BODY_HALF_WIDTH,
+                        h.y + MAX_STEP_UP,
+                        h.y + BODY_HEIGHT,
+                    ) =>
+            {
                 self.vel.x = 0.0;
             }
-            Some(h) if self.pos.y - h <= MAX_SNAP_DOWN => {
+            Some(h) => {
                 let prev_y = self.pos.y;
-                self.pos = Vec2::new(new_x, h);
-                self.vel.y = (h - prev_y) / DT;
+                self.pos = Vec2::new(new_x, h.y);
+                self.vel.y = (h.y - prev_y) / DT;
+                self.stand_on(&h);
             }
-            _ => {
+            None => {
                 // Walked off a ledge or into a gap.
                 self.pos.x = new_x;
                 self.vel.y = 0.0;
@@ -279,6 +399,7 @@ impl Player {
         self.since_grounded += DT;
         if self.since_grounded <= params.coyote_time
             && self.since_jump_pressed <= params.jump_buffer
+            && self.drop_through.is_none()
         {
             self.jump(params);
         }
@@ -299,31 +420,79 @@ impl Player {
         };
         self.vel.x = approach(self.vel.x, input.move_x * max_speed, params.air_accel * DT);
         self.vel.y -= g * DT;
-        let (new_x, at_end) = within_ends(level, self.pos.x + self.vel.x * DT);
+        let (mut x, at_end) = within_ends(level, self.pos.x + self.vel.x * DT);
         if at_end {
             self.vel.x = 0.0;
         }
-        let new_y = self.pos.y + self.vel.y * DT;
-        // Horizontal collision: ground far above the feet is a wall.
-        let x = match level.ground_height(new_x) {
-            Some(h) if h - new_y.max(self.pos.y) > MAX_STEP_UP => {
-                self.vel.x = 0.0;
-                self.pos.x
-            }
-            _ => new_x,
+        // Horizontal: swept against every solid face on the way.
+        if let Some(stop) = level.wall_between(
+            self.pos.x,
+            x,
+            BODY_HALF_WIDTH,
+            self.pos.y + MAX_STEP_UP,
+            self.pos.y + BODY_HEIGHT,
+        ) {
+            x = stop;
+            self.vel.x = 0.0;
+        }
+        let mut new_y = self.pos.y + self.vel.y * DT;
+        // Rising: the head stops at the lowest ceiling on the way.
+        if self.vel.y > 0.0
+            && let Some(c) = level.ceiling_above(
+                x - BODY_HALF_WIDTH,
+                x + BODY_HALF_WIDTH,
+                self.pos.y + BODY_HEIGHT,
+                new_y - self.pos.y + 1e-3,
+            )
+            && new_y + BODY_HEIGHT > c
+        {
+            new_y = (c - BODY_HEIGHT).max(self.pos.y);
+            self.vel.y = 0.0;
+        }
+        if let Some(i) = self.drop_through
+            && let Some(s) = level.segments.get(i)
+            && (!s.covers(x) || new_y < s.height_at(x) - DROP_CLEARANCE)
+        {
+            self.drop_through = None;
+        }
+        // Vertical: swept from this step's start down to its end. Solid
+        // floors are met up to a step above the feet (the feet ride over an
+        // edge lower than a wall), one-way floors only from above.
+        let solid = level.floor_below_filtered(
+            x,
+            self.pos.y.max(new_y) + MAX_STEP_UP,
+            self.pos.y.max(new_y) + MAX_STEP_UP - new_y,
+            FloorFilter::Solid,
+        );
+        let one_way = if self.vel.y <= 0.0 {
+            level.floor_below_filtered(
+                x,
+                self.pos.y,
+                self.pos.y - new_y + FLOOR_SWEEP_EPS,
+                self.floor_filter(),
+            )
+        } else {
+            None
         };
-        match level.ground_height(x) {
-            Some(h) if self.vel.y <= 0.0 && new_y <= h => {
-                self.pos = Vec2::new(x, h);
+        let floor = match (solid, one_way) {
+            (Some(a), Some(b)) => Some(if b.y > a.y { b } else { a }),
+            (a, b) => a.or(b),
+        };
+        match floor {
+            Some(h) if self.vel.y <= 0.0 && new_y <= h.y => {
+                self.pos = Vec2::new(x, h.y);
                 self.vel.y = 0.0;
                 self.just_landed = true;
                 self.since_grounded = 0.0;
+                self.stand_on(&h);
                 self.set_state(Locomotion::Ground);
             }
             // Rising across the edge of a step lower than a wall (e.g. jumping
             // off a ladder beside it): the feet ride over the edge instead of
             // passing through the ground, and the jump goes on.
-            Some(h) if new_y < h => self.pos = Vec2::new(x, h),
+            Some(h) if new_y < h.y && h.kind() != FloorKind::OneWay => {
+                self.pos = Vec2::new(x, h.y)
+            }
             _ => self.pos = Vec2::new(x, new_y),
         }
     }
@@ -348,25 +517,28 @@ impl Player {
         self.vel = Vec2::new(0.0, dy / DT);
         self.pos.y += dy;
         self.climb_distance += dy;
-        // Still over the floor at the ladder's top (sliding onto the centre
-        // line after starting down from there): the feet stay on that floor
-        // instead of sinking into it.
-        if let Some(h) = level.ground_height(self.pos.x)
-            && self.pos.y < h
-            && h > l.bottom + MAX_STEP_UP
+        // Still over a solid floor at the ladder's top (sliding onto the
+        // centre line after starting down from there): the feet stay on that
+        // floor instead of sinking into it. A one-way plank the ladder passes
+        // through is climbed through.
+        if let Some(h) =
+            level.floor_below_filtered(self.pos.x, l.top + FLOOR_SWEEP_EPS, 0.05, FloorFilter::Solid)
+            && self.pos.y < h.y
+            && h.y > l.bottom + MAX_STEP_UP
         {
-            self.pos.y = h;
+            self.pos.y = h.y;
         }
         if self.pos.y >= l.top && dy > 0.0 {
             self.step_off_top(level, &l);
-        } else if let Some(h) = level.ground_height(self.pos.x)
-            && self.pos.y <= h
-            && dy < 0.0
+        } else if dy < 0.0
+            && let Some(h) = level.floor_below(self.pos.x, self.pos.y - dy + FLOOR_SWEEP_EPS, -dy + 0.01)
+            && self.pos.y <= h.y
             // Only the floor at the ladder's foot ends a descent: the floor
             // at its top is where a downward climb starts.
-            && h <= l.bottom + MAX_STEP_UP
+            && h.y <= l.bottom + MAX_STEP_UP
         {
-            self.pos.y = h;
+            self.pos.y = h.y;
+            self.stand_on(&h);
             self.set_state(Locomotion::Ground);
         } else if self.pos.y < l.bottom - 0.05 {
             self.set_state(Locomotion::Air);
@@ -374,15 +546,27 @@ impl Player {
     }
 
     fn step_off_top(&mut self, level: &Level, l: &Ladder) {
-        // Step onto whichever side has floor at the ladder's top.
+        // A floor over the ladder itself (a plank the ladder passes
+        // through): stand on it where the climb ended.
+        if let Some(h) = level.floor_below(l.x, l.top + MAX_STEP_UP, 2.0 * MAX_STEP_UP)
+            && (h.y - l.top).abs() < MAX_STEP_UP
+        {
+            self.pos = Vec2::new(l.x, h.y);
+            self.vel = Vec2::ZERO;
+            self.stand_on(&h);
+            self.set_state(Locomotion::Ground);
+            return;
+        }
+        // Else step onto whichever side has floor at the ladder's top.
         for side in [1.0f32, -1.0] {
             let x = l.x + side * 0.6;
-            if let Some(h) = level.ground_height(x)
-                && (h - l.top).abs() < MAX_STEP_UP
+            if let Some(h) = level.floor_below(x, l.top + MAX_STEP_UP, 2.0 * MAX_STEP_UP)
+                && (h.y - l.top).abs() < MAX_STEP_UP
             {
-                self.pos = Vec2::new(x, h);
+                self.pos = Vec2::new(x, h.y);
                 self.facing = side;
                 self.vel = Vec2::ZERO;
+                self.stand_on(&h);
                 self.set_state(Locomotion::Ground);
                 return;
             }
@@ -390,6 +574,9 @@ impl Player {
         self.pos.y = l.top;
     }
 }
+
+/// Tolerance of the swept floor checks, metres.
+const FLOOR_SWEEP_EPS: f32 = 1e-3;
 
 /// Moves `v` toward `target` by at most `max_delta`.
 fn approach(v: f32, target: f32, max_delta: f32) -> f32 {
@@ -424,19 +611,14 @@ mod tests {
 
     /// Flat ground at height 0 from `x0` to `x1`, spawn at the origin.
     fn flat_level(x0: f32, x1: f32) -> Level {
-        Level {
-            name: "flat".into(),
-            segments: vec![crate::sim::world::GroundSegment {
-                x0,
-                x1,
-                y0: 0.0,
-                y1: 0.0,
-            }],
-            ladders: vec![],
-            spawn: Vec2::ZERO,
-            exit: Vec2::X,
-            kill_height: -10.0,
-        }
+        Level::from_profile(
+            "flat",
+            vec![crate::sim::world::GroundSegment::ground(x0, x1, 0.0, 0.0)],
+            vec![],
+            Vec2::ZERO,
+            Vec2::X,
+            -10.0,
+        )
     }
 
     #[test]

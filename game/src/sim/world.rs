@@ -1,16 +1,51 @@
-//! The level as the simulation sees it: one ground height function h(x), its
-//! normal, ladders, spawn and exit.
+//! The level as the simulation sees it: floors at any height (ground, one-way
+//! planks, moving platforms), solids that block from the sides and from
+//! below, ladders, spawn and exit — and the queries that collision, the foot
+//! probes and the renderer share.
 //!
-//! The side-scroller plays in the XY plane (metres, +Y up). Ground is a list of
-//! straight top-surface segments sorted by x; a vertical jump between two
-//! neighbours is a step or a wall, a missing stretch is a gap. The same
-//! [`Level::ground_height`] serves collision, the foot probes of the pose
-//! pipeline and the renderer's meshes, so what the player sees is what the
-//! knight stands on.
+//! The side-scroller plays in the XY plane (metres, +Y up). A floor is a
+//! straight top surface ([`GroundSegment`]) with a [`FloorKind`]; a column may
+//! hold any number of floors one above another. Solids ([`SolidBox`]) are
+//! column-shaped blocks with a flat bottom and a straight (possibly sloped)
+//! top: the walls, ceilings and the earth under the ground. Ground floors are
+//! the exposed tops of solids, one-way floors stand alone, and each moving
+//! platform ([`MovingPlatform`]) is a floor on a solid box that moves along a
+//! path in the fixed step.
+//!
+//! Lookups go through a grid of [`INDEX_CELL`]-wide buckets over x, so their
+//! cost depends on how many floors and solids share a column, never on the
+//! level's length. Every query is allocation-free.
+//!
+//! The same structure serves the controller ([`Level::floor_below`],
+//! [`Level::ceiling_above`], [`Level::wall_between`], [`Level::ladder_at`]),
+//! every foot's IK probe and the meshes the renderer draws, so the knight
+//! stands on what the player sees.
 
 use glam::Vec2;
 
-/// A straight piece of ground surface over `x0..x1`, rising from `y0` to `y1`.
+/// Width of one bucket of the spatial index, metres: one tile, so a floor or
+/// solid the size of a tile is listed in one or two buckets.
+pub const INDEX_CELL: f32 = 0.5;
+/// How far above a point a floor may be and still count as "below" it,
+/// metres: absorbs the rounding of feet that were snapped onto that floor.
+pub const FLOOR_EPS: f32 = 1e-3;
+/// Depth of the earth drawn and solid under the built-in level's ground.
+const BUILTIN_GROUND_DEPTH: f32 = 4.0;
+
+/// What a floor is, for the controller (one-way floors can be jumped up
+/// through and dropped through), the foot IK (planted feet ride moving
+/// platforms) and sounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FloorKind {
+    /// The top of a solid: ground, a floating block, a ledge.
+    Ground,
+    /// A one-way plank: solid from above only.
+    OneWay,
+    /// The top of moving platform `i` (index into [`Level::platforms`]).
+    Platform(u16),
+}
+
+/// A straight piece of floor over `x0..x1`, rising from `y0` to `y1`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GroundSegment {
     /// Left end, in metres.
@@ -21,14 +56,44 @@ pub struct GroundSegment {
     pub y0: f32,
     /// Surface height at `x1`.
     pub y1: f32,
+    /// What the floor is.
+    pub kind: FloorKind,
 }
 
 impl GroundSegment {
+    /// A ground floor (the top of a solid) from `(x0, y0)` to `(x1, y1)`.
+    pub fn ground(x0: f32, x1: f32, y0: f32, y1: f32) -> Self {
+        Self {
+            x0,
+            x1,
+            y0,
+            y1,
+            kind: FloorKind::Ground,
+        }
+    }
+
+    /// A flat one-way plank from `x0` to `x1` at height `y`.
+    pub fn one_way(x0: f32, x1: f32, y: f32) -> Self {
+        Self {
+            x0,
+            x1,
+            y0: y,
+            y1: y,
+            kind: FloorKind::OneWay,
+        }
+    }
+
     /// Surface height at `x` (extrapolates outside the segment).
     #[inline]
     pub fn height_at(&self, x: f32) -> f32 {
         let t = (x - self.x0) / (self.x1 - self.x0);
         self.y0 + (self.y1 - self.y0) * t
+    }
+
+    /// Whether `x` lies over the segment (`x0 <= x < x1`).
+    #[inline]
+    pub fn covers(&self, x: f32) -> bool {
+        self.x0 <= x && x < self.x1
     }
 
     /// Slope as rise over run.
@@ -49,14 +114,38 @@ impl GroundSegment {
     }
 }
 
+/// A solid block: blocks from the sides and from below, over `x0..x1` from
+/// `bottom` up to a straight top from `top0` (at `x0`) to `top1` (at `x1`).
+/// Its side faces are `x0` (up to `top0`) and `x1` (up to `top1`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SolidBox {
+    /// Left face, metres.
+    pub x0: f32,
+    /// Right face, metres.
+    pub x1: f32,
+    /// Underside, metres.
+    pub bottom: f32,
+    /// Top at the left face.
+    pub top0: f32,
+    /// Top at the right face.
+    pub top1: f32,
+}
+
+impl SolidBox {
+    /// The highest point of the top.
+    pub fn top_max(&self) -> f32 {
+        self.top0.max(self.top1)
+    }
+}
+
 /// A ladder: a vertical strip the player can climb, with rungs at fixed spacing.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ladder {
     /// Centre line, in metres.
     pub x: f32,
-    /// Height of the ladder's foot (normally the ground under it).
+    /// Height of the ladder's foot (the floor it stands on).
     pub bottom: f32,
-    /// Height of its top (normally the floor the climber steps onto).
+    /// Height of its top (the floor the climber steps onto).
     pub top: f32,
     /// Distance between rung centres (real fixed ladders: 0.25–0.36 m).
     pub rung_spacing: f32,
@@ -86,73 +175,554 @@ impl Ladder {
     }
 }
 
+/// A platform that moves back and forth along a path, waiting at each end.
+///
+/// Its position is a function of simulation time alone
+/// ([`MovingPlatform::position_at`]), so every run, every thread count and
+/// every replay sees it in the same place on the same step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MovingPlatform {
+    /// The path of the platform's top centre, at least two points.
+    pub path: Vec<Vec2>,
+    /// Half its width, metres.
+    pub half_width: f32,
+    /// Its thickness below the top, metres.
+    pub thickness: f32,
+    /// Speed along the path, m/s.
+    pub speed: f32,
+    /// Seconds it waits at each end of the path.
+    pub wait: f32,
+    /// Top centre now (after the latest [`Level::advance_platforms`]).
+    pub pos: Vec2,
+    /// Top centre one step before.
+    pub prev: Vec2,
+}
+
+impl MovingPlatform {
+    /// A platform at the start of `path`.
+    pub fn new(path: Vec<Vec2>, half_width: f32, thickness: f32, speed: f32, wait: f32) -> Self {
+        let start = path.first().copied().unwrap_or(Vec2::ZERO);
+        Self {
+            path,
+            half_width,
+            thickness,
+            speed,
+            wait,
+            pos: start,
+            prev: start,
+        }
+    }
+
+    /// Length of the path, metres.
+    pub fn length(&self) -> f32 {
+        self.path.windows(2).map(|w| w[0].distance(w[1])).sum()
+    }
+
+    /// Seconds for one round trip: there, wait, back, wait.
+    pub fn period(&self) -> f32 {
+        2.0 * (self.length() / self.speed.max(1e-3) + self.wait)
+    }
+
+    /// The point `d` metres along the path from its first point.
+    pub fn point_along(&self, d: f32) -> Vec2 {
+        let mut left = d.max(0.0);
+        for w in self.path.windows(2) {
+            let len = w[0].distance(w[1]);
+            if left <= len && len > 0.0 {
+                return w[0].lerp(w[1], left / len);
+            }
+            left -= len;
+        }
+        self.path.last().copied().unwrap_or(Vec2::ZERO)
+    }
+
+    /// Top centre at simulation time `t` seconds: waits at the first point,
+    /// travels to the last, waits, travels back; repeats.
+    pub fn position_at(&self, t: f32) -> Vec2 {
+        let len = self.length();
+        let speed = self.speed.max(1e-3);
+        let travel = len / speed;
+        let period = self.period();
+        if !(period > 0.0) || !t.is_finite() {
+            return self.path.first().copied().unwrap_or(Vec2::ZERO);
+        }
+        let p = t.rem_euclid(period);
+        let d = if p < self.wait {
+            0.0
+        } else if p < self.wait + travel {
+            (p - self.wait) * speed
+        } else if p < 2.0 * self.wait + travel {
+            len
+        } else {
+            len - (p - 2.0 * self.wait - travel) * speed
+        };
+        self.point_along(d)
+    }
+
+    /// The platform's body now.
+    pub fn solid(&self) -> SolidBox {
+        SolidBox {
+            x0: self.pos.x - self.half_width,
+            x1: self.pos.x + self.half_width,
+            bottom: self.pos.y - self.thickness,
+            top0: self.pos.y,
+            top1: self.pos.y,
+        }
+    }
+
+    /// The platform's top now, as a floor of kind `Platform(index)`.
+    pub fn floor(&self, index: usize) -> GroundSegment {
+        GroundSegment {
+            x0: self.pos.x - self.half_width,
+            x1: self.pos.x + self.half_width,
+            y0: self.pos.y,
+            y1: self.pos.y,
+            kind: FloorKind::Platform(index as u16),
+        }
+    }
+
+    /// How far the platform moved in the latest step.
+    pub fn delta(&self) -> Vec2 {
+        self.pos - self.prev
+    }
+}
+
+/// A floor found by a query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FloorHit {
+    /// Surface height at the query's x.
+    pub y: f32,
+    /// The floor segment (for a moving platform, its top now).
+    pub segment: GroundSegment,
+    /// Index into [`Level::segments`], or the platform's index for
+    /// [`FloorKind::Platform`].
+    pub index: usize,
+}
+
+impl FloorHit {
+    /// What the floor is.
+    pub fn kind(&self) -> FloorKind {
+        self.segment.kind
+    }
+
+    /// Unit surface normal.
+    pub fn normal(&self) -> Vec2 {
+        self.segment.normal()
+    }
+}
+
+/// Which floors a query accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloorFilter {
+    /// Every floor.
+    All,
+    /// Every floor but one-way ones (e.g. while dropping through a plank).
+    Solid,
+    /// Every floor but the one-way floor at static index `i`.
+    Except(usize),
+    /// Static floors only (no moving platform).
+    Static,
+}
+
+impl FloorFilter {
+    #[inline]
+    fn accepts(self, s: &GroundSegment, index: usize) -> bool {
+        match self {
+            FloorFilter::All => true,
+            FloorFilter::Solid => s.kind != FloorKind::OneWay,
+            FloorFilter::Except(i) => !(s.kind == FloorKind::OneWay && index == i),
+            FloorFilter::Static => !matches!(s.kind, FloorKind::Platform(_)),
+        }
+    }
+}
+
+/// Items listed per x bucket: the flat spatial index behind every query.
+#[derive(Clone, Debug, Default)]
+struct Buckets {
+    /// Left edge of bucket 0.
+    x0: f32,
+    /// `start[b]..start[b + 1]` are bucket b's entries in `items`.
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Buckets {
+    fn build(x0: f32, n: usize, spans: impl Iterator<Item = (f32, f32)> + Clone) -> Self {
+        let bucket = |x: f32| (((x - x0) / INDEX_CELL).floor().max(0.0) as usize).min(n - 1);
+        let mut count = vec![0u32; n + 1];
+        for (a, b) in spans.clone() {
+            for k in bucket(a)..=bucket(b) {
+                count[k + 1] += 1;
+            }
+        }
+        for k in 0..n {
+            count[k + 1] += count[k];
+        }
+        let mut fill = count.clone();
+        let mut items = vec![0u32; count[n] as usize];
+        for (i, (a, b)) in spans.enumerate() {
+            for k in bucket(a)..=bucket(b) {
+                items[fill[k] as usize] = i as u32;
+                fill[k] += 1;
+            }
+        }
+        Self {
+            x0,
+            start: count,
+            items,
+        }
+    }
+
+    /// The bucket holding `x`, `None` outside the indexed range.
+    #[inline]
+    fn index(&self, x: f32) -> Option<usize> {
+        let k = ((x - self.x0) / INDEX_CELL).floor();
+        let n = self.start.len().saturating_sub(1);
+        (k >= 0.0 && (k as usize) < n).then_some(k as usize)
+    }
+
+    #[inline]
+    fn at(&self, x: f32) -> &[u32] {
+        match self.index(x) {
+            Some(k) => &self.items[self.start[k] as usize..self.start[k + 1] as usize],
+            None => &[],
+        }
+    }
+
+    /// Every entry of the buckets covering `a..=b` (an entry may repeat).
+    fn span(&self, a: f32, b: f32) -> impl Iterator<Item = u32> + '_ {
+        let n = self.start.len().saturating_sub(1);
+        let clamp = |x: f32| ((x - self.x0) / INDEX_CELL).floor().clamp(0.0, n as f32) as usize;
+        let (ka, kb) = (clamp(a), (clamp(b) + 1).min(n));
+        let (s, e) = if ka < kb {
+            (self.start[ka] as usize, self.start[kb] as usize)
+        } else {
+            (0, 0)
+        };
+        self.items[s..e].iter().copied()
+    }
+}
+
+/// The spatial index of a level's static floors and solids.
+#[derive(Clone, Debug, Default)]
+struct SpatialIndex {
+    floors: Buckets,
+    solids: Buckets,
+}
+
 /// A whole level.
+///
+/// Build one with [`Level::new`] (or the loader), which indexes its floors
+/// and solids; after changing `segments` or `solids` call
+/// [`Level::reindex`].
 #[derive(Clone, Debug)]
 pub struct Level {
     /// Display name.
     pub name: String,
-    /// Ground surface, sorted by `x0`, non-overlapping; gaps between segments are pits.
+    /// Static floors (ground tops and one-way planks), sorted by `x0`; they
+    /// may overlap in x (one above another).
     pub segments: Vec<GroundSegment>,
+    /// Solid blocks: walls, ceilings, the earth under ground floors.
+    pub solids: Vec<SolidBox>,
     /// Ladders.
     pub ladders: Vec<Ladder>,
+    /// Moving platforms.
+    pub platforms: Vec<MovingPlatform>,
     /// Where the player starts (feet position).
     pub spawn: Vec2,
     /// Where the level ends (feet position).
     pub exit: Vec2,
     /// Below this height a falling player is lost and respawns.
     pub kill_height: f32,
+    index: SpatialIndex,
 }
 
 impl Level {
-    /// The ground segment under `x`, if any.
-    pub fn segment_at(&self, x: f32) -> Option<&GroundSegment> {
-        self.segment_index(x).map(|i| &self.segments[i])
+    /// A level of these floors, solids, ladders and platforms, indexed.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl Into<String>,
+        mut segments: Vec<GroundSegment>,
+        solids: Vec<SolidBox>,
+        ladders: Vec<Ladder>,
+        platforms: Vec<MovingPlatform>,
+        spawn: Vec2,
+        exit: Vec2,
+        kill_height: f32,
+    ) -> Self {
+        segments.sort_by(|a, b| a.x0.total_cmp(&b.x0).then(a.y0.total_cmp(&b.y0)));
+        let mut level = Self {
+            name: name.into(),
+            segments,
+            solids,
+            ladders,
+            platforms,
+            spawn,
+            exit,
+            kill_height,
+            index: SpatialIndex::default(),
+        };
+        level.reindex();
+        level
     }
 
-    /// The index in [`Level::segments`] of the ground segment under `x`, if any.
-    pub fn segment_index(&self, x: f32) -> Option<usize> {
-        let i = self.segments.partition_point(|s| s.x1 <= x);
-        self.segments
-            .get(i)
-            .filter(|s| s.x0 <= x && x < s.x1)
-            .map(|_| i)
+    /// A level whose solids are the earth under each of `segments` (ground
+    /// floors), down to 4 m below the lowest: the one-height-per-column
+    /// profile of simple levels and tests.
+    pub fn from_profile(
+        name: impl Into<String>,
+        segments: Vec<GroundSegment>,
+        ladders: Vec<Ladder>,
+        spawn: Vec2,
+        exit: Vec2,
+        kill_height: f32,
+    ) -> Self {
+        let lowest = segments
+            .iter()
+            .map(|s| s.y0.min(s.y1))
+            .fold(f32::INFINITY, f32::min);
+        let bottom = if lowest.is_finite() { lowest } else { 0.0 } - BUILTIN_GROUND_DEPTH;
+        let solids = segments
+            .iter()
+            .filter(|s| s.kind == FloorKind::Ground)
+            .map(|s| SolidBox {
+                x0: s.x0,
+                x1: s.x1,
+                bottom,
+                top0: s.y0,
+                top1: s.y1,
+            })
+            .collect();
+        Self::new(
+            name,
+            segments,
+            solids,
+            ladders,
+            Vec::new(),
+            spawn,
+            exit,
+            kill_height,
+        )
     }
 
-    /// [`Level::segment_index`], looking first at `hint` and its two
-    /// neighbours: a foot or a body moving along the ground is nearly always
-    /// over the segment it was over a frame ago, or the next one. The answer
-    /// is the same as the binary search's (a candidate is taken only where
-    /// the search would stop: the first segment ending after `x`); a stale
-    /// or out-of-range hint only costs that search.
-    pub fn segment_index_near(&self, x: f32, hint: usize) -> Option<usize> {
-        let s = &self.segments;
-        for j in [hint, hint.wrapping_add(1), hint.wrapping_sub(1)] {
-            if let Some(g) = s.get(j)
-                && g.x0 <= x
-                && x < g.x1
-                && (j == 0 || s[j - 1].x1 <= x)
-            {
-                return Some(j);
+    /// Rebuilds the spatial index after `segments` or `solids` changed.
+    pub fn reindex(&mut self) {
+        let (a, b) = self.extent();
+        let x0 = (a / INDEX_CELL).floor() * INDEX_CELL;
+        let n = (((b - x0) / INDEX_CELL).ceil().max(0.0) as usize + 1).max(1);
+        self.index = SpatialIndex {
+            floors: Buckets::build(x0, n, self.segments.iter().map(|s| (s.x0, s.x1))),
+            solids: Buckets::build(x0, n, self.solids.iter().map(|s| (s.x0, s.x1))),
+        };
+    }
+
+    /// Moves every platform to where it is at simulation time `t` seconds
+    /// (the previous position is kept for [`MovingPlatform::delta`]).
+    pub fn advance_platforms(&mut self, t: f32) {
+        for p in &mut self.platforms {
+            p.prev = p.pos;
+            p.pos = p.position_at(t);
+        }
+    }
+
+    /// The nearest floor under `(x, y)`: the highest floor over `x` whose
+    /// surface there is at most [`FLOOR_EPS`] above `y` and at most
+    /// `max_drop` below it, moving platforms included. A floor above the
+    /// point is never returned.
+    #[inline]
+    pub fn floor_below(&self, x: f32, y: f32, max_drop: f32) -> Option<FloorHit> {
+        self.floor_below_filtered(x, y, max_drop, FloorFilter::All)
+    }
+
+    /// [`Level::floor_below`] over the floors `filter` accepts.
+    pub fn floor_below_filtered(
+        &self,
+        x: f32,
+        y: f32,
+        max_drop: f32,
+        filter: FloorFilter,
+    ) -> Option<FloorHit> {
+        let mut best: Option<FloorHit> = None;
+        let lo = y - max_drop;
+        let hi = y + FLOOR_EPS;
+        for &i in self.index.floors.at(x) {
+            let s = &self.segments[i as usize];
+            if !s.covers(x) || !filter.accepts(s, i as usize) {
+                continue;
+            }
+            let h = s.height_at(x);
+            if h <= hi && h >= lo && best.is_none_or(|b| h > b.y) {
+                best = Some(FloorHit {
+                    y: h,
+                    segment: *s,
+                    index: i as usize,
+                });
             }
         }
-        self.segment_index(x)
+        if filter == FloorFilter::Static {
+            return best;
+        }
+        for (i, p) in self.platforms.iter().enumerate() {
+            let s = p.floor(i);
+            if s.covers(x) {
+                let h = p.pos.y;
+                if h <= hi && h >= lo && best.is_none_or(|b| h > b.y) {
+                    best = Some(FloorHit {
+                        y: h,
+                        segment: s,
+                        index: i,
+                    });
+                }
+            }
+        }
+        best
     }
 
-    /// Ground height h(x), or `None` over a gap or outside the level.
+    /// The underside of the lowest solid (moving platforms included) over
+    /// any x in `x0..x1` whose underside is at or above `y` and at most
+    /// `max_rise` above it: the ceiling a body rising from `y` would hit.
+    pub fn ceiling_above(&self, x0: f32, x1: f32, y: f32, max_rise: f32) -> Option<f32> {
+        let mut best: Option<f32> = None;
+        let mut consider = |s: &SolidBox| {
+            if s.x1 > x0 && s.x0 < x1 && s.bottom >= y - FLOOR_EPS && s.bottom <= y + max_rise {
+                best = Some(best.map_or(s.bottom, |b: f32| b.min(s.bottom)));
+            }
+        };
+        for i in self.index.solids.span(x0, x1) {
+            consider(&self.solids[i as usize]);
+        }
+        for p in &self.platforms {
+            consider(&p.solid());
+        }
+        best
+    }
+
+    /// Whether a solid overlaps the box `x0..x1` × `y0..y1` (open
+    /// intervals: touching is not overlapping), moving platforms included.
+    pub fn solid_overlaps(&self, x0: f32, x1: f32, y0: f32, y1: f32) -> bool {
+        let hit = |s: &SolidBox| {
+            if !(s.x1 > x0 + FLOOR_EPS && s.x0 < x1 - FLOOR_EPS) {
+                return false;
+            }
+            // The top under the box's span (the highest of the two ends).
+            let a = x0.max(s.x0);
+            let b = x1.min(s.x1);
+            let top_at = |x: f32| s.top0 + (s.top1 - s.top0) * (x - s.x0) / (s.x1 - s.x0);
+            let top = top_at(a).max(top_at(b));
+            top > y0 + FLOOR_EPS && s.bottom < y1 - FLOOR_EPS
+        };
+        self.index
+            .solids
+            .span(x0, x1)
+            .any(|i| hit(&self.solids[i as usize]))
+            || self.platforms.iter().any(|p| hit(&p.solid()))
+    }
+
+    /// The first wall a body crosses moving its feet from `from` to `to`
+    /// horizontally: the body spans `x ± half_width` and heights `y_lo..y_hi`
+    /// (open). A wall is a solid's side face (up to its top at that face)
+    /// overlapping those heights that the body's leading edge would pass.
+    /// Returns the feet's x where the body touches the face. Faces the body
+    /// already overlaps are ignored, so a body never gets stuck in one.
+    pub fn wall_between(
+        &self,
+        from: f32,
+        to: f32,
+        half_width: f32,
+        y_lo: f32,
+        y_hi: f32,
+    ) -> Option<f32> {
+        if (to - from).abs() < 1e-9 {
+            return None;
+        }
+        let right = to > from;
+        let lead_from = from + half_width.copysign(to - from);
+        let lead_to = to + half_width.copysign(to - from);
+        let mut best: Option<f32> = None;
+        let mut consider = |s: &SolidBox| {
+            let (face, face_top) = if right {
+                (s.x0, s.top0)
+            } else {
+                (s.x1, s.top1)
+            };
+            let crossed = if right {
+                lead_from <= face + FLOOR_EPS && lead_to > face
+            } else {
+                lead_from >= face - FLOOR_EPS && lead_to < face
+            };
+            if crossed && face_top > y_lo && s.bottom < y_hi {
+                let stop = face - half_width.copysign(to - from);
+                best = Some(match best {
+                    Some(b) if right => b.min(stop),
+                    Some(b) => b.max(stop),
+                    None => stop,
+                });
+            }
+        };
+        let (a, b) = if right {
+            (lead_from, lead_to)
+        } else {
+            (lead_to, lead_from)
+        };
+        for i in self.index.solids.span(a - INDEX_CELL, b + INDEX_CELL) {
+            consider(&self.solids[i as usize]);
+        }
+        for p in &self.platforms {
+            consider(&p.solid());
+        }
+        best
+    }
+
+    /// The topmost static floor over `x` (ground or one-way), whatever its
+    /// height: the overview h(x) of tools that want "the surface" of a
+    /// column. The controller and the IK never use it; they look below a
+    /// point ([`Level::floor_below`]).
     pub fn ground_height(&self, x: f32) -> Option<f32> {
-        self.segment_at(x).map(|s| s.height_at(x))
+        self.top_floor(x).map(|h| h.y)
     }
 
-    /// Unit ground normal at `x` (straight up over gaps).
+    /// The topmost static floor over `x`.
+    pub fn top_floor(&self, x: f32) -> Option<FloorHit> {
+        self.floor_below_filtered(x, f32::MAX, f32::INFINITY, FloorFilter::Static)
+    }
+
+    /// The static floor segment topmost over `x`, if any.
+    pub fn segment_at(&self, x: f32) -> Option<&GroundSegment> {
+        let mut best: Option<&GroundSegment> = None;
+        for &i in self.index.floors.at(x) {
+            let s = &self.segments[i as usize];
+            if s.covers(x) && best.is_none_or(|b| s.height_at(x) > b.height_at(x)) {
+                best = Some(s);
+            }
+        }
+        best
+    }
+
+    /// Unit normal of the topmost static floor at `x` (straight up where
+    /// there is none).
     pub fn ground_normal(&self, x: f32) -> Vec2 {
         self.segment_at(x).map_or(Vec2::Y, GroundSegment::normal)
     }
 
-    /// Left and right ends of the ground.
+    /// Left and right ends of the level: its floors and solids.
     pub fn extent(&self) -> (f32, f32) {
-        let a = self.segments.first().map_or(0.0, |s| s.x0);
-        let b = self.segments.last().map_or(0.0, |s| s.x1);
-        (a, b)
+        let a = self
+            .segments
+            .iter()
+            .map(|s| s.x0)
+            .chain(self.solids.iter().map(|s| s.x0))
+            .fold(f32::INFINITY, f32::min);
+        let b = self
+            .segments
+            .iter()
+            .map(|s| s.x1)
+            .chain(self.solids.iter().map(|s| s.x1))
+            .fold(f32::NEG_INFINITY, f32::max);
+        if a.is_finite() && b.is_finite() {
+            (a, b)
+        } else {
+            (0.0, 0.0)
+        }
     }
 
     /// The ladder whose climbable strip contains the point, if any.
@@ -216,14 +786,14 @@ impl Level {
         b.slope_deg(2.0, 15.0);
         b.flat(6.0);
         let exit = Vec2::new(b.x - 1.0, b.y);
-        Level {
-            name: "built-in".into(),
-            segments: b.segments,
-            ladders: vec![l1, l2],
-            spawn: Vec2::new(0.0, 0.0),
+        Level::from_profile(
+            "built-in",
+            b.segments,
+            vec![l1, l2],
+            Vec2::new(0.0, 0.0),
             exit,
-            kill_height: -8.0,
-        }
+            -8.0,
+        )
     }
 }
 
@@ -244,12 +814,12 @@ impl LevelBuilder {
     }
 
     fn run(&mut self, dx: f32, dy: f32) {
-        self.segments.push(GroundSegment {
-            x0: self.x,
-            x1: self.x + dx,
-            y0: self.y,
-            y1: self.y + dy,
-        });
+        self.segments.push(GroundSegment::ground(
+            self.x,
+            self.x + dx,
+            self.y,
+            self.y + dy,
+        ));
         self.x += dx;
         self.y += dy;
     }
@@ -275,27 +845,177 @@ impl LevelBuilder {
 mod tests {
     use super::*;
 
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(10_000))]
+    use proptest::prelude::*;
 
-        /// The hinted lookup answers what the binary search answers, for any
-        /// hint (in range, out of range, stale), on and off the ground,
-        /// exactly at segment ends included.
+    /// A random level of floors (ground, one-way) and solids scattered over
+    /// 0..40 m at any height, several per column.
+    fn random_level() -> impl Strategy<Value = Level> {
+        let floor = (0.0f32..38.0, 0.25f32..4.0, -3.0f32..6.0, -1.0f32..1.0, any::<bool>());
+        let solid = (0.0f32..38.0, 0.25f32..3.0, -3.0f32..6.0, 0.1f32..3.0);
+        (
+            proptest::collection::vec(floor, 1..24),
+            proptest::collection::vec(solid, 0..16),
+        )
+            .prop_map(|(floors, solids)| {
+                let segments = floors
+                    .into_iter()
+                    .map(|(x0, w, y, dy, one_way)| GroundSegment {
+                        x0,
+                        x1: x0 + w,
+                        y0: y,
+                        y1: if one_way { y } else { y + dy },
+                        kind: if one_way {
+                            FloorKind::OneWay
+                        } else {
+                            FloorKind::Ground
+                        },
+                    })
+                    .collect();
+                let solids = solids
+                    .into_iter()
+                    .map(|(x0, w, top, h)| SolidBox {
+                        x0,
+                        x1: x0 + w,
+                        bottom: top - h,
+                        top0: top,
+                        top1: top,
+                    })
+                    .collect();
+                Level::new("random", segments, solids, vec![], vec![], Vec2::ZERO, Vec2::X, -10.0)
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3_000))]
+
+        /// The indexed floor query answers what a scan of every floor
+        /// answers: the nearest floor below, never one above the origin.
         #[test]
-        fn hinted_segment_lookup_equals_the_search(
-            x in -10.0f32..120.0,
-            end in 0usize..64,
-            hint in proptest::prop_oneof![0usize..64, proptest::strategy::Just(usize::MAX)],
-            at_end in proptest::bool::ANY,
+        fn floor_below_is_the_nearest_floor_below_never_above(
+            level in random_level(),
+            x in -2.0f32..44.0,
+            y in -4.0f32..8.0,
+            drop in 0.0f32..6.0,
         ) {
-            let level = Level::builtin();
-            let x = if at_end {
-                level.segments[end % level.segments.len()].x1
-            } else {
-                x
-            };
-            proptest::prop_assert_eq!(level.segment_index_near(x, hint), level.segment_index(x));
+            let found = level.floor_below(x, y, drop);
+            let scan = level
+                .segments
+                .iter()
+                .filter(|s| s.covers(x))
+                .map(|s| s.height_at(x))
+                .filter(|&h| h <= y + FLOOR_EPS && h >= y - drop)
+                .fold(None, |b: Option<f32>, h| Some(b.map_or(h, |b| b.max(h))));
+            prop_assert_eq!(found.map(|f| f.y), scan);
+            if let Some(f) = found {
+                prop_assert!(f.y <= y + FLOOR_EPS, "a floor above the origin");
+                prop_assert!(f.segment.covers(x));
+                prop_assert_eq!(level.segments[f.index], f.segment);
+            }
         }
+
+        /// Ceilings and walls found through the index are those a scan finds.
+        #[test]
+        fn ceiling_and_wall_queries_match_a_scan(
+            level in random_level(),
+            x in -2.0f32..44.0,
+            dx in -3.0f32..3.0,
+            y in -4.0f32..8.0,
+        ) {
+            let hw = 0.3;
+            let scan_ceiling = level
+                .solids
+                .iter()
+                .filter(|s| s.x1 > x - hw && s.x0 < x + hw)
+                .map(|s| s.bottom)
+                .filter(|&b| b >= y - FLOOR_EPS && b <= y + 2.0)
+                .fold(None, |m: Option<f32>, b| Some(m.map_or(b, |m| m.min(b))));
+            prop_assert_eq!(level.ceiling_above(x - hw, x + hw, y, 2.0), scan_ceiling);
+            let (lo, hi) = (y + 0.3, y + 1.8);
+            let scan_wall = level
+                .solids
+                .iter()
+                .filter_map(|s| {
+                    let (face, top) = if dx > 0.0 { (s.x0, s.top0) } else { (s.x1, s.top1) };
+                    let (from, to) = (x + hw * dx.signum(), x + dx + hw * dx.signum());
+                    let crossed = if dx > 0.0 {
+                        from <= face + FLOOR_EPS && to > face
+                    } else {
+                        from >= face - FLOOR_EPS && to < face
+                    };
+                    (crossed && top > lo && s.bottom < hi).then(|| face - hw * dx.signum())
+                })
+                .fold(None, |m: Option<f32>, s| {
+                    Some(m.map_or(s, |m| if dx > 0.0 { m.min(s) } else { m.max(s) }))
+                });
+            prop_assert_eq!(level.wall_between(x, x + dx, hw, lo, hi), scan_wall);
+        }
+    }
+
+    #[test]
+    fn a_platform_moves_there_waits_and_comes_back_on_time() {
+        let p = MovingPlatform::new(
+            vec![Vec2::new(0.0, 1.0), Vec2::new(4.0, 1.0), Vec2::new(4.0, 3.0)],
+            0.75,
+            0.25,
+            2.0,
+            1.0,
+        );
+        assert_eq!(p.length(), 6.0);
+        assert_eq!(p.period(), 2.0 * (3.0 + 1.0));
+        assert_eq!(p.position_at(0.5), Vec2::new(0.0, 1.0), "waiting at the start");
+        assert_eq!(p.position_at(2.0), Vec2::new(2.0, 1.0));
+        assert_eq!(p.position_at(4.5), Vec2::new(4.0, 3.0), "waiting at the end");
+        assert_eq!(p.position_at(6.0), Vec2::new(4.0, 1.0), "on the way back");
+        assert_eq!(p.position_at(8.5), p.position_at(0.5), "periodic");
+    }
+
+    #[test]
+    fn moving_platforms_are_floors_ceilings_and_walls() {
+        let mut level = Level::from_profile(
+            "ride",
+            vec![GroundSegment::ground(-5.0, 5.0, 0.0, 0.0)],
+            vec![],
+            Vec2::ZERO,
+            Vec2::X,
+            -10.0,
+        );
+        level.platforms.push(MovingPlatform::new(
+            vec![Vec2::new(0.0, 2.0), Vec2::new(0.0, 4.0)],
+            1.0,
+            0.25,
+            1.0,
+            0.0,
+        ));
+        level.advance_platforms(1.0);
+        let top = level.floor_below(0.5, 3.5, 1.0).unwrap();
+        assert_eq!(top.kind(), FloorKind::Platform(0));
+        assert_eq!(top.y, 3.0);
+        assert_eq!(level.platforms[0].delta(), Vec2::new(0.0, 1.0));
+        assert_eq!(level.floor_below(0.5, 2.9, 5.0).unwrap().kind(), FloorKind::Ground);
+        assert_eq!(level.ceiling_above(0.0, 0.6, 1.0, 3.0), Some(2.75));
+        assert_eq!(level.wall_between(-2.0, 0.0, 0.3, 2.0, 3.5), Some(-1.3));
+        assert_eq!(level.top_floor(0.5).unwrap().y, 0.0, "platforms are not static floors");
+    }
+
+    #[test]
+    fn one_way_floors_can_be_left_out() {
+        let level = Level::new(
+            "plank",
+            vec![
+                GroundSegment::ground(0.0, 4.0, 0.0, 0.0),
+                GroundSegment::one_way(1.0, 3.0, 1.5),
+            ],
+            vec![],
+            vec![],
+            vec![],
+            Vec2::ZERO,
+            Vec2::X,
+            -10.0,
+        );
+        assert_eq!(level.floor_below(2.0, 2.0, 3.0).unwrap().y, 1.5);
+        assert_eq!(level.floor_below_filtered(2.0, 2.0, 3.0, FloorFilter::Solid).unwrap().y, 0.0);
+        assert!(level.floor_below(2.0, 1.0, 0.5).is_none(), "the plank is above");
+        assert!(level.ceiling_above(1.5, 2.5, 0.5, 3.0).is_none(), "a plank is no ceiling");
     }
 
     #[test]

@@ -30,7 +30,7 @@ use crate::profile::{
     self, AllocationScope, GPU_TID, Percentiles, STAGE_COUNT, Stage, TraceEvent, TraceRecorder,
     percentiles,
 };
-use crate::scene::{draw_character, lighting, upload_scene};
+use crate::scene::{draw_character, draw_platforms, lighting, upload_scene};
 use crate::tools::headless::{load_level, parse_size};
 
 /// The most knights: 100,000 is ~0.5 GB of pose state (see BENCHMARKS.md)
@@ -301,6 +301,7 @@ pub fn bench(args: &BenchArgs) -> Result<BenchReport> {
                     let _s = profile::Scope::new(Stage::Scene);
                     v.frame.clear();
                     v.frame.draw_world(v.handles.world);
+                    draw_platforms(&mut v.frame, v.handles.platform, crowd.level(), 1.0);
                     for p in crowd.pipelines() {
                         draw_character(
                             &mut v.frame,

@@ -19,7 +19,9 @@ use serde::Serialize;
 use renderer::{Frame, OffscreenTarget, Renderer};
 
 use crate::character::Character;
-use crate::scene::{CameraRig, SceneHandles, draw_character, lighting, upload_scene};
+use crate::scene::{
+    CameraRig, SceneHandles, draw_character, draw_platforms, lighting, upload_scene,
+};
 use crate::sim::player::DT;
 use crate::sim::script::Script;
 use crate::sim::world::Level;
@@ -154,6 +156,7 @@ impl Shooter {
         }
         self.frame.clear();
         self.frame.draw_world(self.handles.world);
+        draw_platforms(&mut self.frame, self.handles.platform, &sim.level, 1.0);
         let body = sim
             .world
             .get::<&Body>(sim.player)

@@ -29,7 +29,9 @@ use winit::window::{Window, WindowId};
 
 use crate::character::Character;
 use crate::profile::Stage;
-use crate::scene::{CameraRig, SceneHandles, draw_character, lighting, upload_scene};
+use crate::scene::{
+    CameraRig, SceneHandles, draw_character, draw_platforms, lighting, upload_scene,
+};
 use crate::sim::clock::{FixedClock, FramePacer};
 use crate::sim::player::{DT, Input};
 use crate::sim::script::{Script, ScriptPlayer};
@@ -340,6 +342,7 @@ impl App {
         let camera = r.designer.camera(camera, r.surface.size());
         r.frame.clear();
         r.frame.draw_world(r.handles.world);
+        draw_platforms(&mut r.frame, r.handles.platform, &r.sim.level, steps.alpha);
         {
             let body = r
                 .sim
