@@ -36,7 +36,7 @@ use glam::{Affine3A, Mat4, Quat, Vec2, Vec3};
 
 use crate::character::anim_state::{Layer, MAX_LAYERS};
 use crate::character::{Character, Grip, Limb};
-use crate::sim::player::{Locomotion, MAX_STEP_UP, Player};
+use crate::sim::player::{Locomotion, Player, foot_probe_range};
 use crate::sim::world::{FloorKind, GroundSegment, Ladder, Level};
 
 /// Characters whose legs [`PosePipeline::foot_ik_group`] gathers into one
@@ -60,11 +60,6 @@ const CLIMB_FADE: f32 = 0.15;
 /// Time constant of a swinging foot's ground height, seconds: a step edge
 /// passing under the foot is followed within a few frames, not in one.
 const FOOT_TAU_SWING: f32 = 0.05;
-/// How far below the body's floor a standing or walking foot's probe looks
-/// for a floor, metres: a stair's step (0.2 m) or a 45° slope under a foot
-/// a stride ahead (0.3 m) with margin. A floor deeper than this is out of
-/// reach (a ledge's drop): the foot keeps its animated height.
-const FOOT_PROBE_DEPTH: f32 = 0.45;
 /// The probe's depth while in the air, metres: deep enough that the foot's
 /// ground is known before landing (foot IK is faded out in the air).
 const AIR_PROBE_DEPTH: f32 = 3.0;
@@ -592,7 +587,7 @@ impl PosePipeline {
         let dt = input.dt.max(0.0);
         let inv = self.world.inverse();
         let floor = self.world.w_axis.y;
-        let body_floor = input.player.pos.y;
+        let body = input.player.pos;
         let fh = c.rig.foot_height;
         let mut targets = [Vec3::ZERO; 2];
         let mut normals = [Vec3::Y; 2];
@@ -634,17 +629,17 @@ impl PosePipeline {
             // deeper than a leg reaches down a step or a slope while
             // standing; in the air, deeper, so the foot's ground is known
             // on landing.
+            let (top, depth) = foot_probe_range(body, ax);
             let depth = if input.player.state == Locomotion::Ground {
-                FOOT_PROBE_DEPTH
+                depth
             } else {
-                AIR_PROBE_DEPTH
+                depth.max(AIR_PROBE_DEPTH)
             };
-            let top = body_floor + MAX_STEP_UP;
-            let under = level.floor_below(ax, top, MAX_STEP_UP + depth);
+            let under = level.floor_below(ax, top, depth);
             let n = under.map_or(Vec2::Y, |h| h.normal());
             let sx = ax - n.x * fh;
             let probe = level
-                .floor_below(sx, top, MAX_STEP_UP + depth)
+                .floor_below(sx, top, depth)
                 .map(|h| (sx, h))
                 .or_else(|| under.map(|h| (ax, h)));
             // A foot on a moving platform moves with it: its held place and

@@ -43,6 +43,24 @@ pub const DROP_CLEARANCE: f32 = 0.3;
 /// the body never hangs over the void.
 pub const LEVEL_END_MARGIN: f32 = 0.25;
 
+/// How far below the body's floor a standing or walking foot looks for its
+/// floor, metres: a stair's step (0.2 m) with margin. A floor deeper than
+/// this (plus what a walkable slope drops over the foot's distance from the
+/// body) is out of the foot's reach: a ledge's drop.
+pub const FOOT_PROBE_DEPTH: f32 = 0.35;
+
+/// The heights between which a foot at `foot_x` looks for its floor, for a
+/// body standing at `body` (feet position): from a step above the body's
+/// floor plus the steepest walkable rise over the distance to the foot, down
+/// to [`FOOT_PROBE_DEPTH`] plus the steepest fall over that distance. A
+/// floor above is a wall for the feet too; one below is a drop they do not
+/// reach. Returns `(top, depth)` for [`Level::floor_below`].
+pub fn foot_probe_range(body: Vec2, foot_x: f32) -> (f32, f32) {
+    let run = (foot_x - body.x).abs() * MAX_WALKABLE_SLOPE;
+    let top = body.y + MAX_STEP_UP + run;
+    (top, MAX_STEP_UP + run + FOOT_PROBE_DEPTH + run)
+}
+
 /// `x` kept between the level's end walls; `true` when it was moved.
 fn within_ends(level: &Level, x: f32) -> (f32, bool) {
     let (x0, x1) = level.extent();

@@ -6,13 +6,13 @@
 //! ankle's travel while planted, rung contact by the posed wrist or ankle
 //! against the nearest real rung of the ladder.
 
-use glam::{Quat, Vec3};
+use glam::{Quat, Vec2, Vec3};
 use serde::Serialize;
 
 use crate::character::Character;
 use crate::character::pose_pipeline::PosePipeline;
-use crate::sim::player::{Locomotion, Player};
-use crate::sim::world::Level;
+use crate::sim::player::{Locomotion, Player, foot_probe_range};
+use crate::sim::world::{FloorHit, FloorKind, Level};
 
 /// A foot counts as planted at this contact weight or more.
 pub const PLANTED_CONTACT: f32 = 0.9;
@@ -162,10 +162,8 @@ impl Recorder {
                 s.unlocked_contact_frames += 1;
                 // Not locked yet (settling onto a new slope), but the clip
                 // says the foot is on the ground: it must be, too.
-                if let (Some(seg), Some(h)) =
-                    (level.segment_at(sole.x), level.ground_height(sole.x))
-                {
-                    let err = ((sole.y - h) * seg.normal().y).abs();
+                if let Some(f) = foot_floor(level, player, sole.x) {
+                    let err = ((sole.y - f.y) * f.normal().y).abs();
                     s.unlocked_contact_max_error_m = s.unlocked_contact_max_error_m.max(err);
                 }
             }
@@ -178,16 +176,23 @@ impl Recorder {
                 self.plant_start[i] = None;
                 continue;
             }
-            if let (Some(seg), Some(h)) = (level.segment_at(sole.x), level.ground_height(sole.x)) {
-                let n = seg.normal();
-                let err = ((sole.y - h) * n.y).abs();
+            let floor = foot_floor(level, player, sole.x);
+            if let Some(f) = floor {
+                let err = ((sole.y - f.y) * f.normal().y).abs();
                 feet[i].ground_error_m = Some(err);
                 s.planted_foot_max_error_m = s.planted_foot_max_error_m.max(err);
-                s.max_planted_slope_deg =
-                    s.max_planted_slope_deg.max(seg.angle().abs().to_degrees());
+                s.max_planted_slope_deg = s
+                    .max_planted_slope_deg
+                    .max(f.segment.angle().abs().to_degrees());
             }
-            let start = *self.plant_start[i].get_or_insert(ankle);
-            slide[i] = (ankle - start).length();
+            // On a moving platform the foot is measured in the platform's
+            // frame: riding along is not sliding.
+            let frame = match floor.map(|f| f.kind()) {
+                Some(FloorKind::Platform(k)) => level.platforms[k as usize].pos.extend(0.0),
+                _ => Vec3::ZERO,
+            };
+            let start = *self.plant_start[i].get_or_insert(ankle - frame);
+            slide[i] = (ankle - frame - start).length();
             s.stance_slide_max_m = s.stance_slide_max_m.max(slide[i]);
         }
         if feet.iter().any(|f| f.planted) {
@@ -244,7 +249,7 @@ impl Recorder {
         // animation itself (the idle pose blends in), which the locks hold.
         let steady = (player.vel.x.abs() - self.prev_speed).abs() < 1e-3;
         self.prev_speed = player.vel.x.abs();
-        let flat = on_ground && steady && is_flat(level, player.pos.x);
+        let flat = on_ground && steady && is_flat(level, player.pos);
         self.flat_time = if flat { self.flat_time + dt } else { 0.0 };
         if flat && self.flat_time >= FLAT_SETTLE {
             s.flat_ground_frames += 1;
@@ -300,14 +305,23 @@ impl Recorder {
 
 /// Whether the ground is one flat level stretch within [`FLAT_HALF_WIDTH`]
 /// of `x`.
-fn is_flat(level: &Level, x: f32) -> bool {
-    let Some(h) = level.ground_height(x) else {
+fn is_flat(level: &Level, feet: Vec2) -> bool {
+    let near = |x: f32| {
+        let (top, depth) = foot_probe_range(feet, x);
+        level.floor_below(x, top, depth)
+    };
+    let Some(h) = near(feet.x) else {
         return false;
     };
     (0..=8).all(|k| {
-        let xi = x - FLAT_HALF_WIDTH + k as f32 * (FLAT_HALF_WIDTH / 4.0);
-        level
-            .ground_height(xi)
-            .is_some_and(|hi| (hi - h).abs() < 1e-5)
+        let xi = feet.x - FLAT_HALF_WIDTH + k as f32 * (FLAT_HALF_WIDTH / 4.0);
+        near(xi).is_some_and(|hi| (hi.y - h.y).abs() < 1e-5)
     })
+}
+
+/// The floor a foot at `x` should stand on: what the foot probe looks for
+/// ([`foot_probe_range`]), moving platforms included.
+fn foot_floor(level: &Level, player: &Player, x: f32) -> Option<FloorHit> {
+    let (top, depth) = foot_probe_range(player.pos, x);
+    level.floor_below(x, top, depth)
 }
