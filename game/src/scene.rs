@@ -69,7 +69,13 @@ pub fn world_mesh(level: &Level) -> Result<WorldMesh, RenderError> {
             && level
                 .floor_below(0.5 * (s.x0 + s.x1), s.top_max() + 1e-3, 1e-2)
                 .is_none();
-        let color = if covered { EARTH } else if s.top0 == s.top1 { GRASS } else { SLOPE };
+        let color = if covered {
+            EARTH
+        } else if s.top0 == s.top1 {
+            GRASS
+        } else {
+            SLOPE
+        };
         if (s.top1 - s.top0).abs() < 1e-6 {
             tiles.push(Tile {
                 min: Vec2::new(s.x0, s.bottom),
@@ -87,7 +93,11 @@ pub fn world_mesh(level: &Level) -> Result<WorldMesh, RenderError> {
             });
         }
     }
-    for s in level.segments.iter().filter(|s| s.kind == FloorKind::OneWay) {
+    for s in level
+        .segments
+        .iter()
+        .filter(|s| s.kind == FloorKind::OneWay)
+    {
         tiles.push(Tile {
             min: Vec2::new(s.x0, s.y0.min(s.y1) - PLANK_THICKNESS),
             max: Vec2::new(s.x1, s.y0.max(s.y1)),
@@ -281,7 +291,11 @@ pub fn draw_platforms(frame: &mut Frame, mesh: SkinnedMeshId, level: &Level, alp
     for p in &level.platforms {
         let at = p.prev.lerp(p.pos, alpha.clamp(0.0, 1.0));
         let model = Mat4::from_translation(Vec3::new(at.x, at.y, 0.0))
-            * Mat4::from_scale(Vec3::new(2.0 * p.half_width, p.thickness, WORLD_DEPTH * 0.6));
+            * Mat4::from_scale(Vec3::new(
+                2.0 * p.half_width,
+                p.thickness,
+                WORLD_DEPTH * 0.6,
+            ));
         frame.draw_skinned(mesh, model, &[Mat4::IDENTITY]);
     }
 }

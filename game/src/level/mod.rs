@@ -42,9 +42,9 @@ use tiled::{
     LayerTile, LayerType, Loader, Map, ObjectShape, Orientation, PropertyValue, TileLayer,
 };
 
-use crate::sim::world::{GroundSegment, Ladder, Level, MovingPlatform, SolidBox};
 #[cfg(test)]
 use crate::sim::world::FloorKind;
+use crate::sim::world::{GroundSegment, Ladder, Level, MovingPlatform, SolidBox};
 
 /// Size of one tile in metres, both ways: half a metre makes the knight
 /// (1.80 m) 3.6 tiles tall, a 45° slope one tile up per tile across, and a
@@ -509,7 +509,11 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
             let (y0, y1) = tops[&(col, row)];
             let full = |b: &SolidBox| (b.top0 - b.top1).abs() < GRID_EPSILON;
             match &mut run {
-                Some((last_row, b)) if *last_row == row + 1 && full(b) && (b.top0 - y_bottom(row)).abs() < GRID_EPSILON => {
+                Some((last_row, b))
+                    if *last_row == row + 1
+                        && full(b)
+                        && (b.top0 - y_bottom(row)).abs() < GRID_EPSILON =>
+                {
                     b.top0 = y0;
                     b.top1 = y1;
                     *last_row = row;
@@ -700,7 +704,13 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
                         "a MovingPlatform's path has no length".into(),
                     ));
                 }
-                platforms.push(MovingPlatform::new(path, 0.5 * width, thickness, speed, wait));
+                platforms.push(MovingPlatform::new(
+                    path,
+                    0.5 * width,
+                    thickness,
+                    speed,
+                    wait,
+                ));
                 platform_ids.push(o.id);
             }
             "Spawn" | "Exit" => {
@@ -1266,25 +1276,33 @@ mod tests {
         let rows: &[&str] = &["..--..", "......", "######"];
         let objs = point(1, "Spawn", 0.0, 2) + &point(2, "Exit", 5.0, 2);
         let l = from_tmx_str(&map(&[rows], &objs), "oneway.tmx").unwrap();
-        assert_eq!(l.one_way.len(), 1, "two plank tiles side by side are one plank");
-        assert_eq!((l.one_way[0].x0, l.one_way[0].x1, l.one_way[0].y0), (1.0, 2.0, 1.5));
+        assert_eq!(
+            l.one_way.len(),
+            1,
+            "two plank tiles side by side are one plank"
+        );
+        assert_eq!(
+            (l.one_way[0].x0, l.one_way[0].x1, l.one_way[0].y0),
+            (1.0, 2.0, 1.5)
+        );
         let lv = &l.level;
         let plank = lv.floor_below(1.2, 2.0, 1.0).unwrap();
         assert_eq!((plank.y, plank.kind()), (1.5, FloorKind::OneWay));
-        assert_eq!(lv.floor_below(1.2, 1.4, 2.0).unwrap().y, 0.5, "under the plank: ground");
-        assert!(lv.ceiling_above(1.0, 2.0, 0.5, 3.0).is_none(), "a plank is no ceiling");
+        assert_eq!(
+            lv.floor_below(1.2, 1.4, 2.0).unwrap().y,
+            0.5,
+            "under the plank: ground"
+        );
+        assert!(
+            lv.ceiling_above(1.0, 2.0, 0.5, 3.0).is_none(),
+            "a plank is no ceiling"
+        );
     }
 
     #[test]
     fn floors_at_every_height_with_solids_around_them() {
         // A floating block over a tunnel, a ledge, a slope on a platform.
-        let rows: &[&str] = &[
-            "......./",
-            "..###.##",
-            "........",
-            "##....##",
-            "########",
-        ];
+        let rows: &[&str] = &["......./", "..###.##", "........", "##....##", "########"];
         let objs = point(1, "Spawn", 0.0, 4) + &point(2, "Exit", 7.0, 4);
         let l = from_tmx_str(&map(&[rows], &objs), "floors.tmx").unwrap();
         let lv = &l.level;
@@ -1295,12 +1313,18 @@ mod tests {
         assert_eq!(lv.ceiling_above(1.1, 1.3, 0.5, 3.0), Some(1.5));
         // Column 7: a slope cell on top of a block, then ground far below.
         let top = lv.floor_below(3.75, 3.0, 5.0).unwrap();
-        assert!((top.y - 2.25).abs() < 1e-5 && top.segment.slope() > 0.9, "{top:?}");
+        assert!(
+            (top.y - 2.25).abs() < 1e-5 && top.segment.slope() > 0.9,
+            "{top:?}"
+        );
         assert_eq!(lv.floor_below(3.75, 1.9, 5.0).unwrap().y, 1.0);
         // Columns 6–7 are a wall for a body on the ground (stopped at its
         // face, 3.0 m, less the half width); on the block's level (2.0 m)
         // the way is open.
-        assert_eq!(lv.wall_between(2.0, 3.5, 0.25, 0.5 + 0.3, 0.5 + 1.75), Some(2.75));
+        assert_eq!(
+            lv.wall_between(2.0, 3.5, 0.25, 0.5 + 0.3, 0.5 + 1.75),
+            Some(2.75)
+        );
         assert_eq!(lv.wall_between(2.0, 3.5, 0.25, 2.0 + 0.3, 2.0 + 1.75), None);
     }
 

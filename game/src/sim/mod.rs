@@ -117,8 +117,7 @@ impl Sim {
     /// Advances the simulation one fixed step (systems 1 and 2).
     pub fn step(&mut self, input: &Input) {
         // Platforms move first; the controller then carries their riders.
-        self.level
-            .advance_platforms((self.steps + 1) as f32 * DT);
+        self.level.advance_platforms((self.steps + 1) as f32 * DT);
         control(&mut self.world, &self.level, &self.params, input);
         animate(&mut self.world, &self.params, DT);
         self.steps += 1;

@@ -180,6 +180,10 @@ pub struct Player {
     /// The one-way plank being dropped through (ignored until the feet are
     /// [`DROP_CLEARANCE`] below it).
     pub drop_through: Option<usize>,
+    /// Horizontal speed kept from a moving platform left by a jump, a drop
+    /// or a walk off its edge, m/s: added to the air motion until landing,
+    /// so a jump on a moving platform lands back on it.
+    pub carry_vx: f32,
 }
 
 impl Player {
@@ -198,13 +202,15 @@ impl Player {
             floor: FloorKind::Ground,
             floor_index: 0,
             drop_through: None,
+            carry_vx: 0.0,
         }
     }
 
     /// The floors landing and walking may use now (all but a plank being
     /// dropped through).
     fn floor_filter(&self) -> FloorFilter {
-        self.drop_through.map_or(FloorFilter::All, FloorFilter::Except)
+        self.drop_through
+            .map_or(FloorFilter::All, FloorFilter::Except)
     }
 
     /// What the feet at `(x, y)` stand on after a horizontal move: a solid
@@ -228,6 +234,7 @@ impl Player {
         self.floor = hit.kind();
         self.floor_index = hit.index;
         self.drop_through = None;
+        self.carry_vx = 0.0;
     }
 
     /// Moving platforms carry what stands on them and push what they run
@@ -238,11 +245,16 @@ impl Player {
             && let Some(p) = level.platforms.get(i as usize)
         {
             self.pos += p.delta();
+            // Kept if this step leaves the platform (reset by landing).
+            self.carry_vx = p.delta().x / DT;
         }
         for p in &level.platforms {
             let s = p.solid();
             let (x0, x1) = (self.pos.x - BODY_HALF_WIDTH, self.pos.x + BODY_HALF_WIDTH);
-            let overlaps = s.x1 > x0 && s.x0 < x1 && s.top0 > self.pos.y && s.bottom < self.pos.y + BODY_HEIGHT;
+            let overlaps = s.x1 > x0
+                && s.x0 < x1
+                && s.top0 > self.pos.y
+                && s.bottom < self.pos.y + BODY_HEIGHT;
             if !overlaps {
                 continue;
             }
@@ -438,9 +450,10 @@ impl Player {
         };
         self.vel.x = approach(self.vel.x, input.move_x * max_speed, params.air_accel * DT);
         self.vel.y -= g * DT;
-        let (mut x, at_end) = within_ends(level, self.pos.x + self.vel.x * DT);
+        let (mut x, at_end) = within_ends(level, self.pos.x + (self.vel.x + self.carry_vx) * DT);
         if at_end {
             self.vel.x = 0.0;
+            self.carry_vx = 0.0;
         }
         // Horizontal: swept against every solid face on the way.
         if let Some(stop) = level.wall_between(
@@ -452,6 +465,7 @@ impl Player {
         ) {
             x = stop;
             self.vel.x = 0.0;
+            self.carry_vx = 0.0;
         }
         let mut new_y = self.pos.y + self.vel.y * DT;
         // Rising: the head stops at the lowest ceiling on the way.
@@ -508,9 +522,7 @@ impl Player {
             // Rising across the edge of a step lower than a wall (e.g. jumping
             // off a ladder beside it): the feet ride over the edge instead of
             // passing through the ground, and the jump goes on.
-            Some(h) if new_y < h.y && h.kind() != FloorKind::OneWay => {
-                self.pos = Vec2::new(x, h.y)
-            }
+            Some(h) if new_y < h.y && h.kind() != FloorKind::OneWay => self.pos = Vec2::new(x, h.y),
             _ => self.pos = Vec2::new(x, new_y),
         }
     }
@@ -539,9 +551,12 @@ impl Player {
         // centre line after starting down from there): the feet stay on that
         // floor instead of sinking into it. A one-way plank the ladder passes
         // through is climbed through.
-        if let Some(h) =
-            level.floor_below_filtered(self.pos.x, l.top + FLOOR_SWEEP_EPS, 0.05, FloorFilter::Solid)
-            && self.pos.y < h.y
+        if let Some(h) = level.floor_below_filtered(
+            self.pos.x,
+            l.top + FLOOR_SWEEP_EPS,
+            0.05,
+            FloorFilter::Solid,
+        ) && self.pos.y < h.y
             && h.y > l.bottom + MAX_STEP_UP
         {
             self.pos.y = h.y;
@@ -620,6 +635,447 @@ fn sanitize(input: &Input) -> Input {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::sim::world::{GroundSegment, MovingPlatform, SolidBox};
+
+    fn run(p: &mut Player, level: &Level, input: Input, steps: usize) {
+        for _ in 0..steps {
+            p.step(level, &MoveParams::default(), &input);
+        }
+    }
+
+    fn press_jump(p: &mut Player, level: &Level, extra: Input) {
+        let press = Input {
+            jump_pressed: true,
+            jump_held: true,
+            ..extra
+        };
+        p.step(level, &MoveParams::default(), &press);
+    }
+
+    /// Ground at 0 over -8..8 plus what the test adds.
+    fn level_with(
+        extra_floors: Vec<GroundSegment>,
+        extra_solids: Vec<SolidBox>,
+        ladders: Vec<Ladder>,
+    ) -> Level {
+        let mut floors = vec![GroundSegment::ground(-8.0, 8.0, 0.0, 0.0)];
+        floors.extend(extra_floors);
+        let mut solids = vec![SolidBox {
+            x0: -8.0,
+            x1: 8.0,
+            bottom: -4.0,
+            top0: 0.0,
+            top1: 0.0,
+        }];
+        solids.extend(extra_solids);
+        Level::new(
+            "test",
+            floors,
+            solids,
+            ladders,
+            vec![],
+            Vec2::ZERO,
+            Vec2::X,
+            -10.0,
+        )
+    }
+
+    #[test]
+    fn one_way_planks_are_jumped_up_through_landed_on_and_dropped_through() {
+        let level = level_with(vec![GroundSegment::one_way(-1.0, 1.0, 1.0)], vec![], vec![]);
+        let mut p = Player::new(Vec2::ZERO);
+        settle(&mut p, &level);
+        press_jump(&mut p, &level, Input::default());
+        let held = Input {
+            jump_held: true,
+            ..Input::default()
+        };
+        let mut apex: f32 = 0.0;
+        for _ in 0..200 {
+            p.step(&level, &MoveParams::default(), &held);
+            apex = apex.max(p.pos.y);
+            if p.state == Locomotion::Ground {
+                break;
+            }
+        }
+        assert!(apex > 1.1, "rose through the plank: apex {apex}");
+        assert_eq!(p.state, Locomotion::Ground);
+        assert_eq!(
+            (p.pos.y, p.floor),
+            (1.0, FloorKind::OneWay),
+            "landed on the plank"
+        );
+        // Down alone does nothing; down + jump drops through to the ground.
+        let down = Input {
+            move_y: -1.0,
+            ..Input::default()
+        };
+        run(&mut p, &level, down, 10);
+        assert_eq!(p.pos.y, 1.0);
+        press_jump(&mut p, &level, down);
+        run(&mut p, &level, Input::default(), 120);
+        assert_eq!(
+            (p.state, p.pos.y, p.floor),
+            (Locomotion::Ground, 0.0, FloorKind::Ground)
+        );
+        assert!(p.drop_through.is_none());
+        // A plank at shin height is not stepped up onto from below.
+        let low = level_with(vec![GroundSegment::one_way(1.0, 3.0, 0.2)], vec![], vec![]);
+        let mut p = Player::new(Vec2::ZERO);
+        settle(&mut p, &low);
+        run(
+            &mut p,
+            &low,
+            Input {
+                move_x: 1.0,
+                ..Input::default()
+            },
+            250,
+        );
+        assert!(
+            p.pos.x > 3.0 && p.pos.y == 0.0,
+            "walked under the plank: {p:?}"
+        );
+    }
+
+    #[test]
+    fn a_ceiling_cuts_a_jump_and_a_wall_stops_the_body() {
+        // A ceiling 2.5 m up: a jump peaks at 1.25 m, the head at 3.0 m.
+        let ceiling = SolidBox {
+            x0: -2.0,
+            x1: 2.0,
+            bottom: 2.5,
+            top0: 3.0,
+            top1: 3.0,
+        };
+        let wall = SolidBox {
+            x0: 4.0,
+            x1: 4.05,
+            bottom: 0.0,
+            top0: 6.0,
+            top1: 6.0,
+        };
+        let level = level_with(
+            vec![GroundSegment::ground(4.0, 4.05, 6.0, 6.0)],
+            vec![ceiling, wall],
+            vec![],
+        );
+        let mut p = Player::new(Vec2::ZERO);
+        settle(&mut p, &level);
+        press_jump(&mut p, &level, Input::default());
+        let mut apex: f32 = 0.0;
+        while p.state == Locomotion::Air {
+            p.step(
+                &level,
+                &MoveParams::default(),
+                &Input {
+                    jump_held: true,
+                    ..Input::default()
+                },
+            );
+            apex = apex.max(p.pos.y);
+        }
+        assert!(
+            (apex + BODY_HEIGHT - 2.5).abs() < 1e-3,
+            "the head stops at the ceiling: feet apex {apex}"
+        );
+        // Running and jumping at a 5 cm wall: stopped at its face, every step.
+        let mut p = Player::new(Vec2::new(2.5, 0.0));
+        settle(&mut p, &level);
+        for i in 0..400 {
+            let input = Input {
+                move_x: 1.0,
+                run: true,
+                jump_pressed: i % 60 == 0,
+                jump_held: i % 60 < 30,
+                ..Input::default()
+            };
+            p.step(&level, &MoveParams::default(), &input);
+            assert!(
+                p.pos.x <= 4.0 - BODY_HALF_WIDTH + 1e-4,
+                "through the wall at step {i}: {p:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn no_fall_speed_tunnels_through_a_thin_floor() {
+        // Falls from up to 60 m (about 34 m/s, 0.53 m a step) onto a 2 cm
+        // solid slab and onto a plank: the feet stop on the top.
+        for (floor, solid) in [
+            (
+                GroundSegment::ground(-1.0, 1.0, 1.0, 1.0),
+                Some(SolidBox {
+                    x0: -1.0,
+                    x1: 1.0,
+                    bottom: 0.98,
+                    top0: 1.0,
+                    top1: 1.0,
+                }),
+            ),
+            (GroundSegment::one_way(-1.0, 1.0, 1.0), None),
+        ] {
+            let level = level_with(vec![floor], solid.into_iter().collect(), vec![]);
+            for h in [3.0f32, 10.0, 25.0, 60.0] {
+                let mut p = Player::new(Vec2::new(0.0, h));
+                run(&mut p, &level, Input::default(), 600);
+                assert_eq!(
+                    (p.state, p.pos.y),
+                    (Locomotion::Ground, 1.0),
+                    "fell from {h} through {floor:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn walking_off_a_floating_platform_falls_to_the_floor_below() {
+        let block = SolidBox {
+            x0: -2.0,
+            x1: 2.0,
+            bottom: 1.5,
+            top0: 2.0,
+            top1: 2.0,
+        };
+        let level = level_with(
+            vec![GroundSegment::ground(-2.0, 2.0, 2.0, 2.0)],
+            vec![block],
+            vec![],
+        );
+        let mut p = Player::new(Vec2::new(0.0, 2.5));
+        settle(&mut p, &level);
+        assert_eq!(
+            p.pos.y, 2.0,
+            "stands on the platform, not the ground under it"
+        );
+        let mut left_at = None;
+        for i in 0..400 {
+            p.step(
+                &level,
+                &MoveParams::default(),
+                &Input {
+                    move_x: 1.0,
+                    ..Input::default()
+                },
+            );
+            if p.state == Locomotion::Air && left_at.is_none() {
+                left_at = Some((i, p.pos.x));
+            }
+        }
+        let (_, x) = left_at.expect("walked off the edge");
+        assert!(
+            (x - 2.0).abs() < 0.05,
+            "left the platform at its edge, x = {x}"
+        );
+        assert_eq!((p.state, p.pos.y), (Locomotion::Ground, 0.0));
+        // Walking back under it: the tunnel (1.5 m) is lower than the body,
+        // so its edge is a wall.
+        run(
+            &mut p,
+            &level,
+            Input {
+                move_x: -1.0,
+                ..Input::default()
+            },
+            300,
+        );
+        assert!(
+            (p.pos.x - (2.0 + BODY_HALF_WIDTH)).abs() < 1e-3,
+            "stopped at the low tunnel: {p:?}"
+        );
+    }
+
+    #[test]
+    fn a_ladder_joins_the_ground_to_a_plank_it_passes_through() {
+        let ladder = Ladder {
+            x: 0.0,
+            bottom: 0.0,
+            top: 3.0,
+            rung_spacing: 0.3,
+            first_rung_offset: 0.3,
+            half_width: 0.25,
+        };
+        let level = level_with(
+            vec![GroundSegment::one_way(-1.5, 1.5, 3.0)],
+            vec![],
+            vec![ladder],
+        );
+        let mut p = Player::new(Vec2::new(0.2, 0.0));
+        settle(&mut p, &level);
+        let up = Input {
+            move_y: 1.0,
+            ..Input::default()
+        };
+        run(&mut p, &level, up, 1);
+        assert_eq!(p.state, Locomotion::Ladder(0));
+        for _ in 0..600 {
+            p.step(&level, &MoveParams::default(), &up);
+            if p.state == Locomotion::Ground {
+                break;
+            }
+        }
+        assert_eq!(
+            (p.state, p.pos.y, p.floor),
+            (Locomotion::Ground, 3.0, FloorKind::OneWay),
+            "on the plank"
+        );
+        assert!(p.pos.x.abs() < 0.3, "came up through the plank: {p:?}");
+        let down = Input {
+            move_y: -1.0,
+            ..Input::default()
+        };
+        run(&mut p, &level, down, 1);
+        assert_eq!(
+            p.state,
+            Locomotion::Ladder(0),
+            "down at the top climbs down through the plank"
+        );
+        for _ in 0..600 {
+            p.step(&level, &MoveParams::default(), &down);
+            if p.state == Locomotion::Ground {
+                break;
+            }
+        }
+        assert_eq!((p.state, p.pos.y), (Locomotion::Ground, 0.0));
+    }
+
+    /// Runs `steps` steps of a level with moving platforms the way the
+    /// simulation does: platforms first, then the controller.
+    fn run_moving(
+        p: &mut Player,
+        level: &mut Level,
+        t0: &mut u64,
+        input: Input,
+        steps: usize,
+        mut check: impl FnMut(&Player, &Level),
+    ) {
+        for _ in 0..steps {
+            *t0 += 1;
+            level.advance_platforms(*t0 as f32 * DT);
+            p.step(level, &MoveParams::default(), &input);
+            check(p, level);
+        }
+    }
+
+    #[test]
+    fn moving_platforms_carry_riders_who_walk_and_jump_on_them_and_never_sink() {
+        let mut level = level_with(vec![], vec![], vec![]);
+        // A lift from 0.5 m to 3 m and a ferry from x = 2 to 6 at 1.5 m.
+        level.platforms.push(MovingPlatform::new(
+            vec![Vec2::new(-4.0, 0.5), Vec2::new(-4.0, 3.0)],
+            0.75,
+            0.25,
+            1.0,
+            1.0,
+        ));
+        level.platforms.push(MovingPlatform::new(
+            vec![Vec2::new(2.0, 1.5), Vec2::new(6.0, 1.5)],
+            0.75,
+            0.25,
+            1.2,
+            0.5,
+        ));
+        let mut t = 0u64;
+        let mut p = Player::new(Vec2::new(-4.0, 1.0));
+        run_moving(&mut p, &mut level, &mut t, Input::default(), 32, |_, _| {});
+        assert_eq!(p.floor, FloorKind::Platform(0), "landed on the lift: {p:?}");
+        let mut top: f32 = 0.0;
+        run_moving(
+            &mut p,
+            &mut level,
+            &mut t,
+            Input::default(),
+            64 * 5,
+            |p, l| {
+                assert_eq!(p.state, Locomotion::Ground);
+                assert!(
+                    (p.pos.y - l.platforms[0].pos.y).abs() < 1e-4,
+                    "rider off the lift's top: {p:?}"
+                );
+                top = top.max(p.pos.y);
+            },
+        );
+        assert!(top > 2.9, "rode the lift up: {top}");
+        // The ferry: board it from a jump, ride, walk on it, jump on it.
+        let above = level.platforms[1].position_at((t + 1) as f32 * DT) + Vec2::new(0.0, 0.3);
+        let mut p = Player::new(above);
+        run_moving(&mut p, &mut level, &mut t, Input::default(), 40, |_, _| {});
+        assert_eq!(p.floor, FloorKind::Platform(1));
+        let mut prev = (p.pos.x - level.platforms[1].pos.x, 0);
+        run_moving(&mut p, &mut level, &mut t, Input::default(), 200, |p, l| {
+            let rel = p.pos.x - l.platforms[1].pos.x;
+            assert!(
+                (rel - prev.0).abs() < 1e-4,
+                "standing still on the ferry moved {}",
+                rel - prev.0
+            );
+            assert!((p.pos.y - 1.5).abs() < 1e-4);
+            prev.1 += 1;
+        });
+        let before = p.pos.x - level.platforms[1].pos.x;
+        run_moving(
+            &mut p,
+            &mut level,
+            &mut t,
+            Input {
+                move_x: -1.0,
+                ..Input::default()
+            },
+            20,
+            |_, _| {},
+        );
+        let walked = p.pos.x - level.platforms[1].pos.x - before;
+        assert!(walked < -0.2, "walked along the ferry: {walked}");
+        press_jump(&mut p, &level, Input::default());
+        run_moving(
+            &mut p,
+            &mut level,
+            &mut t,
+            Input {
+                jump_held: true,
+                ..Input::default()
+            },
+            120,
+            |_, _| {},
+        );
+        assert_eq!(p.state, Locomotion::Ground);
+        assert!(p.pos.y >= 1.5 - 1e-4, "landed back on it or beside: {p:?}");
+    }
+
+    #[test]
+    fn a_platforms_side_pushes_the_body() {
+        let mut level = level_with(vec![], vec![], vec![]);
+        // A low cart at knee height sweeping along the ground.
+        level.platforms.push(MovingPlatform::new(
+            vec![Vec2::new(-6.0, 0.6), Vec2::new(0.0, 0.6)],
+            0.5,
+            0.5,
+            1.0,
+            0.0,
+        ));
+        let mut t = 0u64;
+        let mut p = Player::new(Vec2::new(-3.0, 0.0));
+        run_moving(
+            &mut p,
+            &mut level,
+            &mut t,
+            Input::default(),
+            64 * 6,
+            |p, l| {
+                let s = l.platforms[0].solid();
+                let body = (p.pos.x - BODY_HALF_WIDTH, p.pos.x + BODY_HALF_WIDTH);
+                let inside =
+                    body.1 > s.x0 + 1e-3 && body.0 < s.x1 - 1e-3 && p.pos.y < s.top0 - 1e-3;
+                assert!(!inside, "the cart went into the body: {p:?} {s:?}");
+            },
+        );
+        let s = level.platforms[0].solid();
+        assert!(
+            (p.pos.x - (s.x1 + BODY_HALF_WIDTH)).abs() < 1e-4 && s.x1 > 0.45,
+            "pushed along to the path's end: {p:?}"
+        );
+    }
 
     fn settle(p: &mut Player, level: &Level) {
         for _ in 0..64 {

@@ -850,7 +850,13 @@ mod tests {
     /// A random level of floors (ground, one-way) and solids scattered over
     /// 0..40 m at any height, several per column.
     fn random_level() -> impl Strategy<Value = Level> {
-        let floor = (0.0f32..38.0, 0.25f32..4.0, -3.0f32..6.0, -1.0f32..1.0, any::<bool>());
+        let floor = (
+            0.0f32..38.0,
+            0.25f32..4.0,
+            -3.0f32..6.0,
+            -1.0f32..1.0,
+            any::<bool>(),
+        );
         let solid = (0.0f32..38.0, 0.25f32..3.0, -3.0f32..6.0, 0.1f32..3.0);
         (
             proptest::collection::vec(floor, 1..24),
@@ -881,7 +887,16 @@ mod tests {
                         top1: top,
                     })
                     .collect();
-                Level::new("random", segments, solids, vec![], vec![], Vec2::ZERO, Vec2::X, -10.0)
+                Level::new(
+                    "random",
+                    segments,
+                    solids,
+                    vec![],
+                    vec![],
+                    Vec2::ZERO,
+                    Vec2::X,
+                    -10.0,
+                )
             })
     }
 
@@ -954,7 +969,11 @@ mod tests {
     #[test]
     fn a_platform_moves_there_waits_and_comes_back_on_time() {
         let p = MovingPlatform::new(
-            vec![Vec2::new(0.0, 1.0), Vec2::new(4.0, 1.0), Vec2::new(4.0, 3.0)],
+            vec![
+                Vec2::new(0.0, 1.0),
+                Vec2::new(4.0, 1.0),
+                Vec2::new(4.0, 3.0),
+            ],
             0.75,
             0.25,
             2.0,
@@ -962,9 +981,17 @@ mod tests {
         );
         assert_eq!(p.length(), 6.0);
         assert_eq!(p.period(), 2.0 * (3.0 + 1.0));
-        assert_eq!(p.position_at(0.5), Vec2::new(0.0, 1.0), "waiting at the start");
+        assert_eq!(
+            p.position_at(0.5),
+            Vec2::new(0.0, 1.0),
+            "waiting at the start"
+        );
         assert_eq!(p.position_at(2.0), Vec2::new(2.0, 1.0));
-        assert_eq!(p.position_at(4.5), Vec2::new(4.0, 3.0), "waiting at the end");
+        assert_eq!(
+            p.position_at(4.5),
+            Vec2::new(4.0, 3.0),
+            "waiting at the end"
+        );
         assert_eq!(p.position_at(6.0), Vec2::new(4.0, 1.0), "on the way back");
         assert_eq!(p.position_at(8.5), p.position_at(0.5), "periodic");
     }
@@ -991,10 +1018,17 @@ mod tests {
         assert_eq!(top.kind(), FloorKind::Platform(0));
         assert_eq!(top.y, 3.0);
         assert_eq!(level.platforms[0].delta(), Vec2::new(0.0, 1.0));
-        assert_eq!(level.floor_below(0.5, 2.9, 5.0).unwrap().kind(), FloorKind::Ground);
+        assert_eq!(
+            level.floor_below(0.5, 2.9, 5.0).unwrap().kind(),
+            FloorKind::Ground
+        );
         assert_eq!(level.ceiling_above(0.0, 0.6, 1.0, 3.0), Some(2.75));
         assert_eq!(level.wall_between(-2.0, 0.0, 0.3, 2.0, 3.5), Some(-1.3));
-        assert_eq!(level.top_floor(0.5).unwrap().y, 0.0, "platforms are not static floors");
+        assert_eq!(
+            level.top_floor(0.5).unwrap().y,
+            0.0,
+            "platforms are not static floors"
+        );
     }
 
     #[test]
@@ -1013,9 +1047,21 @@ mod tests {
             -10.0,
         );
         assert_eq!(level.floor_below(2.0, 2.0, 3.0).unwrap().y, 1.5);
-        assert_eq!(level.floor_below_filtered(2.0, 2.0, 3.0, FloorFilter::Solid).unwrap().y, 0.0);
-        assert!(level.floor_below(2.0, 1.0, 0.5).is_none(), "the plank is above");
-        assert!(level.ceiling_above(1.5, 2.5, 0.5, 3.0).is_none(), "a plank is no ceiling");
+        assert_eq!(
+            level
+                .floor_below_filtered(2.0, 2.0, 3.0, FloorFilter::Solid)
+                .unwrap()
+                .y,
+            0.0
+        );
+        assert!(
+            level.floor_below(2.0, 1.0, 0.5).is_none(),
+            "the plank is above"
+        );
+        assert!(
+            level.ceiling_above(1.5, 2.5, 0.5, 3.0).is_none(),
+            "a plank is no ceiling"
+        );
     }
 
     #[test]
