@@ -52,6 +52,25 @@ pub const PLANK_THICKNESS: f32 = 0.12;
 /// uses; and parallax backdrops. Every floor the controller and the foot
 /// probes use is the top of one of these shapes, at exactly its height.
 pub fn world_mesh(level: &Level) -> Result<WorldMesh, RenderError> {
+    let s = world_shapes(level);
+    WorldMesh::build(&s.tiles, &s.wedges, &s.ladders, &s.backdrops, WORLD_DEPTH)
+}
+
+/// The plain shapes [`world_mesh`] builds its mesh from.
+#[derive(Clone, Debug, Default)]
+pub struct WorldShapes {
+    /// Boxes: flat-topped solids and planks.
+    pub tiles: Vec<Tile>,
+    /// Solids with a sloped top.
+    pub wedges: Vec<Wedge>,
+    /// Ladders with their rungs.
+    pub ladders: Vec<LadderMesh>,
+    /// Parallax backdrops.
+    pub backdrops: Vec<Backdrop>,
+}
+
+/// The level as plain shapes (see [`world_mesh`]).
+pub fn world_shapes(level: &Level) -> WorldShapes {
     let lowest = level
         .segments
         .iter()
@@ -116,7 +135,7 @@ pub fn world_mesh(level: &Level) -> Result<WorldMesh, RenderError> {
         })
         .collect();
     let (x0, x1) = level.extent();
-    let backdrops = [
+    let backdrops = vec![
         Backdrop {
             min: Vec2::new(x0 - 20.0, bottom),
             max: Vec2::new(x1 + 20.0, 6.0),
@@ -130,7 +149,12 @@ pub fn world_mesh(level: &Level) -> Result<WorldMesh, RenderError> {
             color: [0.30, 0.40, 0.30, 1.0],
         },
     ];
-    WorldMesh::build(&tiles, &wedges, &ladders, &backdrops, WORLD_DEPTH)
+    WorldShapes {
+        tiles,
+        wedges,
+        ladders,
+        backdrops,
+    }
 }
 
 /// Uploads a character's skinned mesh.
@@ -366,4 +390,97 @@ pub fn upload_scene(
         character,
         platform,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::level::testmaps::{map, point};
+    use proptest::prelude::*;
+
+    /// The heights of every drawn shape's top over `x`: (top, is it
+    /// covered by another shape right above it).
+    fn tops_at(s: &WorldShapes, x: f32) -> Vec<f32> {
+        let mut out = Vec::new();
+        for t in &s.tiles {
+            if t.min.x <= x && x < t.max.x {
+                out.push(t.max.y);
+            }
+        }
+        for w in &s.wedges {
+            if w.x0 <= x && x < w.x1 {
+                out.push(w.h0 + (w.h1 - w.h0) * (x - w.x0) / (w.x1 - w.x0));
+            }
+        }
+        out
+    }
+
+    /// Whether some shape holds the point (x, y) strictly inside (below its
+    /// top, above its bottom).
+    fn inside(s: &WorldShapes, x: f32, y: f32) -> bool {
+        s.tiles
+            .iter()
+            .any(|t| t.min.x <= x && x < t.max.x && t.min.y < y && y < t.max.y)
+            || s.wedges.iter().any(|w| {
+                w.x0 <= x
+                    && x < w.x1
+                    && w.y_bottom < y
+                    && y < w.h0 + (w.h1 - w.h0) * (x - w.x0) / (w.x1 - w.x0)
+            })
+    }
+
+    /// A random grid of ground, planks and 45° slopes, several per column.
+    fn grid() -> impl Strategy<Value = Vec<String>> {
+        let cell = prop_oneof![
+            6 => Just('.'),
+            4 => Just('#'),
+            1 => Just('-'),
+            1 => Just('/'),
+            1 => Just('\\'),
+        ];
+        proptest::collection::vec(proptest::collection::vec(cell, 12), 8).prop_map(|rows| {
+            let mut rows: Vec<String> = rows.into_iter().map(|r| r.into_iter().collect()).collect();
+            // A solid bottom row, so the map always has ground.
+            rows.push("#".repeat(12));
+            rows
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1_000))]
+
+        /// The drawn top surface is the collision floor everywhere: every
+        /// floor the controller and the foot probes stand on is the top of
+        /// a drawn shape at exactly its height, and every drawn top that is
+        /// open to the sky (not inside another shape) is a floor.
+        #[test]
+        fn the_drawn_top_surface_is_the_collision_floor(rows in grid(), fx in 0.0f32..1.0) {
+            let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
+            let objs = point(1, "Spawn", 0.0, 0) + &point(2, "Exit", 11.0, 0);
+            let loaded = crate::level::from_tmx_str(&map(&[&refs], &objs), "random.tmx").unwrap();
+            let level = &loaded.level;
+            let shapes = world_shapes(level);
+            for col in 0..12 {
+                let x = (col as f32 + fx.clamp(0.01, 0.99)) * 0.5;
+                let tops = tops_at(&shapes, x);
+                for s in level.segments.iter().filter(|s| s.covers(x)) {
+                    let h = s.height_at(x);
+                    prop_assert!(
+                        tops.iter().any(|t| (t - h).abs() < 1e-4),
+                        "floor {s:?} at x {x} is not drawn (tops {tops:?})"
+                    );
+                }
+                for &t in &tops {
+                    if inside(&shapes, x, t + 1e-3) {
+                        continue;
+                    }
+                    let f = level.floor_below(x, t + 1e-4, 1e-3);
+                    prop_assert!(
+                        f.is_some_and(|f| (f.y - t).abs() < 1e-4),
+                        "drawn top {t} at x {x} is not a floor"
+                    );
+                }
+            }
+        }
+    }
 }

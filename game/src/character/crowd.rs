@@ -24,7 +24,7 @@ use crate::character::Character;
 use crate::character::anim_state::{AnimState, Layer, MAX_LAYERS};
 use crate::character::pose_pipeline::{FrameInput, PosePipeline, PoseStage};
 use crate::profile::{STAGE_COUNT, Scope, Stage};
-use crate::sim::player::{DT, Input, Locomotion, MAX_STEP_UP, MoveParams, Player};
+use crate::sim::player::{DT, Input, Locomotion, MoveParams, Player};
 use crate::sim::world::Level;
 
 /// Knights per group: the unit of parallel work and of stage-major
@@ -83,12 +83,8 @@ impl Brain {
                     self.dir = -self.dir;
                     self.stuck = 0;
                 }
-                // A gap ahead: jump it.
-                if level
-                    .floor_below(p.pos.x + self.dir * 0.7, p.pos.y + MAX_STEP_UP, 1.0)
-                    .is_none()
-                    && self.jump_hold == 0
-                {
+                // A gap ahead (a column with no floor at all): jump it.
+                if level.top_floor(p.pos.x + self.dir * 0.7).is_none() && self.jump_hold == 0 {
                     self.jump_hold = 20;
                     input.jump_pressed = true;
                 }

@@ -544,10 +544,14 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
     let mut segments: Vec<GroundSegment> = Vec::new();
     let mut columns = Vec::new();
     for (&(col, row), &(y0, y1)) in &tops {
-        if cells.contains_key(&(col, row - 1)) {
+        let base = y_bottom(row);
+        // Covered by a ground cell above, unless its top is lower than the
+        // cell's full height somewhere (a slope under a block still has an
+        // open surface under that block).
+        let full = (y0 - (base + t)).abs() < GRID_EPSILON && (y1 - (base + t)).abs() < GRID_EPSILON;
+        if full && cells.contains_key(&(col, row - 1)) {
             continue;
         }
-        let base = y_bottom(row);
         let cell = cells[&(col, row)].cell;
         columns.push(ColumnTop {
             col,
