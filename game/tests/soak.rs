@@ -2,7 +2,7 @@
 //! (the built-in level and each TMX in `assets/levels/`), through the real
 //! simulation and the full pose pipeline with IK. Every frame: no NaN in the
 //! player, the pose or the palette; the player stays inside the level's
-//! bounds and never sinks into the ground. Over the run: the heap does not
+//! bounds and never enters a solid (ground, wall, ceiling). Over the run: the heap does not
 //! grow (live bytes counted by a counting global allocator) and no
 //! allocation happens after the warm-up.
 //!
@@ -15,7 +15,7 @@ use std::sync::Arc;
 use game::character::Character;
 use game::level;
 use game::profile::{self, CountingAllocator};
-use game::sim::player::{DT, Input, Locomotion, Player};
+use game::sim::player::{BODY_HALF_WIDTH, BODY_HEIGHT, DT, Input, Locomotion, MAX_STEP_UP, Player};
 use game::sim::world::Level;
 use game::sim::{Body, Sim};
 
@@ -24,8 +24,8 @@ use game::sim::{Body, Sim};
 #[global_allocator]
 static GLOBAL: CountingAllocator = CountingAllocator;
 
-/// How far below h(x) the feet may be before it counts as sinking, metres
-/// (the controller snaps to the surface; this only absorbs f32 rounding).
+/// How far into a solid the body may reach before it counts as inside,
+/// metres (the controller snaps to surfaces; this only absorbs f32 rounding).
 const SINK_TOLERANCE: f32 = 1e-3;
 /// Frames before counting allocations and live bytes (every clip sampled,
 /// every state entered at least once in practice).
@@ -207,15 +207,32 @@ fn soak(level: Level, character: Arc<Character>, seed: u64, frames: u64) -> Soak
             respawns += 1;
         }
         last_y = p.pos.y;
-        // Never inside the ground: everything under h(x) is solid.
-        if let Some(h) = sim.level.ground_height(p.pos.x) {
-            assert!(
-                p.pos.y >= h - SINK_TOLERANCE,
-                "sank {} m into the ground: {}",
-                h - p.pos.y,
-                at()
-            );
-        }
+        // Never inside a solid: the feet are not under any block's top, and
+        // the body above a step's height (1 cm in from its outline, so
+        // touching a wall is not overlapping; below a step the body may
+        // overlap a slope or stair it is walking onto) stays out of every
+        // block, wall and ceiling.
+        assert!(
+            !sim.level.solid_overlaps(
+                p.pos.x - 1e-3,
+                p.pos.x + 1e-3,
+                p.pos.y + SINK_TOLERANCE,
+                p.pos.y + SINK_TOLERANCE + 1e-3,
+            ),
+            "feet inside a solid: {}",
+            at()
+        );
+        let inset = 0.01;
+        assert!(
+            !sim.level.solid_overlaps(
+                p.pos.x - BODY_HALF_WIDTH + inset,
+                p.pos.x + BODY_HALF_WIDTH - inset,
+                p.pos.y + MAX_STEP_UP + inset,
+                p.pos.y + BODY_HEIGHT - inset,
+            ),
+            "body inside a solid: {}",
+            at()
+        );
         states_seen[match p.state {
             Locomotion::Ground => 0,
             Locomotion::Air => 1,

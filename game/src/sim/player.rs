@@ -35,6 +35,10 @@ pub const BODY_HALF_WIDTH: f32 = 0.25;
 /// The body's height for ceilings and headroom, metres (the knight stands
 /// 1.8 m; a helmet brushing a ceiling is allowed a few centimetres).
 pub const BODY_HEIGHT: f32 = 1.75;
+/// The least horizontal speed of a step off a ledge, m/s: from rest a body
+/// falls a step (0.3 m) in about 0.25 s, and in that time it must clear the
+/// ledge's face by its half width.
+pub const WALK_OFF_SPEED: f32 = 1.1;
 /// How far below a one-way plank the feet must be before a plank dropped
 /// through can be landed on again, metres.
 pub const DROP_CLEARANCE: f32 = 0.3;
@@ -410,9 +414,19 @@ impl Player {
                 self.stand_on(&h);
             }
             None => {
-                // Walked off a ledge or into a gap.
+                // Walked off a ledge or into a gap: stepping off with at
+                // least enough speed that the body clears the ledge's face
+                // before the feet drop a step below its top.
                 self.pos.x = new_x;
                 self.vel.y = 0.0;
+                let dir = if self.vel.x.abs() > 1e-3 {
+                    self.vel.x.signum()
+                } else {
+                    self.facing
+                };
+                if self.vel.x.abs() < WALK_OFF_SPEED {
+                    self.vel.x = dir * WALK_OFF_SPEED;
+                }
                 self.set_state(Locomotion::Air);
             }
         }
@@ -481,6 +495,14 @@ impl Player {
             new_y = (c - BODY_HEIGHT).max(self.pos.y);
             self.vel.y = 0.0;
         }
+        // A body that ended up overlapping a block (stepping off a ledge
+        // slowly, a platform's push) is moved out sideways to the nearer
+        // free side.
+        if let Some(clear) =
+            level.push_out_x(x, BODY_HALF_WIDTH, new_y + MAX_STEP_UP, new_y + BODY_HEIGHT)
+        {
+            x = clear;
+        }
         if let Some(i) = self.drop_through
             && let Some(s) = level.segments.get(i)
             && (!s.covers(x) || new_y < s.height_at(x) - DROP_CLEARANCE)
@@ -544,6 +566,16 @@ impl Player {
         // Slide onto the centre line, then climb.
         self.pos.x = approach(self.pos.x, l.x, 2.0 * DT);
         let dy = input.move_y.clamp(-1.0, 1.0) * params.climb_speed * DT;
+        // Going down, the body first slides clear of the floor's edge at the
+        // ladder's top: it never sinks into the block beside the ladder.
+        let blocked = dy < 0.0
+            && level.solid_overlaps(
+                self.pos.x - BODY_HALF_WIDTH,
+                self.pos.x + BODY_HALF_WIDTH,
+                self.pos.y + dy + MAX_STEP_UP,
+                self.pos.y + dy + BODY_HEIGHT,
+            );
+        let dy = if blocked { 0.0 } else { dy };
         self.vel = Vec2::new(0.0, dy / DT);
         self.pos.y += dy;
         self.climb_distance += dy;

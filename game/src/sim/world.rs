@@ -86,8 +86,7 @@ impl GroundSegment {
     /// Surface height at `x` (extrapolates outside the segment).
     #[inline]
     pub fn height_at(&self, x: f32) -> f32 {
-        let t = (x - self.x0) / (self.x1 - self.x0);
-        self.y0 + (self.y1 - self.y0) * t
+        self.y0 + self.slope() * (x - self.x0)
     }
 
     /// Whether `x` lies over the segment (`x0 <= x < x1`).
@@ -337,20 +336,31 @@ impl FloorFilter {
 }
 
 /// Items listed per x bucket: the flat spatial index behind every query.
-#[derive(Clone, Debug, Default)]
-struct Buckets {
+#[derive(Clone, Debug)]
+struct Buckets<T> {
     /// Left edge of bucket 0.
     x0: f32,
     /// `start[b]..start[b + 1]` are bucket b's entries in `items`.
     start: Vec<u32>,
-    items: Vec<u32>,
+    items: Vec<T>,
 }
 
-impl Buckets {
-    fn build(x0: f32, n: usize, spans: impl Iterator<Item = (f32, f32)> + Clone) -> Self {
+impl<T> Default for Buckets<T> {
+    fn default() -> Self {
+        Self {
+            x0: 0.0,
+            start: Vec::new(),
+            items: Vec::new(),
+        }
+    }
+}
+
+impl<T: Copy> Buckets<T> {
+    /// Lists each item in every bucket its span `(a, b)` touches.
+    fn build(x0: f32, n: usize, spans: impl Iterator<Item = (f32, f32, T)> + Clone) -> Self {
         let bucket = |x: f32| (((x - x0) / INDEX_CELL).floor().max(0.0) as usize).min(n - 1);
         let mut count = vec![0u32; n + 1];
-        for (a, b) in spans.clone() {
+        for (a, b, _) in spans.clone() {
             for k in bucket(a)..=bucket(b) {
                 count[k + 1] += 1;
             }
@@ -359,30 +369,30 @@ impl Buckets {
             count[k + 1] += count[k];
         }
         let mut fill = count.clone();
-        let mut items = vec![0u32; count[n] as usize];
-        for (i, (a, b)) in spans.enumerate() {
+        let mut items: Vec<Option<T>> = vec![None; count[n] as usize];
+        for (a, b, item) in spans {
             for k in bucket(a)..=bucket(b) {
-                items[fill[k] as usize] = i as u32;
+                items[fill[k] as usize] = Some(item);
                 fill[k] += 1;
             }
         }
         Self {
             x0,
             start: count,
-            items,
+            items: items.into_iter().flatten().collect(),
         }
     }
 
     /// The bucket holding `x`, `None` outside the indexed range.
     #[inline]
     fn index(&self, x: f32) -> Option<usize> {
-        let k = ((x - self.x0) / INDEX_CELL).floor();
+        let k = ((x - self.x0) * (1.0 / INDEX_CELL)).floor();
         let n = self.start.len().saturating_sub(1);
         (k >= 0.0 && (k as usize) < n).then_some(k as usize)
     }
 
     #[inline]
-    fn at(&self, x: f32) -> &[u32] {
+    fn at(&self, x: f32) -> &[T] {
         match self.index(x) {
             Some(k) => &self.items[self.start[k] as usize..self.start[k + 1] as usize],
             None => &[],
@@ -390,7 +400,7 @@ impl Buckets {
     }
 
     /// Every entry of the buckets covering `a..=b` (an entry may repeat).
-    fn span(&self, a: f32, b: f32) -> impl Iterator<Item = u32> + '_ {
+    fn span(&self, a: f32, b: f32) -> impl Iterator<Item = T> + '_ {
         let n = self.start.len().saturating_sub(1);
         let clamp = |x: f32| ((x - self.x0) / INDEX_CELL).floor().clamp(0.0, n as f32) as usize;
         let (ka, kb) = (clamp(a), (clamp(b) + 1).min(n));
@@ -403,11 +413,24 @@ impl Buckets {
     }
 }
 
+/// A static floor as the index keeps it: what the floor query reads, in 20
+/// bytes, beside its neighbours in the bucket (no trip to the segment list
+/// until one is chosen).
+#[derive(Clone, Copy, Debug)]
+struct FloorRec {
+    x0: f32,
+    x1: f32,
+    y0: f32,
+    slope: f32,
+    /// Index into [`Level::segments`].
+    index: u32,
+}
+
 /// The spatial index of a level's static floors and solids.
 #[derive(Clone, Debug, Default)]
 struct SpatialIndex {
-    floors: Buckets,
-    solids: Buckets,
+    floors: Buckets<FloorRec>,
+    solids: Buckets<u32>,
 }
 
 /// A whole level.
@@ -435,6 +458,8 @@ pub struct Level {
     /// Below this height a falling player is lost and respawns.
     pub kill_height: f32,
     index: SpatialIndex,
+    /// [`Level::extent`], computed by [`Level::reindex`].
+    ends: (f32, f32),
 }
 
 impl Level {
@@ -461,6 +486,7 @@ impl Level {
             exit,
             kill_height,
             index: SpatialIndex::default(),
+            ends: (0.0, 0.0),
         };
         level.reindex();
         level
@@ -507,12 +533,33 @@ impl Level {
 
     /// Rebuilds the spatial index after `segments` or `solids` changed.
     pub fn reindex(&mut self) {
-        let (a, b) = self.extent();
+        self.ends = self.compute_extent();
+        let (a, b) = self.ends;
         let x0 = (a / INDEX_CELL).floor() * INDEX_CELL;
         let n = (((b - x0) / INDEX_CELL).ceil().max(0.0) as usize + 1).max(1);
         self.index = SpatialIndex {
-            floors: Buckets::build(x0, n, self.segments.iter().map(|s| (s.x0, s.x1))),
-            solids: Buckets::build(x0, n, self.solids.iter().map(|s| (s.x0, s.x1))),
+            floors: Buckets::build(
+                x0,
+                n,
+                self.segments.iter().enumerate().map(|(i, s)| {
+                    let rec = FloorRec {
+                        x0: s.x0,
+                        x1: s.x1,
+                        y0: s.y0,
+                        slope: s.slope(),
+                        index: i as u32,
+                    };
+                    (s.x0, s.x1, rec)
+                }),
+            ),
+            solids: Buckets::build(
+                x0,
+                n,
+                self.solids
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| (s.x0, s.x1, i as u32)),
+            ),
         };
     }
 
@@ -542,23 +589,29 @@ impl Level {
         max_drop: f32,
         filter: FloorFilter,
     ) -> Option<FloorHit> {
-        let mut best: Option<FloorHit> = None;
         let lo = y - max_drop;
         let hi = y + FLOOR_EPS;
-        for &i in self.index.floors.at(x) {
-            let s = &self.segments[i as usize];
-            if !s.covers(x) || !filter.accepts(s, i as usize) {
+        let mut best_y = f32::NEG_INFINITY;
+        let mut best_i = u32::MAX;
+        for r in self.index.floors.at(x) {
+            if x < r.x0 || x >= r.x1 {
                 continue;
             }
-            let h = s.height_at(x);
-            if h <= hi && h >= lo && best.is_none_or(|b| h > b.y) {
-                best = Some(FloorHit {
-                    y: h,
-                    segment: *s,
-                    index: i as usize,
-                });
+            let h = r.y0 + r.slope * (x - r.x0);
+            if h <= hi
+                && h >= lo
+                && h > best_y
+                && filter.accepts(&self.segments[r.index as usize], r.index as usize)
+            {
+                best_y = h;
+                best_i = r.index;
             }
         }
+        let mut best = (best_i != u32::MAX).then(|| FloorHit {
+            y: best_y,
+            segment: self.segments[best_i as usize],
+            index: best_i as usize,
+        });
         if filter == FloorFilter::Static {
             return best;
         }
@@ -616,6 +669,51 @@ impl Level {
             .span(x0, x1)
             .any(|i| hit(&self.solids[i as usize]))
             || self.platforms.iter().any(|p| hit(&p.solid()))
+    }
+
+    /// Where a body at `x` (half width `half_width`, heights `y_lo..y_hi`)
+    /// that overlaps solids goes to be clear of them: the nearer of just
+    /// left of the leftmost overlapped face and just right of the
+    /// rightmost, if that place is free. `None` when nothing overlaps (or
+    /// no side is free).
+    pub fn push_out_x(&self, x: f32, half_width: f32, y_lo: f32, y_hi: f32) -> Option<f32> {
+        let (x0, x1) = (x - half_width, x + half_width);
+        let mut left = f32::INFINITY;
+        let mut right = f32::NEG_INFINITY;
+        let mut any = false;
+        let mut consider = |s: &SolidBox| {
+            let top = {
+                let a = x0.max(s.x0);
+                let b = x1.min(s.x1);
+                let top_at = |x: f32| s.top0 + (s.top1 - s.top0) * (x - s.x0) / (s.x1 - s.x0);
+                top_at(a).max(top_at(b))
+            };
+            if s.x1 > x0 + FLOOR_EPS
+                && s.x0 < x1 - FLOOR_EPS
+                && top > y_lo + FLOOR_EPS
+                && s.bottom < y_hi - FLOOR_EPS
+            {
+                any = true;
+                left = left.min(s.x0 - half_width);
+                right = right.max(s.x1 + half_width);
+            }
+        };
+        for i in self.index.solids.span(x0, x1) {
+            consider(&self.solids[i as usize]);
+        }
+        for p in &self.platforms {
+            consider(&p.solid());
+        }
+        if !any {
+            return None;
+        }
+        let free = |c: f32| !self.solid_overlaps(c - half_width, c + half_width, y_lo, y_hi);
+        let (near, far) = if x - left <= right - x {
+            (left, right)
+        } else {
+            (right, left)
+        };
+        [near, far].into_iter().find(|&c| c.is_finite() && free(c))
     }
 
     /// The first wall a body crosses moving its feet from `from` to `to`
@@ -689,8 +787,8 @@ impl Level {
     /// The static floor segment topmost over `x`, if any.
     pub fn segment_at(&self, x: f32) -> Option<&GroundSegment> {
         let mut best: Option<&GroundSegment> = None;
-        for &i in self.index.floors.at(x) {
-            let s = &self.segments[i as usize];
+        for r in self.index.floors.at(x) {
+            let s = &self.segments[r.index as usize];
             if s.covers(x) && best.is_none_or(|b| s.height_at(x) > b.height_at(x)) {
                 best = Some(s);
             }
@@ -704,8 +802,14 @@ impl Level {
         self.segment_at(x).map_or(Vec2::Y, GroundSegment::normal)
     }
 
-    /// Left and right ends of the level: its floors and solids.
+    /// Left and right ends of the level: its floors and solids (as of the
+    /// last [`Level::reindex`]).
+    #[inline]
     pub fn extent(&self) -> (f32, f32) {
+        self.ends
+    }
+
+    fn compute_extent(&self) -> (f32, f32) {
         let a = self
             .segments
             .iter()
@@ -776,7 +880,7 @@ impl Level {
         let l2_wall = b.x;
         b.flat(6.0);
         let l2 = Ladder {
-            x: l2_wall + 0.2,
+            x: l2_wall + 0.3,
             bottom: -0.6,
             top: 2.4,
             rung_spacing: 0.25,
