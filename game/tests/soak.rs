@@ -223,10 +223,15 @@ fn soak(level: Level, character: Arc<Character>, seed: u64, frames: u64) -> Soak
             at()
         );
         let inset = 0.01;
+        let half = if matches!(p.state, Locomotion::Ladder(_)) {
+            CLIMB_HALF_WIDTH
+        } else {
+            BODY_HALF_WIDTH
+        };
         assert!(
             !sim.level.solid_overlaps(
-                p.pos.x - BODY_HALF_WIDTH + inset,
-                p.pos.x + BODY_HALF_WIDTH - inset,
+                p.pos.x - half + inset,
+                p.pos.x + half - inset,
                 p.pos.y + MAX_STEP_UP + inset,
                 p.pos.y + BODY_HEIGHT - inset,
             ),

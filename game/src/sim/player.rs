@@ -35,6 +35,11 @@ pub const BODY_HALF_WIDTH: f32 = 0.25;
 /// The body's height for ceilings and headroom, metres (the knight stands
 /// 1.8 m; a helmet brushing a ceiling is allowed a few centimetres).
 pub const BODY_HEIGHT: f32 = 1.75;
+/// Half the width a climber takes on a ladder, metres: the torso between
+/// the rails (the hands hold the rails, which may touch a wall). A ladder's
+/// centre line closer than this to a wall cannot be climbed down from its
+/// top.
+pub const CLIMB_HALF_WIDTH: f32 = 0.15;
 /// The least horizontal speed of a step off a ledge, m/s: from rest a body
 /// falls a step (0.3 m) in about 0.25 s, and in that time it must clear the
 /// ledge's face by its half width.
@@ -221,17 +226,7 @@ impl Player {
     /// floor up to a step above or a snap below, or a one-way floor at or
     /// below the feet (a plank is never stepped up onto from under it).
     fn support(&self, level: &Level, x: f32, y: f32) -> Option<FloorHit> {
-        let solid = level.floor_below_filtered(
-            x,
-            y + MAX_STEP_UP,
-            MAX_STEP_UP + MAX_SNAP_DOWN,
-            FloorFilter::Solid,
-        );
-        let any = level.floor_below_filtered(x, y, MAX_SNAP_DOWN, self.floor_filter());
-        match (solid, any) {
-            (Some(a), Some(b)) => Some(if b.y > a.y { b } else { a }),
-            (a, b) => a.or(b),
-        }
+        level.support_below(x, y, MAX_STEP_UP, MAX_SNAP_DOWN, self.floor_filter())
     }
 
     fn stand_on(&mut self, hit: &FloorHit) {
@@ -358,9 +353,14 @@ impl Player {
         };
         // Speed is measured along the surface so the feet match the clip's
         // stride on slopes; convert to horizontal speed with the slope's cosine.
-        let slope = level
-            .floor_below_filtered(self.pos.x, self.pos.y, 0.05, self.floor_filter())
-            .map_or(0.0, |h| h.segment.slope());
+        // The floor stood on is nearly always last step's (looked at first).
+        let slope = match level.segments.get(self.floor_index) {
+            Some(s) if self.floor != FloorKind::Ground || !s.covers(self.pos.x) => level
+                .floor_below_filtered(self.pos.x, self.pos.y, 0.05, self.floor_filter())
+                .map_or(0.0, |h| h.segment.slope()),
+            Some(s) => s.slope(),
+            None => 0.0,
+        };
         let cos = 1.0 / (1.0 + slope * slope).sqrt();
         let mut target_vx = input.move_x * max_speed * cos;
         // Ease to a stop at the level's end walls instead of hitting them:
@@ -495,14 +495,6 @@ impl Player {
             new_y = (c - BODY_HEIGHT).max(self.pos.y);
             self.vel.y = 0.0;
         }
-        // A body that ended up overlapping a block (stepping off a ledge
-        // slowly, a platform's push) is moved out sideways to the nearer
-        // free side.
-        if let Some(clear) =
-            level.push_out_x(x, BODY_HALF_WIDTH, new_y + MAX_STEP_UP, new_y + BODY_HEIGHT)
-        {
-            x = clear;
-        }
         if let Some(i) = self.drop_through
             && let Some(s) = level.segments.get(i)
             && (!s.covers(x) || new_y < s.height_at(x) - DROP_CLEARANCE)
@@ -547,6 +539,19 @@ impl Player {
             Some(h) if new_y < h.y && h.kind() != FloorKind::OneWay => self.pos = Vec2::new(x, h.y),
             _ => self.pos = Vec2::new(x, new_y),
         }
+        // Still in the air and overlapping a block (stepping off a ledge
+        // slowly, a platform's push): moved out sideways to the nearer free
+        // side.
+        if self.state == Locomotion::Air
+            && let Some(clear) = level.push_out_x(
+                self.pos.x,
+                BODY_HALF_WIDTH,
+                self.pos.y + MAX_STEP_UP,
+                self.pos.y + BODY_HEIGHT,
+            )
+        {
+            self.pos.x = clear;
+        }
     }
 
     fn step_ladder(&mut self, level: &Level, params: &MoveParams, input: &Input, i: usize) {
@@ -570,8 +575,8 @@ impl Player {
         // ladder's top: it never sinks into the block beside the ladder.
         let blocked = dy < 0.0
             && level.solid_overlaps(
-                self.pos.x - BODY_HALF_WIDTH,
-                self.pos.x + BODY_HALF_WIDTH,
+                self.pos.x - CLIMB_HALF_WIDTH,
+                self.pos.x + CLIMB_HALF_WIDTH,
                 self.pos.y + dy + MAX_STEP_UP,
                 self.pos.y + dy + BODY_HEIGHT,
             );

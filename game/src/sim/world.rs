@@ -631,6 +631,65 @@ impl Level {
         best
     }
 
+    /// The floor feet at `(x, y)` stand on: the highest of the solid floors
+    /// (ground, moving platforms) up to `step_up` above `y` and the floors
+    /// `filter` accepts at or below `y` (a one-way plank only from above),
+    /// at most `drop` below `y`. One pass over the bucket: what the
+    /// controller asks every step.
+    pub fn support_below(
+        &self,
+        x: f32,
+        y: f32,
+        step_up: f32,
+        drop: f32,
+        filter: FloorFilter,
+    ) -> Option<FloorHit> {
+        let lo = y - drop;
+        let mut best_y = f32::NEG_INFINITY;
+        let mut best_i = u32::MAX;
+        for r in self.index.floors.at(x) {
+            if x < r.x0 || x >= r.x1 {
+                continue;
+            }
+            let h = r.y0 + r.slope * (x - r.x0);
+            if h < lo || h <= best_y || h > y + step_up + FLOOR_EPS {
+                continue;
+            }
+            let s = &self.segments[r.index as usize];
+            let one_way = s.kind == FloorKind::OneWay;
+            let top = if one_way {
+                y + FLOOR_EPS
+            } else {
+                y + step_up + FLOOR_EPS
+            };
+            if h <= top && (!one_way || filter.accepts(s, r.index as usize)) {
+                best_y = h;
+                best_i = r.index;
+            }
+        }
+        let mut best = (best_i != u32::MAX).then(|| FloorHit {
+            y: best_y,
+            segment: self.segments[best_i as usize],
+            index: best_i as usize,
+        });
+        for (i, p) in self.platforms.iter().enumerate() {
+            let s = p.floor(i);
+            let h = p.pos.y;
+            if s.covers(x)
+                && h >= lo
+                && h <= y + step_up + FLOOR_EPS
+                && best.is_none_or(|b| h > b.y)
+            {
+                best = Some(FloorHit {
+                    y: h,
+                    segment: s,
+                    index: i,
+                });
+            }
+        }
+        best
+    }
+
     /// The underside of the lowest solid (moving platforms included) over
     /// any x in `x0..x1` whose underside is at or above `y` and at most
     /// `max_rise` above it: the ceiling a body rising from `y` would hit.
