@@ -15,7 +15,9 @@ use std::sync::Arc;
 use game::character::Character;
 use game::level;
 use game::profile::{self, CountingAllocator};
-use game::sim::player::{BODY_HALF_WIDTH, BODY_HEIGHT, DT, Input, Locomotion, MAX_STEP_UP, Player};
+use game::sim::player::{
+    BODY_HALF_WIDTH, BODY_HEIGHT, CLIMB_HALF_WIDTH, DT, Input, Locomotion, MAX_STEP_UP, Player,
+};
 use game::sim::world::Level;
 use game::sim::{Body, Sim};
 
