@@ -389,6 +389,58 @@ fn group_frame(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::world::{FloorKind, GroundSegment, MovingPlatform};
+
+    #[test]
+    fn the_crowd_rides_moving_platforms() {
+        // Two ferries low over flat ground: knights walking into them step
+        // up onto them (0.25 m) and are carried; every knight on one stands
+        // exactly on its top, in every frame, for any thread count.
+        let mut level = Level::from_profile(
+            "ferries",
+            vec![GroundSegment::ground(-20.0, 20.0, 0.0, 0.0)],
+            vec![],
+            Vec2::ZERO,
+            Vec2::new(15.0, 0.0),
+            -10.0,
+        );
+        for y in [-12.0f32, 4.0] {
+            level.platforms.push(MovingPlatform::new(
+                vec![Vec2::new(y, 0.25), Vec2::new(y + 6.0, 0.25)],
+                1.5,
+                0.25,
+                0.8,
+                1.0,
+            ));
+        }
+        let character = Arc::new(Character::knight().unwrap());
+        let mut sums = Vec::new();
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let mut crowd = Crowd::new(level.clone(), character.clone(), 24, 5);
+            let mut riding = 0;
+            pool.install(|| {
+                for _ in 0..64 * 12 {
+                    crowd.frame();
+                    for a in &crowd.agents {
+                        if a.player.state == Locomotion::Ground
+                            && let FloorKind::Platform(k) = a.player.floor
+                        {
+                            riding += 1;
+                            let top = crowd.level.platforms[k as usize].pos.y;
+                            assert!((a.player.pos.y - top).abs() < 1e-4, "sank into a ferry");
+                        }
+                    }
+                }
+            });
+            assert!(riding > 64 * 4, "knights rode the ferries ({riding} knight-frames)");
+            sums.push(crowd.checksum());
+        }
+        assert_eq!(sums[0], sums[1]);
+    }
 
     #[test]
     fn staged_groups_equal_the_plain_pipeline_and_threads_agree() {
