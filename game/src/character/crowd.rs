@@ -436,7 +436,10 @@ mod tests {
                     }
                 }
             });
-            assert!(riding > 64 * 4, "knights rode the ferries ({riding} knight-frames)");
+            assert!(
+                riding > 64 * 4,
+                "knights rode the ferries ({riding} knight-frames)"
+            );
             sums.push(crowd.checksum());
         }
         assert_eq!(sums[0], sums[1]);

@@ -54,6 +54,10 @@ pub const TILE_METRES: f32 = 0.5;
 /// How far below the lowest ground a falling player is lost, metres, when the
 /// map does not set `kill_height`: deeper than any jump can climb back.
 pub const DEFAULT_KILL_DEPTH: f32 = 4.0;
+/// How deep the earth under the map's lowest row goes, metres: that row is
+/// the top of the ground, not a slab floating over the void (the same depth
+/// the default kill height lies below the lowest floor).
+pub const EARTH_BELOW_MAP: f32 = DEFAULT_KILL_DEPTH;
 /// Rung spacing a `Ladder` gets when the map leaves it at the class default,
 /// metres (the knight's authored climb).
 pub const DEFAULT_RUNG_SPACING: f32 = crate::knight::clips::DEFAULT_RUNG_SPACING;
@@ -527,7 +531,13 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
                         SolidBox {
                             x0,
                             x1: x0 + t,
-                            bottom: y_bottom(row),
+                            // The lowest row stands on earth that goes on
+                            // below the map (drawn and solid).
+                            bottom: if row == bottom_row {
+                                y_bottom(row) - EARTH_BELOW_MAP
+                            } else {
+                                y_bottom(row)
+                            },
                             top0: y0,
                             top1: y1,
                         },
