@@ -53,10 +53,11 @@ pub const DROP_CLEARANCE: f32 = 0.3;
 pub const LEVEL_END_MARGIN: f32 = 0.25;
 
 /// How far below the body's floor a standing or walking foot looks for its
-/// floor, metres: a stair's step (0.2 m) with margin. A floor deeper than
-/// this (plus what a walkable slope drops over the foot's distance from the
-/// body) is out of the foot's reach: a ledge's drop.
-pub const FOOT_PROBE_DEPTH: f32 = 0.35;
+/// floor, metres: as far as the body itself follows the ground down in a
+/// step ([`MAX_SNAP_DOWN`], a stair's riser with margin). A floor deeper
+/// than this (plus what a walkable slope drops over the foot's distance from
+/// the body) is out of the foot's reach: a ledge's drop.
+pub const FOOT_PROBE_DEPTH: f32 = MAX_SNAP_DOWN;
 
 /// The heights between which a foot at `foot_x` looks for its floor, for a
 /// body standing at `body` (feet position): from a step above the body's
