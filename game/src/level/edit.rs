@@ -1,13 +1,16 @@
 //! The designer's model of a level file: the TMX text being edited, the level
 //! the game plays made from it by the real loader, and the edits designer
-//! mode offers (ladder ends and rungs, slope heights), each applied to the
-//! text and reloaded at once, so what the knight stands on is exactly what
-//! Ctrl+S will write.
+//! mode offers (ladder ends and rungs, slope heights, one-way planks' ends,
+//! moving platforms' path points), each applied to the text and reloaded at
+//! once, so what the knight stands on is exactly what Ctrl+S will write.
 //!
 //! Edits are transactions: the edited text must load, or the edit is refused
 //! with the loader's reason and nothing changes. Saving writes the text
 //! atomically ([`crate::fsio::write_atomic`]). Only the values an edit
-//! changed differ from the file on disk (see [`super::tmx_text`]).
+//! changed differ from the file on disk (see [`super::tmx_text`]). Every
+//! edit can be undone and redone ([`LevelDoc::undo`], [`LevelDoc::redo`]);
+//! the edits made between [`LevelDoc::begin_gesture`] and
+//! [`LevelDoc::end_gesture`] (one drag) undo as one.
 //!
 //! Where values go in the TMX:
 //!
@@ -18,13 +21,20 @@
 //!   `left` and `right` properties (tile heights). Slope tiles are shared by
 //!   every cell drawn with them, so editing the tile would move every slope
 //!   of that kind; the object overrides just the cell (created on the first
-//!   edit, updated after).
+//!   edit, updated after). Cells are keyed by column and row: a column may
+//!   have a slope on a floating platform and another on the ground below;
+//! - a one-way plank's ends: the tile layer's cells (CSV data only; other
+//!   encodings are refused with the reason). Lengthening copies the end
+//!   tile's gid (flips included) into empty cells of the layer holding it;
+//!   shortening empties the `OneWay` tiles of the cells given up;
+//! - a moving platform's path point: that point of the object's
+//!   `<polyline points="...">`, in pixels relative to the object's `x`, `y`.
 
 use std::path::{Path, PathBuf};
 
 use super::check::check_level;
 use super::tmx_text::{TmxText, fmt_num};
-use super::{ColumnTop, Diagnostic, LoadedLevel, TILE_METRES, load_with_text};
+use super::{ColumnTop, Diagnostic, GRID_EPSILON, LoadedLevel, TILE_METRES, load_with_text};
 use crate::sim::world::Level;
 
 /// Shortest ladder designer mode makes, metres: one rung at the shortest
@@ -33,6 +43,10 @@ pub const MIN_LADDER_HEIGHT: f32 = 0.25;
 /// Pixel values are written rounded to this many per pixel: far below what
 /// anyone sees, and it keeps f32 noise (`383.99997`) out of the file.
 const PX_ROUNDING: f64 = 1000.0;
+/// How many edits undo remembers. Each step keeps a copy of the text (a
+/// level is tens of kilobytes), so 200 steps stay within a few megabytes;
+/// the oldest step is forgotten first.
+pub const MAX_UNDO: usize = 200;
 
 /// One end of a ladder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +66,33 @@ pub enum SlopeSide {
     Right,
 }
 
+/// One end of a one-way plank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlankEnd {
+    /// The left end (its first tile).
+    Left,
+    /// The right end (its last tile).
+    Right,
+}
+
+/// A one-way plank in grid terms: a run of `OneWay` tiles in one row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plank {
+    /// Tile row (counted down from the map's top).
+    pub row: i32,
+    /// The first tile's column.
+    pub col0: i32,
+    /// The last tile's column (inclusive).
+    pub col1: i32,
+}
+
+impl Plank {
+    /// Its length in tiles.
+    pub fn tiles(&self) -> i32 {
+        self.col1 - self.col0 + 1
+    }
+}
+
 /// A level file open for editing.
 #[derive(Clone, Debug)]
 pub struct LevelDoc {
@@ -60,6 +101,12 @@ pub struct LevelDoc {
     saved: String,
     text: TmxText,
     loaded: LoadedLevel,
+    /// Texts before each undoable step, oldest first.
+    undo: Vec<String>,
+    /// Texts undone, most recently undone last.
+    redo: Vec<String>,
+    /// Inside a gesture: whether its step is already on the undo stack.
+    gesture: Option<bool>,
 }
 
 impl LevelDoc {
@@ -79,6 +126,9 @@ impl LevelDoc {
             saved: text.clone(),
             text: TmxText::new(text),
             loaded,
+            undo: Vec::new(),
+            redo: Vec::new(),
+            gesture: None,
         })
     }
 
@@ -125,16 +175,98 @@ impl LevelDoc {
         Ok(())
     }
 
+    /// Starts a gesture (a drag): the edits until [`LevelDoc::end_gesture`]
+    /// undo as one step.
+    pub fn begin_gesture(&mut self) {
+        self.gesture = Some(false);
+    }
+
+    /// Ends the gesture begun by [`LevelDoc::begin_gesture`].
+    pub fn end_gesture(&mut self) {
+        self.gesture = None;
+    }
+
+    /// Whether there is an edit to undo.
+    pub fn can_undo(&self) -> bool {
+        !self.undo.is_empty()
+    }
+
+    /// Whether there is an undone edit to redo.
+    pub fn can_redo(&self) -> bool {
+        !self.redo.is_empty()
+    }
+
+    /// Undoes the last edit (or gesture). Returns whether there was one.
+    /// The text before it is loaded again; should that fail (a tileset
+    /// beside the map changed on disk since), nothing changes.
+    pub fn undo(&mut self) -> Result<bool, String> {
+        let Some(prev) = self.undo.last() else {
+            return Ok(false);
+        };
+        let loaded = load_with_text(&self.path, prev).map_err(|e| e.to_string())?;
+        let prev = self.undo.pop().unwrap_or_default();
+        self.redo.push(
+            std::mem::replace(&mut self.text, TmxText::new(prev))
+                .as_str()
+                .to_string(),
+        );
+        self.loaded = loaded;
+        self.gesture = self.gesture.map(|_| false);
+        Ok(true)
+    }
+
+    /// Redoes the last undone edit. Returns whether there was one.
+    pub fn redo(&mut self) -> Result<bool, String> {
+        let Some(next) = self.redo.last() else {
+            return Ok(false);
+        };
+        let loaded = load_with_text(&self.path, next).map_err(|e| e.to_string())?;
+        let next = self.redo.pop().unwrap_or_default();
+        self.undo.push(
+            std::mem::replace(&mut self.text, TmxText::new(next))
+                .as_str()
+                .to_string(),
+        );
+        self.loaded = loaded;
+        self.gesture = self.gesture.map(|_| false);
+        Ok(true)
+    }
+
     /// Applies an edit of the text; keeps it only when the result loads.
     fn edit(
         &mut self,
         f: impl FnOnce(&mut TmxText, &LoadedLevel) -> Result<(), String>,
     ) -> Result<(), String> {
+        self.edit_checked(f, |_| Ok(()))
+    }
+
+    /// Applies an edit of the text; keeps it only when the result loads and
+    /// `check` accepts the loaded level. A kept edit is an undo step (or
+    /// part of the current gesture's) and clears what could be redone.
+    fn edit_checked(
+        &mut self,
+        f: impl FnOnce(&mut TmxText, &LoadedLevel) -> Result<(), String>,
+        check: impl FnOnce(&LoadedLevel) -> Result<(), String>,
+    ) -> Result<(), String> {
         let mut text = self.text.clone();
         let file = self.path.display().to_string();
         f(&mut text, &self.loaded).map_err(|e| format!("{file}: {e}"))?;
+        if text == self.text {
+            return Ok(());
+        }
         let loaded = load_with_text(&self.path, text.as_str()).map_err(|e| e.to_string())?;
-        self.text = text;
+        check(&loaded).map_err(|e| format!("{file}: {e}"))?;
+        let old = std::mem::replace(&mut self.text, text);
+        if self.gesture != Some(true) {
+            self.undo.push(old.as_str().to_string());
+            if self.undo.len() > MAX_UNDO {
+                self.undo.remove(0);
+            }
+            if self.gesture.is_some() {
+                self.gesture = Some(true);
+            }
+        }
+        self.redo.clear();
         self.loaded = loaded;
         Ok(())
     }
@@ -218,34 +350,52 @@ impl LevelDoc {
         self.edit(|text, _| text.set_object_property(id, name, "float", &fmt_num(f64::from(v))))
     }
 
-    /// The top cell of column `col` when it is a slope.
-    pub fn slope_cell(&self, col: i32) -> Option<ColumnTop> {
+    /// The slope cell at tile `(col, row)`, when that cell is a slope with
+    /// an open top.
+    pub fn slope_cell(&self, col: i32, row: i32) -> Option<ColumnTop> {
         self.loaded
             .columns
             .iter()
-            .find(|c| c.col == col && c.slope)
+            .find(|c| c.col == col && c.row == row && c.slope)
             .copied()
     }
 
-    /// Sets one edge's height of the slope cell on top of column `col`, in
+    fn require_slope(&self, col: i32, row: i32) -> Result<ColumnTop, String> {
+        self.slope_cell(col, row).ok_or_else(|| {
+            format!(
+                "{}: tile ({col},{row}) is not a slope with an open top",
+                self.path.display()
+            )
+        })
+    }
+
+    /// Sets one edge's height of the slope cell at tile `(col, row)`, in
     /// tile heights (0–1); the other edge keeps the height it has.
-    pub fn set_slope_height(&mut self, col: i32, side: SlopeSide, h: f32) -> Result<(), String> {
-        let c = self
-            .slope_cell(col)
-            .ok_or_else(|| format!("{}: column {col} has no slope on top", self.path.display()))?;
+    pub fn set_slope_height(
+        &mut self,
+        col: i32,
+        row: i32,
+        side: SlopeSide,
+        h: f32,
+    ) -> Result<(), String> {
+        let c = self.require_slope(col, row)?;
         match side {
-            SlopeSide::Left => self.set_slope_heights(col, h, c.right),
-            SlopeSide::Right => self.set_slope_heights(col, c.left, h),
+            SlopeSide::Left => self.set_slope_heights(col, row, h, c.right),
+            SlopeSide::Right => self.set_slope_heights(col, row, c.left, h),
         }
     }
 
     /// Sets the left and right heights (tile heights, 0–1) of the slope cell
-    /// on top of column `col`, through the `Slope` object covering it
-    /// (created when there is none).
-    pub fn set_slope_heights(&mut self, col: i32, left: f32, right: f32) -> Result<(), String> {
-        let c = self
-            .slope_cell(col)
-            .ok_or_else(|| format!("{}: column {col} has no slope on top", self.path.display()))?;
+    /// at tile `(col, row)`, through the `Slope` object covering it (created
+    /// when there is none).
+    pub fn set_slope_heights(
+        &mut self,
+        col: i32,
+        row: i32,
+        left: f32,
+        right: f32,
+    ) -> Result<(), String> {
+        let c = self.require_slope(col, row)?;
         for (k, v) in [("left", left), ("right", right)] {
             if !(0.0..=1.0).contains(&v) {
                 return Err(format!(
@@ -285,6 +435,160 @@ impl LevelDoc {
         })
     }
 
+    /// The one-way planks, in [`LoadedLevel::one_way`] order (row by row
+    /// from the top, left to right).
+    pub fn planks(&self) -> Vec<Plank> {
+        let g = self.loaded.grid;
+        self.loaded
+            .one_way
+            .iter()
+            .map(|s| Plank {
+                row: g.bottom_row + 1 - (s.y0 / TILE_METRES).round() as i32,
+                col0: (s.x0 / TILE_METRES).round() as i32,
+                col1: (s.x1 / TILE_METRES).round() as i32 - 1,
+            })
+            .collect()
+    }
+
+    /// Moves plank `i`'s left or right end to tile column `col` (the new
+    /// first or last tile), keeping the other end: lengthening writes the
+    /// end tile's gid into the empty cells of the layer holding it,
+    /// shortening empties the `OneWay` tiles of the cells given up.
+    /// Refused (nothing changes) when the plank would be shorter than one
+    /// tile, leave the map, touch another plank of its row (they would
+    /// become one), cover a cell its layer already uses, or when the layer
+    /// is not stored as CSV.
+    pub fn set_plank_end(&mut self, i: usize, end: PlankEnd, col: i32) -> Result<(), String> {
+        let file = self.path.display().to_string();
+        let planks = self.planks();
+        let p = *planks
+            .get(i)
+            .ok_or_else(|| format!("{file}: no one-way plank {i}"))?;
+        let (c0, c1) = match end {
+            PlankEnd::Left => (col, p.col1),
+            PlankEnd::Right => (p.col0, col),
+        };
+        let row = p.row;
+        if c1 < c0 {
+            return Err(format!(
+                "{file}: a plank is at least one tile long (row {row}, columns {c0} to {c1})"
+            ));
+        }
+        if (c0, c1) == (p.col0, p.col1) {
+            return Ok(());
+        }
+        if let Some(o) = planks
+            .iter()
+            .enumerate()
+            .find(|&(j, o)| j != i && o.row == row && o.col0 <= c1 + 1 && o.col1 >= c0 - 1)
+            .map(|(_, o)| o)
+        {
+            return Err(format!(
+                "{file}: row {row}: a plank over columns {c0}–{c1} would join the plank over columns {}–{}",
+                o.col0, o.col1
+            ));
+        }
+        let layers_at = |c: i32| -> Vec<usize> {
+            self.loaded
+                .one_way_tiles
+                .iter()
+                .filter(|t| t.col == c && t.row == row)
+                .map(|t| t.layer)
+                .collect()
+        };
+        // The tile the plank grows from: its current end on the moved side.
+        let from = if end == PlankEnd::Left {
+            p.col0
+        } else {
+            p.col1
+        };
+        let source = layers_at(from).first().copied().ok_or_else(|| {
+            format!("{file}: tile ({from},{row}) of plank {i} is in no tile layer")
+        })?;
+        let grow: Vec<i32> = (c0..=c1)
+            .filter(|c| !(p.col0..=p.col1).contains(c))
+            .collect();
+        let shrink: Vec<(i32, Vec<usize>)> = (p.col0..=p.col1)
+            .filter(|c| !(c0..=c1).contains(c))
+            .map(|c| (c, layers_at(c)))
+            .collect();
+        let want = (c0 as f32, (c1 + 1) as f32);
+        self.edit_checked(
+            |text, _| {
+                let gid = text.tile_gid(source, from, row)?;
+                for &c in &grow {
+                    let there = text.tile_gid(source, c, row)?;
+                    if there != 0 {
+                        return Err(format!(
+                            "layer '{}' tile ({c},{row}) already holds tile {there}: a plank grows only into empty cells",
+                            text.tile_layer_name(source)?
+                        ));
+                    }
+                    text.set_tile_gid(source, c, row, gid)?;
+                }
+                for (c, layers) in &shrink {
+                    for &l in layers {
+                        text.set_tile_gid(l, *c, row, 0)?;
+                    }
+                }
+                Ok(())
+            },
+            |loaded| {
+                let y = loaded.grid.row_bottom(row) + TILE_METRES;
+                let (x0, x1) = (want.0 * TILE_METRES, want.1 * TILE_METRES);
+                let ok = loaded.one_way.iter().any(|s| {
+                    (s.y0 - y).abs() < GRID_EPSILON
+                        && (s.x0 - x0).abs() < GRID_EPSILON
+                        && (s.x1 - x1).abs() < GRID_EPSILON
+                });
+                if ok {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "the edit did not give a plank over columns {c0}–{c1} of row {row}"
+                    ))
+                }
+            },
+        )
+    }
+
+    /// The Tiled object id of moving platform `i`.
+    fn platform_id(&self, i: usize) -> Result<u32, String> {
+        self.loaded
+            .platform_ids
+            .get(i)
+            .copied()
+            .ok_or_else(|| format!("{}: no moving platform {i}", self.path.display()))
+    }
+
+    /// Moves point `k` of moving platform `i`'s path to `p` (metres, the
+    /// platform's top centre there), written relative to the object's
+    /// position in pixels. The loader's checks apply (a path with no length
+    /// is refused).
+    pub fn set_platform_point(&mut self, i: usize, k: usize, p: glam::Vec2) -> Result<(), String> {
+        let id = self.platform_id(i)?;
+        if !p.is_finite() {
+            return Err(format!(
+                "{}: object {id}: path point {k} at {p} is not a finite position",
+                self.path.display()
+            ));
+        }
+        self.edit(|text, loaded| {
+            let g = loaded.grid;
+            let px = |v: f64| (v * PX_ROUNDING).round() / PX_ROUNDING;
+            let origin = |name: &str| -> Result<f64, String> {
+                Ok(text
+                    .object_attr(id, name)?
+                    .and_then(|v| v.trim().parse().ok())
+                    .unwrap_or(0.0))
+            };
+            let (ox, oy) = (origin("x")?, origin("y")?);
+            let x = f64::from(p.x) / g.metres_per_px_x() - ox;
+            let y = g.y_to_px(f64::from(p.y)) - oy;
+            text.set_polyline_point(id, k, px(x), px(y))
+        })
+    }
+
     /// The surface point of a slope cell's edge, metres.
     pub fn slope_point(&self, c: &ColumnTop, side: SlopeSide) -> glam::Vec2 {
         let base = self.loaded.grid.row_bottom(c.row);
@@ -298,6 +602,7 @@ impl LevelDoc {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testmaps::{map, point};
     use super::*;
 
     /// A copy of a shipped level in a fresh temp folder, removed on drop.
@@ -366,8 +671,8 @@ mod tests {
         assert!(e.contains("tutorial.tmx") && e.contains("shorter"), "{e}");
         let e = d.set_rung_spacing(0, -0.3).unwrap_err();
         assert!(e.contains("object 2") && e.contains("rung_spacing"), "{e}");
-        let e = d.set_slope_heights(0, 0.0, 1.0).unwrap_err();
-        assert!(e.contains("column 0 has no slope"), "{e}");
+        let e = d.set_slope_heights(0, 0, 0.0, 1.0).unwrap_err();
+        assert!(e.contains("tile (0,0) is not a slope"), "{e}");
         assert!(!d.is_dirty(), "refused edits leave the text alone");
         assert!(d.set_ladder_end(9, LadderEnd::Top, 1.0).is_err());
     }
@@ -383,9 +688,9 @@ mod tests {
             .iter()
             .find(|c| c.slope && c.override_id.is_none())
             .unwrap();
-        d.set_slope_height(cell.col, SlopeSide::Right, 0.75)
+        d.set_slope_height(cell.col, cell.row, SlopeSide::Right, 0.75)
             .unwrap();
-        let now = d.slope_cell(cell.col).unwrap();
+        let now = d.slope_cell(cell.col, cell.row).unwrap();
         assert!(now.override_id.is_some());
         assert!((now.left - cell.left).abs() < 1e-5 && now.right == 0.75);
         let x1 = (cell.col + 1) as f32 * TILE_METRES - 1e-4;
@@ -394,8 +699,9 @@ mod tests {
         assert!((h - (base + 0.75 * TILE_METRES)).abs() < 1e-3, "{h}");
         assert!(d.text().contains("nextobjectid=\"8\""));
         let len = d.text().len();
-        d.set_slope_height(cell.col, SlopeSide::Left, 0.5).unwrap();
-        assert_eq!(d.slope_cell(cell.col).unwrap().left, 0.5);
+        d.set_slope_height(cell.col, cell.row, SlopeSide::Left, 0.5)
+            .unwrap();
+        assert_eq!(d.slope_cell(cell.col, cell.row).unwrap().left, 0.5);
         assert!(
             d.text().len() <= len + 2,
             "updated in place, not added again"
@@ -415,5 +721,316 @@ mod tests {
         assert_eq!(back.level.ladders[1].rung_spacing, 0.3);
         assert_eq!(back.level.ladders[1].first_rung_offset, 0.2);
         assert_eq!(std::fs::read_to_string(&c.path).unwrap(), d.text());
+    }
+
+    /// A made map: ground (layer 0), a 2-tile floating block with a slope
+    /// on it over a slope on the ground (column 7), and in layer 1 a plank
+    /// over columns 2–4 of row 1, a decoration tile at (6,1) and a second
+    /// plank over columns 8–9; a three-point and a two-point moving
+    /// platform (objects 3 and 4).
+    fn stacked_text() -> String {
+        let ground: &[&str] = &[
+            "..........",
+            "..........",
+            "......./..",
+            ".......#..",
+            "..........",
+            "......./..",
+            "##########",
+        ];
+        let planks: &[&str] = &[
+            "..........",
+            "..---.d.--",
+            "..........",
+            "..........",
+            "..........",
+            "..........",
+            "..........",
+        ];
+        let objs = point(1, "Spawn", 0.0, 6)
+            + &point(2, "Exit", 9.0, 6)
+            + "<object id=\"3\" type=\"MovingPlatform\" x=\"32\" y=\"160\"><polyline points=\"0,0 96,0 96,-64\"/></object>"
+            + "<object id=\"4\" type=\"MovingPlatform\" x=\"256\" y=\"96\"><polyline points=\"0,0 0,32\"/></object>";
+        map(&[ground, planks], &objs)
+    }
+
+    fn stacked() -> LevelDoc {
+        let path = std::env::temp_dir().join("ironstep-edit-stacked.tmx");
+        LevelDoc::from_text(path, stacked_text()).unwrap()
+    }
+
+    /// The lines of `a` and `b` that differ.
+    fn changed<'a>(a: &'a str, b: &'a str) -> Vec<(&'a str, &'a str)> {
+        a.lines().zip(b.lines()).filter(|(x, y)| x != y).collect()
+    }
+
+    /// Standard base64 with padding (the test's own, for a base64 layer).
+    fn base64(bytes: &[u8]) -> String {
+        const ABC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut out = String::new();
+        for chunk in bytes.chunks(3) {
+            let b = [
+                chunk[0],
+                *chunk.get(1).unwrap_or(&0),
+                *chunk.get(2).unwrap_or(&0),
+            ];
+            let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+            for k in 0..4 {
+                if k <= chunk.len() {
+                    out.push(ABC[(n >> (18 - 6 * k)) as usize & 63] as char);
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn slope_cells_are_keyed_by_column_and_row() {
+        let mut d = stacked();
+        let slopes: Vec<(i32, i32)> = d
+            .loaded()
+            .columns
+            .iter()
+            .filter(|c| c.slope)
+            .map(|c| (c.col, c.row))
+            .collect();
+        assert_eq!(slopes, vec![(7, 2), (7, 5)], "two slopes in column 7");
+        // The ground slope (row 5, 0.5–1.0 m) and the one on the block
+        // (row 2, 2.0–2.5 m) are edited apart.
+        d.set_slope_height(7, 5, SlopeSide::Right, 0.5).unwrap();
+        let lv = d.level();
+        let low = lv.floor_below(3.9999, 1.4, 2.0).unwrap().y;
+        let high = lv.floor_below(3.9999, 3.0, 1.0).unwrap().y;
+        assert!(
+            (low - 0.75).abs() < 1e-3 && (high - 2.5).abs() < 1e-3,
+            "{low} {high}"
+        );
+        assert!(
+            d.text()
+                .contains("name=\"slope 7,5\" type=\"Slope\" x=\"224\" y=\"160\""),
+            "{}",
+            d.text()
+        );
+        d.set_slope_heights(7, 2, 0.25, 0.25).unwrap();
+        let high = d.level().floor_below(3.6, 3.0, 1.0).unwrap().y;
+        assert!((high - 2.125).abs() < 1e-3, "{high}");
+        assert_eq!(
+            d.slope_cell(7, 5).unwrap().right,
+            0.5,
+            "the ground slope kept"
+        );
+        assert!(
+            d.text()
+                .contains("name=\"slope 7,2\" type=\"Slope\" x=\"224\" y=\"64\"")
+        );
+        // The block's solid cell under the slope has no open top.
+        let before = d.text().to_string();
+        let e = d.set_slope_height(7, 3, SlopeSide::Left, 0.5).unwrap_err();
+        assert!(e.contains("tile (7,3) is not a slope"), "{e}");
+        assert_eq!(d.text(), before);
+    }
+
+    #[test]
+    fn dragging_a_plank_end_writes_whole_tiles_into_its_csv_layer() {
+        let mut d = stacked();
+        let planks = d.planks();
+        assert_eq!(
+            planks[0],
+            Plank {
+                row: 1,
+                col0: 2,
+                col1: 4
+            }
+        );
+        assert_eq!(
+            planks[1],
+            Plank {
+                row: 1,
+                col0: 8,
+                col1: 9
+            }
+        );
+        assert!(d.loaded().one_way_tiles.iter().all(|t| t.layer == 1));
+        d.set_plank_end(0, PlankEnd::Right, 5).unwrap();
+        // Only layer 1's row 1 changed: column 5 got the plank's gid (2).
+        assert_eq!(
+            changed(d.saved_text(), d.text()),
+            vec![("0,0,2,2,2,0,7,0,2,2,", "0,0,2,2,2,2,7,0,2,2,")]
+        );
+        let p = d.loaded().one_way[0];
+        assert_eq!((p.x0, p.x1, p.y0), (1.0, 3.0, 3.0));
+        // Shortening from the left empties the cells given up.
+        d.set_plank_end(0, PlankEnd::Left, 4).unwrap();
+        assert_eq!(
+            changed(d.saved_text(), d.text()),
+            vec![("0,0,2,2,2,0,7,0,2,2,", "0,0,0,0,2,2,7,0,2,2,")]
+        );
+        assert_eq!(
+            d.planks()[0],
+            Plank {
+                row: 1,
+                col0: 4,
+                col1: 5
+            }
+        );
+        // The reloaded level equals one made from the edited grid.
+        let want = stacked_text().replace("0,0,2,2,2,0,7,0,2,2,", "0,0,0,0,2,2,7,0,2,2,");
+        let want = super::super::from_tmx_str(&want, "want.tmx").unwrap();
+        assert_eq!(d.level().segments, want.level.segments);
+        assert_eq!(d.loaded().one_way, want.one_way);
+        // Lengthening to the left copies the end tile again.
+        d.set_plank_end(0, PlankEnd::Left, 2).unwrap();
+        assert!(d.text().contains("0,0,2,2,2,2,7,0,2,2,"));
+    }
+
+    #[test]
+    fn plank_edits_that_cannot_be_made_are_refused_and_nothing_changes() {
+        let mut d = stacked();
+        let text = d.text().to_string();
+        let refuse = |d: &mut LevelDoc, end: PlankEnd, col: i32, want: &str| {
+            let e = d.set_plank_end(0, end, col).unwrap_err();
+            assert!(
+                e.contains("ironstep-edit-stacked.tmx") && e.contains(want),
+                "{e}"
+            );
+        };
+        refuse(&mut d, PlankEnd::Right, 1, "at least one tile");
+        refuse(
+            &mut d,
+            PlankEnd::Right,
+            6,
+            "'L1' tile (6,1) already holds tile 7",
+        );
+        refuse(
+            &mut d,
+            PlankEnd::Left,
+            -1,
+            "tile (-1,1) is outside layer 'L1' (10×7 tiles)",
+        );
+        // Plank 1 cannot grow left until it touches plank 0.
+        let e = d.set_plank_end(1, PlankEnd::Left, 5).unwrap_err();
+        assert!(e.contains("would join the plank over columns 2–4"), "{e}");
+        assert!(
+            d.set_plank_end(5, PlankEnd::Left, 5)
+                .unwrap_err()
+                .contains("no one-way plank 5")
+        );
+        // The plank layer stored as base64 instead of CSV: refused with the
+        // reason, the text untouched.
+        let full = stacked_text();
+        let csv = full
+            .split("<data encoding=\"csv\">")
+            .nth(2)
+            .and_then(|t| t.split("</data>").next())
+            .unwrap();
+        let bytes: Vec<u8> = csv
+            .split(',')
+            .flat_map(|g| g.trim().parse::<u32>().unwrap().to_le_bytes())
+            .collect();
+        let xml = full.replacen(
+            &format!("<data encoding=\"csv\">{csv}</data>"),
+            &format!("<data encoding=\"base64\">{}</data>", base64(&bytes)),
+            1,
+        );
+        let mut x = LevelDoc::from_text(d.path().to_path_buf(), xml.clone()).unwrap();
+        assert_eq!(x.planks(), d.planks(), "the base64 layer loads the same");
+        let e = x.set_plank_end(0, PlankEnd::Right, 5).unwrap_err();
+        assert!(
+            e.contains("layer 'L1' stores its tiles as base64") && e.contains("CSV"),
+            "{e}"
+        );
+        assert_eq!(x.text(), xml);
+        assert_eq!(d.text(), text);
+        assert!(!d.is_dirty() && !d.can_undo());
+    }
+
+    #[test]
+    fn a_path_point_moves_in_pixels_relative_to_its_object() {
+        let mut d = stacked();
+        let path = d.level().platforms[0].path.clone();
+        assert_eq!(
+            path,
+            vec![
+                glam::Vec2::new(0.5, 1.0),
+                glam::Vec2::new(2.0, 1.0),
+                glam::Vec2::new(2.0, 2.0)
+            ]
+        );
+        d.set_platform_point(0, 2, glam::Vec2::new(2.5, 2.25))
+            .unwrap();
+        // Object 3 sits at (32, 160) px: the point (2.5 m, 2.25 m) is at
+        // (160, 80) px in the map, (128, -80) from the object.
+        let diff = changed(d.saved_text(), d.text());
+        assert_eq!(diff.len(), 1);
+        assert_eq!(
+            diff[0].1,
+            diff[0]
+                .0
+                .replace("points=\"0,0 96,0 96,-64\"", "points=\"0,0 96,0 128,-80\"")
+        );
+        assert!(d.text().contains("<polyline points=\"0,0 96,0 128,-80\"/>"));
+        assert_eq!(d.text().len(), d.saved_text().len() + 1);
+        assert_eq!(d.level().platforms[0].path[2], glam::Vec2::new(2.5, 2.25));
+        assert_eq!(d.level().platforms[0].path[..2], path[..2]);
+    }
+
+    #[test]
+    fn path_point_edits_that_cannot_be_made_are_refused_and_nothing_changes() {
+        let mut d = stacked();
+        let text = d.text().to_string();
+        // Platform 1's two points on top of each other: a path with no length.
+        let p0 = d.level().platforms[1].path[0];
+        let e = d.set_platform_point(1, 1, p0).unwrap_err();
+        assert!(e.contains("object 4") && e.contains("no length"), "{e}");
+        let e = d.set_platform_point(0, 3, p0).unwrap_err();
+        assert!(e.contains("there is no point 3"), "{e}");
+        let e = d.set_platform_point(2, 0, p0).unwrap_err();
+        assert!(e.contains("no moving platform 2"), "{e}");
+        let e = d
+            .set_platform_point(0, 0, glam::Vec2::new(f32::NAN, 0.0))
+            .unwrap_err();
+        assert!(e.contains("not a finite position"), "{e}");
+        assert_eq!(d.text(), text);
+        assert!(!d.can_undo());
+    }
+
+    #[test]
+    fn undo_and_redo_step_through_edits_and_a_drag_is_one_step() {
+        let mut d = stacked();
+        assert!(!d.undo().unwrap(), "nothing to undo");
+        d.begin_gesture();
+        d.set_plank_end(0, PlankEnd::Right, 5).unwrap();
+        assert!(d.set_plank_end(0, PlankEnd::Right, 6).is_err());
+        d.set_platform_point(0, 1, glam::Vec2::new(2.25, 1.0))
+            .unwrap();
+        d.end_gesture();
+        let after_drag = d.text().to_string();
+        d.set_slope_height(7, 5, SlopeSide::Left, 0.5).unwrap();
+        assert!(d.undo().unwrap());
+        assert_eq!(d.text(), after_drag);
+        assert!(d.slope_cell(7, 5).unwrap().left == 0.0);
+        assert!(d.undo().unwrap(), "the whole drag at once");
+        assert_eq!(d.text(), d.saved_text());
+        assert!(!d.is_dirty() && !d.can_undo() && d.can_redo());
+        assert_eq!(d.planks()[0].col1, 4);
+        assert!(d.redo().unwrap());
+        assert_eq!(d.text(), after_drag);
+        assert_eq!(d.planks()[0].col1, 5);
+        assert_eq!(d.level().platforms[0].path[1], glam::Vec2::new(2.25, 1.0));
+        // A new edit forgets what could be redone.
+        d.set_plank_end(0, PlankEnd::Right, 4).unwrap();
+        assert!(!d.can_redo() && !d.redo().unwrap());
+        // Undo never reaches past MAX_UNDO steps.
+        for k in 0..MAX_UNDO + 5 {
+            d.set_slope_height(7, 5, SlopeSide::Left, (k % 2) as f32 * 0.5)
+                .unwrap();
+        }
+        let mut n = 0;
+        while d.undo().unwrap() {
+            n += 1;
+        }
+        assert_eq!(n, MAX_UNDO);
     }
 }

@@ -203,9 +203,26 @@ pub struct LoadedLevel {
     pub file: String,
     /// How the map's pixels and rows map to metres.
     pub grid: Grid,
-    /// The topmost ground cell of every column that has one, left to right:
-    /// what designer mode shows handles for.
+    /// Every ground cell with an open top (no ground cell right above it),
+    /// column by column, each column's cells top-down: what designer mode
+    /// shows slope handles for (a column may have several).
     pub columns: Vec<ColumnTop>,
+    /// Every `OneWay` tile, with the tile layer holding it: where designer
+    /// mode writes when it lengthens or shortens a plank.
+    pub one_way_tiles: Vec<LayerCell>,
+}
+
+/// A tile of a tile layer: its grid cell and which tile layer holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LayerCell {
+    /// Tile column.
+    pub col: i32,
+    /// Tile row (counted down from the map's top).
+    pub row: i32,
+    /// The tile layer: its position among the map's `<layer>` elements in
+    /// file order, counted from 0, those inside groups included (the index
+    /// [`tmx_text::TmxText::tile_gid`] takes).
+    pub layer: usize,
 }
 
 /// How a map's pixel coordinates map to the game's metres: x grows right from
@@ -247,7 +264,7 @@ impl Grid {
     }
 }
 
-/// The topmost ground cell of one column and the surface it gives.
+/// A ground cell with an open top and the surface it gives.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ColumnTop {
     /// Tile column.
@@ -365,6 +382,9 @@ struct Placed {
     row: i32,
     cell: Cell,
     layer: String,
+    /// The tile layer's index (see [`LayerCell::layer`]); unused for the
+    /// cells of `Slope` objects.
+    tile_layer: usize,
 }
 
 /// [`convert`], with a panic inside the `tiled` crate turned into an error
@@ -414,6 +434,7 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
     let mut placed = Vec::new();
     let mut objects = Vec::new();
     let mut unknown_tiles = BTreeMap::new();
+    let mut tile_layers = 0;
     for layer in map.layers() {
         collect_layer(
             layer,
@@ -421,6 +442,7 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
             &mut objects,
             &mut unknown_tiles,
             &mut diagnostics,
+            &mut tile_layers,
             file,
         )?;
     }
@@ -594,6 +616,15 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
         .collect();
     planks.sort_unstable();
     planks.dedup();
+    let one_way_tiles = placed
+        .iter()
+        .filter(|p| p.cell == Cell::OneWay)
+        .map(|p| LayerCell {
+            col: p.col,
+            row: p.row,
+            layer: p.tile_layer,
+        })
+        .collect();
     for (row, col) in planks {
         let y = y_bottom(row) + t;
         let x0 = col as f32 * t;
@@ -810,6 +841,7 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
             tile_height: map.tile_height,
         },
         columns,
+        one_way_tiles,
     })
 }
 
@@ -863,6 +895,7 @@ fn slope_overrides(
                     row,
                     cell,
                     layer: loc.clone(),
+                    tile_layer: usize::MAX,
                 };
                 if let Some((_, first)) = out.insert((col, row), (placed, o.id)) {
                     diagnostics.push(Diagnostic {
@@ -940,6 +973,7 @@ fn collect_layer(
     objects: &mut Vec<Obj>,
     unknown_tiles: &mut BTreeMap<(String, u32), (String, usize)>,
     diagnostics: &mut Vec<Diagnostic>,
+    tile_layers: &mut usize,
     file: &str,
 ) -> Result<(), LevelError> {
     let name = layer.name.clone();
@@ -953,11 +987,21 @@ fn collect_layer(
     match layer.layer_type() {
         LayerType::Group(g) => {
             for child in g.layers() {
-                collect_layer(child, placed, objects, unknown_tiles, diagnostics, file)?;
+                collect_layer(
+                    child,
+                    placed,
+                    objects,
+                    unknown_tiles,
+                    diagnostics,
+                    tile_layers,
+                    file,
+                )?;
             }
         }
         LayerType::Image(_) => {}
         LayerType::Tiles(tl) => {
+            let tile_layer = *tile_layers;
+            *tile_layers += 1;
             let mut visit = |col: i32, row: i32, tile: LayerTile<'_>| -> Result<(), LevelError> {
                 let tileset = tile.get_tileset();
                 let Some(t) = tile.get_tile() else {
@@ -991,6 +1035,7 @@ fn collect_layer(
                     row,
                     cell,
                     layer: name.clone(),
+                    tile_layer,
                 });
                 Ok(())
             };

@@ -1,6 +1,7 @@
 //! Minimal, byte-preserving edits of a TMX file's text: set an object's
 //! attribute, set (or add) one of its properties, add an object beside
-//! another. Everything the edit does not touch stays byte-for-byte as it was
+//! another, move one point of an object's `<polyline>`, set one cell of a
+//! CSV tile layer. Everything the edit does not touch stays byte-for-byte as it was
 //! (comments, attribute order, indentation, tile data, unknown elements), so
 //! a file saved by designer mode differs from Tiled's only where a value
 //! changed and reopens in Tiled unchanged otherwise.
@@ -261,9 +262,248 @@ impl TmxText {
         }
     }
 
+    /// The global tile id (gid, flip bits included; 0 for an empty cell)
+    /// at tile `(col, row)` of tile layer `layer`: the `layer`-th `<layer>`
+    /// element of the file (counted from 0 in file order, those inside
+    /// groups included, the order the loader reads them in). Only CSV tile
+    /// data can be read (see [`TmxText::set_tile_gid`]).
+    pub fn tile_gid(&self, layer: usize, col: i32, row: i32) -> Result<u32, String> {
+        let scan = self.scan()?;
+        let cells = csv_cells(&self.text, &scan, layer)?;
+        let at = cells.index(col, row)?;
+        self.text[cells.cells[at].clone()].parse().map_err(|_| {
+            format!(
+                "layer '{}': tile ({col},{row}) is not a tile id",
+                cells.name
+            )
+        })
+    }
+
+    /// The name of tile layer `layer` (see [`TmxText::tile_gid`]).
+    pub fn tile_layer_name(&self, layer: usize) -> Result<String, String> {
+        let scan = self.scan()?;
+        let tag = nth_tile_layer(&scan, layer)?;
+        Ok(attr(&self.text, &scan.tags[tag], "name")
+            .unwrap_or("")
+            .to_string())
+    }
+
+    /// Writes `gid` into tile `(col, row)` of tile layer `layer`, changing
+    /// only that number of the layer's CSV data. Other encodings (base64,
+    /// compressed, one `<tile>` element per cell) and infinite maps'
+    /// chunks are refused with the reason: rewriting them would re-encode
+    /// the whole layer.
+    pub fn set_tile_gid(
+        &mut self,
+        layer: usize,
+        col: i32,
+        row: i32,
+        gid: u32,
+    ) -> Result<(), String> {
+        let scan = self.scan()?;
+        let cells = csv_cells(&self.text, &scan, layer)?;
+        let at = cells.index(col, row)?;
+        self.text
+            .replace_range(cells.cells[at].clone(), &gid.to_string());
+        Ok(())
+    }
+
+    /// The points of object `id`'s `<polyline>`, in pixels relative to the
+    /// object's `x` and `y`.
+    pub fn polyline_points(&self, id: u32) -> Result<Vec<(f64, f64)>, String> {
+        let scan = self.scan()?;
+        let (tag, tokens) = polyline_tokens(&self.text, &scan, id)?;
+        let value = attr(&self.text, &scan.tags[tag], "points").unwrap_or("");
+        tokens
+            .iter()
+            .map(|r| parse_point(&value[r.clone()]).ok_or_else(|| bad_point(id, &value[r.clone()])))
+            .collect()
+    }
+
+    /// Moves point `k` of object `id`'s `<polyline>` to `(x, y)` pixels
+    /// relative to the object. Only that point's text in the `points`
+    /// attribute changes; the others keep their bytes.
+    pub fn set_polyline_point(&mut self, id: u32, k: usize, x: f64, y: f64) -> Result<(), String> {
+        if !(x.is_finite() && y.is_finite()) {
+            return Err(format!(
+                "object {id}: point {k} at ({x}, {y}) is not a finite position"
+            ));
+        }
+        let scan = self.scan()?;
+        let (tag, tokens) = polyline_tokens(&self.text, &scan, id)?;
+        let n = tokens.len();
+        let token = tokens.get(k).cloned().ok_or_else(|| {
+            format!("object {id}: its polyline has {n} points, there is no point {k}")
+        })?;
+        let value = scan.tags[tag]
+            .attrs
+            .iter()
+            .find(|a| a.name == "points")
+            .map(|a| a.value.start)
+            .ok_or_else(|| format!("object {id}: its polyline has no points"))?;
+        let range = value + token.start..value + token.end;
+        self.text
+            .replace_range(range, &format!("{},{}", fmt_num(x), fmt_num(y)));
+        Ok(())
+    }
+
     fn scan(&self) -> Result<Scan, String> {
         scan(&self.text)
     }
+}
+
+/// The cells of one CSV tile layer: byte ranges of each number, row by row.
+struct CsvCells {
+    name: String,
+    width: i32,
+    height: i32,
+    cells: Vec<Range<usize>>,
+}
+
+impl CsvCells {
+    /// The index of tile `(col, row)` in `cells`.
+    fn index(&self, col: i32, row: i32) -> Result<usize, String> {
+        if !(0..self.width).contains(&col) || !(0..self.height).contains(&row) {
+            return Err(format!(
+                "tile ({col},{row}) is outside layer '{}' ({}×{} tiles)",
+                self.name, self.width, self.height
+            ));
+        }
+        Ok((row * self.width + col) as usize)
+    }
+}
+
+/// The tag index of the `n`-th `<layer>` element (file order, from 0).
+fn nth_tile_layer(scan: &Scan, n: usize) -> Result<usize, String> {
+    scan.tags
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.name == "layer" && t.kind != Kind::Close)
+        .nth(n)
+        .map(|(i, _)| i)
+        .ok_or_else(|| format!("the file has no tile layer {n}"))
+}
+
+/// Reads the CSV data of tile layer `n`, refusing other encodings.
+fn csv_cells(text: &str, scan: &Scan, n: usize) -> Result<CsvCells, String> {
+    let layer = nth_tile_layer(scan, n)?;
+    let tag = &scan.tags[layer];
+    let name = attr(text, tag, "name").unwrap_or("").to_string();
+    let dim = |k: &str| -> Result<i32, String> {
+        attr(text, tag, k)
+            .and_then(|v| v.trim().parse::<i32>().ok())
+            .filter(|&v| v >= 0)
+            .ok_or_else(|| format!("layer '{name}' has no valid {k}"))
+    };
+    let (width, height) = (dim("width")?, dim("height")?);
+    let data = children(scan, layer)
+        .into_iter()
+        .find(|&i| scan.tags[i].name == "data")
+        .ok_or_else(|| format!("layer '{name}' has no tile data"))?;
+    let dtag = &scan.tags[data];
+    let advice = "designer mode edits tile layers stored as CSV (in Tiled: Map > Map Properties > Tile Layer Format: CSV, then save)";
+    let encoding = attr(text, dtag, "encoding");
+    let compression = attr(text, dtag, "compression").filter(|c| !c.is_empty());
+    match (encoding, compression) {
+        (Some("csv"), None) => {}
+        (Some(e), Some(c)) => {
+            return Err(format!(
+                "layer '{name}' stores its tiles as {e} ({c}); {advice}"
+            ));
+        }
+        (Some(e), None) => return Err(format!("layer '{name}' stores its tiles as {e}; {advice}")),
+        (None, _) => {
+            return Err(format!(
+                "layer '{name}' stores its tiles as XML <tile> elements; {advice}"
+            ));
+        }
+    }
+    if dtag.kind == Kind::Empty {
+        return Err(format!("layer '{name}' has empty tile data"));
+    }
+    if !children(scan, data).is_empty() {
+        return Err(format!(
+            "layer '{name}' stores its tiles in chunks (an infinite map); designer mode edits finite maps' CSV layers"
+        ));
+    }
+    let close = scan.close[data].ok_or_else(|| format!("layer '{name}': unclosed <data>"))?;
+    let (start, end) = (dtag.span.end, scan.tags[close].span.start);
+    let mut cells = Vec::with_capacity((width as usize).saturating_mul(height as usize));
+    let mut at = start;
+    let fields: Vec<&str> = text[start..end].split(',').collect();
+    for (k, field) in fields.iter().enumerate() {
+        let lead = field.len() - field.trim_start().len();
+        let num = field.trim();
+        if num.is_empty() && k + 1 == fields.len() && k > 0 {
+            // A trailing comma after the last tile.
+            break;
+        }
+        if !num.bytes().all(|b| b.is_ascii_digit()) || num.is_empty() {
+            return Err(format!(
+                "layer '{name}': '{}' in its CSV data is not a tile id",
+                num.chars().take(20).collect::<String>()
+            ));
+        }
+        cells.push(at + lead..at + lead + num.len());
+        at += field.len() + 1;
+    }
+    if cells.len() != (width as usize) * (height as usize) {
+        return Err(format!(
+            "layer '{name}' holds {} tiles, not its {width}×{height}",
+            cells.len()
+        ));
+    }
+    Ok(CsvCells {
+        name,
+        width,
+        height,
+        cells,
+    })
+}
+
+/// The `<polyline>` tag of object `id` and the byte ranges (within its
+/// `points` value) of each `x,y` pair.
+fn polyline_tokens(text: &str, scan: &Scan, id: u32) -> Result<(usize, Vec<Range<usize>>), String> {
+    let obj = find_object(text, scan, id)?;
+    let line = children(scan, obj)
+        .into_iter()
+        .find(|&i| scan.tags[i].name == "polyline")
+        .ok_or_else(|| {
+            format!("object {id} has no <polyline> in the file (is it from a template?)")
+        })?;
+    let value = attr(text, &scan.tags[line], "points")
+        .ok_or_else(|| format!("object {id}: its polyline has no points"))?;
+    let mut tokens = Vec::new();
+    let mut start = None;
+    for (i, c) in value.char_indices().chain([(value.len(), ' ')]) {
+        match (c.is_ascii_whitespace(), start) {
+            (true, Some(s)) => {
+                tokens.push(s..i);
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    for r in &tokens {
+        if parse_point(&value[r.clone()]).is_none() {
+            return Err(bad_point(id, &value[r.clone()]));
+        }
+    }
+    Ok((line, tokens))
+}
+
+fn parse_point(s: &str) -> Option<(f64, f64)> {
+    let (x, y) = s.split_once(',')?;
+    let (x, y) = (x.parse::<f64>().ok()?, y.parse::<f64>().ok()?);
+    (x.is_finite() && y.is_finite()).then_some((x, y))
+}
+
+fn bad_point(id: u32, s: &str) -> String {
+    format!(
+        "object {id}: polyline point '{}' is not 'x,y'",
+        s.chars().take(30).collect::<String>()
+    )
 }
 
 /// A number as designer mode writes it: at most six decimals (a micrometre,
@@ -579,12 +819,126 @@ mod tests {
         assert_eq!(fmt_num(0.071797), "0.071797");
     }
 
+    /// A map with a 3×2 CSV layer inside a group, a base64 layer, an XML
+    /// layer and a polyline object.
+    const TILES: &str = "<map width=\"3\" height=\"2\">\n <group id=\"9\" name=\"g\">\n  <layer id=\"1\" name=\"Ground\" width=\"3\" height=\"2\">\n   <data encoding=\"csv\">\n0,2,2147483650,\n1,1,1\n</data>\n  </layer>\n </group>\n <layer id=\"2\" name=\"B64\" width=\"3\" height=\"2\">\n  <data encoding=\"base64\" compression=\"zlib\">eJxjYGBgAAAABAAB</data>\n </layer>\n <layer id=\"3\" name=\"Xml\" width=\"1\" height=\"1\"><data><tile gid=\"1\"/></data></layer>\n <objectgroup id=\"4\">\n  <object id=\"5\" type=\"MovingPlatform\" x=\"64\" y=\"96\">\n   <polyline points=\"0,0  128,-32.5 256,0\"/>\n  </object>\n  <object id=\"6\" x=\"1\" y=\"1\"><point/></object>\n </objectgroup>\n</map>\n";
+
+    #[test]
+    fn setting_a_csv_tile_changes_only_that_number() {
+        let mut t = TmxText::new(TILES);
+        assert_eq!(t.tile_gid(0, 1, 0).unwrap(), 2);
+        assert_eq!(
+            t.tile_gid(0, 2, 0).unwrap(),
+            2_147_483_650,
+            "flip bits kept"
+        );
+        assert_eq!(t.tile_layer_name(0).unwrap(), "Ground");
+        t.set_tile_gid(0, 0, 0, 2).unwrap();
+        t.set_tile_gid(0, 2, 1, 0).unwrap();
+        t.set_tile_gid(0, 1, 0, 0).unwrap();
+        assert_eq!(
+            t.as_str(),
+            TILES.replace("0,2,2147483650,\n1,1,1\n", "2,0,2147483650,\n1,1,0\n")
+        );
+        assert_eq!(t.tile_gid(0, 0, 0).unwrap(), 2);
+        // A longer number shifts the rest of the text, nothing else changes.
+        t.set_tile_gid(0, 1, 1, 12345).unwrap();
+        assert!(t.as_str().contains("2,0,2147483650,\n1,12345,0\n</data>"));
+        assert_eq!(t.tile_gid(0, 2, 1).unwrap(), 0);
+    }
+
+    #[test]
+    fn other_tile_encodings_and_bad_cells_are_refused_and_nothing_changes() {
+        let mut t = TmxText::new(TILES);
+        let e = t.set_tile_gid(1, 0, 0, 1).unwrap_err();
+        assert!(
+            e.contains("'B64'") && e.contains("base64 (zlib)") && e.contains("CSV"),
+            "{e}"
+        );
+        let e = t.set_tile_gid(2, 0, 0, 1).unwrap_err();
+        assert!(e.contains("'Xml'") && e.contains("XML"), "{e}");
+        let e = t.set_tile_gid(0, 3, 0, 1).unwrap_err();
+        assert!(
+            e.contains("tile (3,0) is outside layer 'Ground' (3×2 tiles)"),
+            "{e}"
+        );
+        assert!(t.set_tile_gid(0, -1, 0, 1).is_err());
+        assert!(
+            t.set_tile_gid(3, 0, 0, 1)
+                .unwrap_err()
+                .contains("no tile layer 3")
+        );
+        assert_eq!(t.as_str(), TILES);
+        let short = TmxText::new(TILES.replace("1,1,1\n", "1,1\n"));
+        let e = short.tile_gid(0, 0, 0).unwrap_err();
+        assert!(e.contains("holds 5 tiles, not its 3×2"), "{e}");
+        let chunks = TmxText::new(
+            "<map><layer name=\"I\" width=\"2\" height=\"1\"><data encoding=\"csv\"><chunk x=\"0\" y=\"0\" width=\"2\" height=\"1\">1,0</chunk></data></layer></map>",
+        );
+        assert!(
+            chunks
+                .tile_gid(0, 0, 0)
+                .unwrap_err()
+                .contains("infinite map")
+        );
+        let junk = TmxText::new(TILES.replace("1,1,1\n", "1,x,1\n"));
+        assert!(junk.tile_gid(0, 0, 0).unwrap_err().contains("'x'"));
+    }
+
+    #[test]
+    fn moving_a_polyline_point_rewrites_only_that_pair() {
+        let mut t = TmxText::new(TILES);
+        assert_eq!(
+            t.polyline_points(5).unwrap(),
+            vec![(0.0, 0.0), (128.0, -32.5), (256.0, 0.0)]
+        );
+        t.set_polyline_point(5, 1, 136.0, -40.25).unwrap();
+        assert_eq!(
+            t.as_str(),
+            TILES.replace("0,0  128,-32.5 256,0", "0,0  136,-40.25 256,0")
+        );
+        t.set_polyline_point(5, 2, 0.1 + 0.2, 0.0).unwrap();
+        assert!(t.as_str().contains("points=\"0,0  136,-40.25 0.3,0\""));
+        let before = t.as_str().to_string();
+        let e = t.set_polyline_point(5, 3, 0.0, 0.0).unwrap_err();
+        assert!(e.contains("3 points, there is no point 3"), "{e}");
+        assert!(t.set_polyline_point(5, 0, f64::NAN, 0.0).is_err());
+        let e = t.set_polyline_point(6, 0, 0.0, 0.0).unwrap_err();
+        assert!(e.contains("object 6 has no <polyline>"), "{e}");
+        assert!(t.polyline_points(99).unwrap_err().contains("object 99"));
+        assert_eq!(t.as_str(), before);
+        let bad = TmxText::new(TILES.replace("256,0\"", "256\""));
+        assert!(
+            bad.polyline_points(5)
+                .unwrap_err()
+                .contains("'256' is not 'x,y'")
+        );
+    }
+
     proptest::proptest! {
         #[test]
         fn scanning_arbitrary_text_never_panics(s in ".{0,200}") {
             let mut t = TmxText::new(format!("<map>{s}"));
             let _ = t.set_object_attr(1, "y", "2");
             let _ = t.set_object_property(1, "a", "float", "2");
+            let _ = t.set_tile_gid(0, 0, 0, 1);
+            let _ = t.set_polyline_point(1, 0, 1.0, 2.0);
+        }
+
+        #[test]
+        fn arbitrary_csv_data_never_panics_and_a_set_cell_reads_back(
+            data in "[0-9, \n]{0,40}",
+            col in -1i32..4,
+            row in -1i32..3,
+            gid in 0u32..100,
+        ) {
+            let text = format!("<map><layer name=\"L\" width=\"3\" height=\"2\"><data encoding=\"csv\">{data}</data></layer></map>");
+            let mut t = TmxText::new(text.clone());
+            if t.set_tile_gid(0, col, row, gid).is_ok() {
+                proptest::prop_assert_eq!(t.tile_gid(0, col, row).unwrap(), gid);
+            } else {
+                proptest::prop_assert_eq!(t.as_str(), text.as_str());
+            }
         }
     }
 }

@@ -16,7 +16,7 @@ use notify::{RecursiveMode, Watcher};
 use thiserror::Error;
 
 use super::{LevelError, LoadedLevel};
-use crate::sim::world::Level;
+use crate::sim::world::{FloorFilter, Level};
 
 /// Quiet time after the last file event before reloading: long enough to see
 /// a whole save burst, short enough that a save shows within half a second.
@@ -164,10 +164,19 @@ impl LevelWatcher {
     }
 }
 
+/// How far below a floor a position may lie and still be lifted onto it,
+/// metres: one tile, the most one edit of a cell raises a floor (a slope
+/// edge from the cell's bottom to its top, a new tile over the feet).
+/// Deeper, the position is inside the ground rather than just under a
+/// floor that rose, and goes to the nearest floor instead.
+pub const BURIED_DEPTH: f32 = super::TILE_METRES;
+
 /// Moves a player position to the nearest valid spot in `level`: unchanged
-/// when it is on a ladder or above ground, lifted onto the surface when it is
-/// inside the ground, and put on the nearest ground when it is over a gap or
-/// outside the level. With no ground at all, the spawn.
+/// when it is on a ladder or above a floor (the floor under it, not the
+/// column's top: a player under a floating platform stays under it), lifted
+/// onto a floor that rose over it by up to [`BURIED_DEPTH`], and put on the
+/// nearest floor when it is over a gap, deeper in the ground or outside the
+/// level. With no floor at all, the spawn.
 pub fn relocate(pos: Vec2, level: &Level) -> Vec2 {
     if !pos.is_finite() {
         return level.spawn;
@@ -178,8 +187,18 @@ pub fn relocate(pos: Vec2, level: &Level) -> Vec2 {
     {
         return pos;
     }
-    if let Some(h) = level.ground_height(pos.x) {
-        return Vec2::new(pos.x, pos.y.max(h));
+    // One-way planks are left out: standing under one is no burial.
+    if let Some(hit) = level.floor_below_filtered(
+        pos.x,
+        pos.y + BURIED_DEPTH,
+        BURIED_DEPTH,
+        FloorFilter::Solid,
+    ) && hit.y > pos.y
+    {
+        return Vec2::new(pos.x, hit.y);
+    }
+    if level.floor_below(pos.x, pos.y, f32::INFINITY).is_some() {
+        return pos;
     }
     // Over a gap or beyond the ends: the nearest surface point.
     const EDGE_INSET: f32 = 1e-3;
@@ -323,6 +342,38 @@ mod tests {
         let l = gap_level();
         assert_eq!(relocate(Vec2::new(0.3, 2.0), &l), Vec2::new(0.3, 2.0));
         assert_eq!(relocate(Vec2::new(0.3, -1.0), &l), Vec2::new(0.3, 0.5));
+    }
+
+    #[test]
+    fn relocate_keeps_a_player_under_a_floating_platform_under_it() {
+        let rows: &[&str] = &["......", "..##..", "......", "......", "######"];
+        let l = super::super::from_tmx_str(
+            &map(
+                &[rows],
+                &(point(1, "Spawn", 0.0, 4) + &point(2, "Exit", 5.0, 4)),
+            ),
+            "under.tmx",
+        )
+        .unwrap()
+        .level;
+        // The ground is at 0.5 m, the block's top at 2.0 m over columns 2–3.
+        assert_eq!(relocate(Vec2::new(1.2, 0.5), &l), Vec2::new(1.2, 0.5));
+        assert_eq!(relocate(Vec2::new(1.2, 2.0), &l), Vec2::new(1.2, 2.0));
+        // Feet a little inside the raised ground come up onto it.
+        assert_eq!(relocate(Vec2::new(1.2, 0.3), &l), Vec2::new(1.2, 0.5));
+        // A plank half a tile over the feet is no burial.
+        let rows: &[&str] = &["......", "..--..", "######"];
+        let l = super::super::from_tmx_str(
+            &map(
+                &[rows],
+                &(point(1, "Spawn", 0.0, 2) + &point(2, "Exit", 5.0, 2)),
+            ),
+            "plank.tmx",
+        )
+        .unwrap()
+        .level;
+        assert_eq!(relocate(Vec2::new(1.2, 0.5), &l), Vec2::new(1.2, 0.5));
+        assert_eq!(relocate(Vec2::new(1.2, 1.0), &l), Vec2::new(1.2, 1.0));
     }
 
     #[test]

@@ -11,13 +11,17 @@
 //! Designer mode pauses the simulation (the pose pipeline still runs, so the
 //! knight's feet and hands follow every edit at once; "run the simulation"
 //! in the panel or P lets him walk while editing), frees the camera (arrow
-//! keys pan while paused), shows handles on ladder ends and on the edges of
-//! slope cells, and an egui panel with the selected item's values and
-//! `check-level`'s findings. Left-drag a handle: the cursor's ray onto the
-//! z = 0 play plane gives the new height (ladder ends snap to
-//! [`LADDER_SNAP`], slope edges to [`SLOPE_SNAP`] of a tile). Ctrl+S saves
-//! through [`LevelDoc::save`] (atomic; only the edited values change in the
-//! file).
+//! keys pan while paused), shows handles on ladder ends, on the edges of
+//! every slope cell with an open top (several per column where floors
+//! stack), on one-way planks' ends and on moving platforms' path points,
+//! and an egui panel with the selected item's values and `check-level`'s
+//! findings. Left-drag a handle: the cursor's ray onto the z = 0 play plane
+//! gives the new place (ladder ends snap to [`LADDER_SNAP`], slope edges to
+//! [`SLOPE_SNAP`] of a tile, plank ends to whole tiles, path points to
+//! [`PATH_SNAP`]); each step of a drag is reloaded through the real loader,
+//! so the knight and his IK follow live. Ctrl+Z undoes a whole drag (or a
+//! panel edit), Ctrl+Shift+Z or Ctrl+Y redoes it. Ctrl+S saves through
+//! [`LevelDoc::save`] (atomic; only the edited values change in the file).
 
 use glam::{Vec2, Vec3};
 use renderer::{Camera, Renderer};
@@ -25,12 +29,12 @@ use winit::event::{ElementState, MouseButton, WindowEvent};
 use winit::keyboard::{KeyCode, ModifiersState, PhysicalKey};
 use winit::window::Window;
 
-use crate::level::edit::{LadderEnd, LevelDoc, SlopeSide};
+use crate::level::edit::{LadderEnd, LevelDoc, PlankEnd, SlopeSide};
 use crate::level::shipped::LevelSource;
 use crate::level::watch::{LevelWatcher, Reload, relocate};
 use crate::level::{Diagnostic, Severity, TILE_METRES};
 use crate::scene::{CAMERA_DISTANCE, SceneHandles, world_mesh};
-use crate::sim::player::Locomotion;
+use crate::sim::player::{DT, Locomotion, MAX_SNAP_DOWN, MAX_STEP_UP};
 use crate::sim::world::Level;
 use crate::sim::{PrevPos, Sim};
 use crate::tools::ik_lab::{cursor_ray, ray_plane_z, world_to_screen};
@@ -42,20 +46,32 @@ pub const LADDER_SNAP: f32 = TILE_METRES / 8.0;
 /// Slope edges snap to this fraction of a tile height when dragged (one
 /// pixel of our 32 px tiles).
 pub const SLOPE_SNAP: f32 = 1.0 / 32.0;
+/// Moving platforms' path points snap to this grid when dragged, metres: a
+/// quarter tile (8 px of our 32 px tiles), fine enough to line a platform's
+/// top up with any half-step floor.
+pub const PATH_SNAP: f32 = TILE_METRES / 4.0;
 /// How close the cursor must be to a handle to pick it, pixels.
 pub const PICK_RADIUS_PX: f32 = 14.0;
 /// Camera pan speed in designer mode, metres per second.
 const PAN_SPEED: f32 = 6.0;
 /// Width of the designer panel, points.
 const PANEL_WIDTH: f32 = 300.0;
+/// Handle colour of one-way planks' ends.
+const PLANK_COLOUR: egui::Color32 = egui::Color32::from_rgb(120, 230, 80);
+/// Handle and path colour of moving platforms.
+const PLATFORM_COLOUR: egui::Color32 = egui::Color32::from_rgb(235, 90, 235);
 
 /// Something designer mode can select.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Item {
     /// A ladder, by index in [`Level::ladders`].
     Ladder(usize),
-    /// The slope cell on top of a column.
-    Slope(i32),
+    /// The slope cell at tile (column, row).
+    Slope(i32, i32),
+    /// A one-way plank, by index in [`LevelDoc::planks`].
+    Plank(usize),
+    /// A moving platform, by index in [`Level::platforms`].
+    Platform(usize),
 }
 
 /// A draggable point.
@@ -63,24 +79,35 @@ pub enum Item {
 pub enum Handle {
     /// A ladder's top or bottom.
     Ladder(usize, LadderEnd),
-    /// A slope cell's left or right edge.
-    Slope(i32, SlopeSide),
+    /// The left or right edge of the slope cell at tile (column, row).
+    Slope(i32, i32, SlopeSide),
+    /// A one-way plank's left or right end.
+    Plank(usize, PlankEnd),
+    /// Point `k` of moving platform `i`'s path: `Platform(i, k)`.
+    Platform(usize, usize),
 }
 
 impl Handle {
     fn item(self) -> Item {
         match self {
             Handle::Ladder(i, _) => Item::Ladder(i),
-            Handle::Slope(c, _) => Item::Slope(c),
+            Handle::Slope(c, r, _) => Item::Slope(c, r),
+            Handle::Plank(i, _) => Item::Plank(i),
+            Handle::Platform(i, _) => Item::Platform(i),
         }
     }
 
-    fn label(self) -> String {
+    /// How the handle is named in the game's output (`designer: handle
+    /// LABEL at ...`) and in the panel.
+    pub fn label(self) -> String {
         match self {
             Handle::Ladder(i, LadderEnd::Top) => format!("ladder {i} top"),
             Handle::Ladder(i, LadderEnd::Bottom) => format!("ladder {i} bottom"),
-            Handle::Slope(c, SlopeSide::Left) => format!("slope {c} left"),
-            Handle::Slope(c, SlopeSide::Right) => format!("slope {c} right"),
+            Handle::Slope(c, r, SlopeSide::Left) => format!("slope {c},{r} left"),
+            Handle::Slope(c, r, SlopeSide::Right) => format!("slope {c},{r} right"),
+            Handle::Plank(i, PlankEnd::Left) => format!("plank {i} left"),
+            Handle::Plank(i, PlankEnd::Right) => format!("plank {i} right"),
+            Handle::Platform(i, k) => format!("platform {i} point {k}"),
         }
     }
 }
@@ -97,15 +124,26 @@ pub fn handles(doc: &LevelDoc) -> Vec<(Handle, Vec2)> {
     }
     for c in doc.loaded().columns.iter().filter(|c| c.slope) {
         for side in [SlopeSide::Left, SlopeSide::Right] {
-            out.push((Handle::Slope(c.col, side), doc.slope_point(c, side)));
+            out.push((Handle::Slope(c.col, c.row, side), doc.slope_point(c, side)));
+        }
+    }
+    for (i, s) in doc.loaded().one_way.iter().enumerate() {
+        out.push((Handle::Plank(i, PlankEnd::Left), Vec2::new(s.x0, s.y0)));
+        out.push((Handle::Plank(i, PlankEnd::Right), Vec2::new(s.x1, s.y1)));
+    }
+    for (i, p) in doc.level().platforms.iter().enumerate() {
+        for (k, &q) in p.path.iter().enumerate() {
+            out.push((Handle::Platform(i, k), q));
         }
     }
     out
 }
 
-/// Applies a drag of `handle` to world height `y` (snapped), returning
+/// Applies a drag of `handle` to the world point `at` on the play plane
+/// (snapped; ladder ends and slope edges use only its height), returning
 /// whether the document changed.
-pub fn drag_handle(doc: &mut LevelDoc, handle: Handle, y: f32) -> Result<bool, String> {
+pub fn drag_handle(doc: &mut LevelDoc, handle: Handle, at: Vec2) -> Result<bool, String> {
+    let y = at.y;
     match handle {
         Handle::Ladder(i, end) => {
             let Some(l) = doc.level().ladders.get(i).copied() else {
@@ -128,8 +166,8 @@ pub fn drag_handle(doc: &mut LevelDoc, handle: Handle, y: f32) -> Result<bool, S
             }
             doc.set_ladder_end(i, end, y)?;
         }
-        Handle::Slope(col, side) => {
-            let Some(c) = doc.slope_cell(col) else {
+        Handle::Slope(col, row, side) => {
+            let Some(c) = doc.slope_cell(col, row) else {
                 return Ok(false);
             };
             let base = doc.loaded().grid.row_bottom(c.row);
@@ -143,16 +181,62 @@ pub fn drag_handle(doc: &mut LevelDoc, handle: Handle, y: f32) -> Result<bool, S
             if (h - old).abs() < 1e-5 {
                 return Ok(false);
             }
-            doc.set_slope_height(col, side, h)?;
+            doc.set_slope_height(col, row, side, h)?;
+        }
+        Handle::Plank(i, end) => return drag_plank_end(doc, i, end, at.x),
+        Handle::Platform(i, k) => {
+            let Some(old) = doc
+                .level()
+                .platforms
+                .get(i)
+                .and_then(|p| p.path.get(k))
+                .copied()
+            else {
+                return Ok(false);
+            };
+            let to = (at / PATH_SNAP).round() * PATH_SNAP;
+            if to.distance(old) < 1e-5 {
+                return Ok(false);
+            }
+            doc.set_platform_point(i, k, to)?;
         }
     }
     Ok(true)
 }
 
+/// Drags plank `i`'s `end` to the tile edge nearest `x`. The plank keeps
+/// at least one tile; when the whole way is refused (the next plank of its
+/// row, a used cell, the map's edge) it goes as far as it can, one tile at
+/// a time back from the cursor, and reports the refusal only when it
+/// cannot move at all.
+fn drag_plank_end(doc: &mut LevelDoc, i: usize, end: PlankEnd, x: f32) -> Result<bool, String> {
+    let Some(p) = doc.planks().get(i).copied() else {
+        return Ok(false);
+    };
+    let edge = (x / TILE_METRES).round() as i32;
+    let (current, target) = match end {
+        PlankEnd::Left => (p.col0, edge.min(p.col1)),
+        PlankEnd::Right => (p.col1, (edge - 1).max(p.col0)),
+    };
+    let mut first_error = None;
+    let mut col = target;
+    while col != current {
+        match doc.set_plank_end(i, end, col) {
+            Ok(()) => return Ok(true),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+        col += (current - col).signum();
+    }
+    first_error.map_or(Ok(false), Err)
+}
+
 /// Puts a new level into the running simulation: the player keeps his place,
 /// lifted onto the ground or moved to the nearest ground when the new level
 /// buried him or took his ground or his ladder away.
-pub fn replace_level(sim: &mut Sim, level: Level) {
+pub fn replace_level(sim: &mut Sim, mut level: Level) {
+    platforms_at_sim_time(&mut level, sim.steps);
     let player = sim.player;
     if let Ok((p, prev)) = sim
         .world
@@ -167,18 +251,38 @@ pub fn replace_level(sim: &mut Sim, level: Level) {
             p.state = Locomotion::Air;
         }
         let mut pos = relocate(p.pos, &level);
-        // A player standing on ground that moved stays standing on it.
-        if p.state == Locomotion::Ground
-            && let Some(h) = level.ground_height(pos.x)
-        {
-            pos.y = h;
+        // A player standing on a floor that moved stays standing on it (the
+        // floor under his feet, not the column's top); with no floor left
+        // under him he falls.
+        if p.state == Locomotion::Ground {
+            match level.floor_below(pos.x, pos.y + MAX_STEP_UP, MAX_STEP_UP + MAX_SNAP_DOWN) {
+                Some(hit) => {
+                    pos.y = hit.y;
+                    p.floor = hit.kind();
+                    p.floor_index = hit.index;
+                }
+                None => p.state = Locomotion::Air,
+            }
         }
+        p.drop_through = None;
         if pos != p.pos {
             p.pos = pos;
             prev.0 = pos;
         }
     }
     sim.level = level;
+}
+
+/// Puts a freshly loaded level's moving platforms where the running
+/// simulation's clock has them (a loaded level starts them at their paths'
+/// first points): a reload or an edit never makes them jump back.
+fn platforms_at_sim_time(level: &mut Level, steps: u64) {
+    let t = steps as f32 * DT;
+    let before = steps.saturating_sub(1) as f32 * DT;
+    for p in &mut level.platforms {
+        p.prev = p.position_at(before);
+        p.pos = p.position_at(t);
+    }
 }
 
 /// Hot reload and designer mode for one window.
@@ -315,6 +419,15 @@ impl Designer {
                         }
                         true
                     }
+                    KeyCode::KeyZ | KeyCode::KeyY
+                        if self.modifiers.control_key() || self.ctrl_held =>
+                    {
+                        if down {
+                            let redo = code == KeyCode::KeyY || self.modifiers.shift_key();
+                            self.history(redo);
+                        }
+                        true
+                    }
                     KeyCode::KeyP if down && !event.repeat => {
                         self.run_sim = !self.run_sim;
                         true
@@ -351,6 +464,14 @@ impl Designer {
                 ..
             } if self.enabled => {
                 let over_ui = self.egui.as_ref().is_some_and(EguiLayer::wants_pointer);
+                // Whatever a press drags (a handle, a value in the panel)
+                // undoes as one step.
+                if let Some(doc) = self.doc.as_mut() {
+                    match state {
+                        ElementState::Pressed => doc.begin_gesture(),
+                        ElementState::Released => doc.end_gesture(),
+                    }
+                }
                 match state {
                     ElementState::Pressed if !over_ui => {
                         self.drag = self.pick(self.cursor);
@@ -410,13 +531,32 @@ impl Designer {
         else {
             return;
         };
-        match drag_handle(doc, handle, hit.y) {
+        match drag_handle(doc, handle, hit.truncate()) {
             Ok(true) => {
                 self.level_dirty = true;
                 self.status = None;
             }
             Ok(false) => {}
             Err(e) => self.status = Some((false, e)),
+        }
+    }
+
+    /// Undoes (or, with `redo`, redoes) the last edit or drag.
+    fn history(&mut self, redo: bool) {
+        let Some(doc) = self.doc.as_mut() else {
+            return;
+        };
+        self.drag = None;
+        let r = if redo { doc.redo() } else { doc.undo() };
+        let what = if redo { "redo" } else { "undo" };
+        match r {
+            Ok(true) => {
+                println!("designer: {what}");
+                self.level_dirty = true;
+                self.status = None;
+            }
+            Ok(false) => self.status = Some((false, format!("nothing to {what}"))),
+            Err(e) => self.status = Some((false, format!("cannot {what}: {e}"))),
         }
     }
 
@@ -582,6 +722,28 @@ impl Designer {
                 }
             }
         }
+        // Moving platforms' paths, so their points read as one path.
+        for (i, p) in doc.level().platforms.iter().enumerate() {
+            let colour = if self.selected == Some(Item::Platform(i)) {
+                egui::Color32::YELLOW
+            } else {
+                PLATFORM_COLOUR
+            };
+            for w in p.path.windows(2) {
+                if let (Some(a), Some(b)) = (to_ui(w[0].extend(0.0)), to_ui(w[1].extend(0.0))) {
+                    painter.line_segment([a, b], egui::Stroke::new(1.5, colour));
+                }
+            }
+        }
+        if let Some(Item::Plank(i)) = self.selected
+            && let Some(s) = doc.loaded().one_way.get(i)
+            && let (Some(a), Some(b)) = (
+                to_ui(Vec3::new(s.x0, s.y0, 0.0)),
+                to_ui(Vec3::new(s.x1, s.y1, 0.0)),
+            )
+        {
+            painter.line_segment([a, b], egui::Stroke::new(3.0, egui::Color32::YELLOW));
+        }
         for (h, w) in handles(doc) {
             let Some(p) = to_ui(w.extend(0.0)) else {
                 continue;
@@ -590,6 +752,8 @@ impl Designer {
                 (true, _, _) => egui::Color32::WHITE,
                 (_, true, _) => egui::Color32::YELLOW,
                 (_, _, Handle::Ladder(..)) => egui::Color32::from_rgb(255, 120, 30),
+                (_, _, Handle::Plank(..)) => PLANK_COLOUR,
+                (_, _, Handle::Platform(..)) => PLATFORM_COLOUR,
                 _ => egui::Color32::from_rgb(40, 220, 255),
             };
             let r = egui::Rect::from_center_size(p, egui::vec2(10.0, 10.0));
@@ -662,6 +826,20 @@ impl Designer {
                 *save = true;
             }
         });
+        ui.horizontal(|ui| {
+            if ui
+                .add_enabled(doc.can_undo(), egui::Button::new("Undo (Ctrl+Z)"))
+                .clicked()
+            {
+                edits.push(Edit::Undo);
+            }
+            if ui
+                .add_enabled(doc.can_redo(), egui::Button::new("Redo (Ctrl+Y)"))
+                .clicked()
+            {
+                edits.push(Edit::Redo);
+            }
+        });
         if let Some((ok, msg)) = &self.status {
             let c = if *ok {
                 egui::Color32::from_rgb(140, 230, 140)
@@ -671,7 +849,7 @@ impl Designer {
             ui.colored_label(c, msg);
         }
         ui.checkbox(&mut self.run_sim, "run the simulation (P)");
-        ui.label("Drag a handle: ladder ends (orange), slope edges (cyan). Arrows pan while paused; F2 leaves.");
+        ui.label("Drag a handle: ladder ends (orange), slope edges (cyan), one-way plank ends (green), moving platform path points (magenta). Arrows pan while paused; F2 leaves.");
         ui.separator();
         match self.selected {
             Some(Item::Ladder(i)) => {
@@ -703,9 +881,9 @@ impl Designer {
                     }
                 }
             }
-            Some(Item::Slope(col)) => {
-                if let Some(c) = doc.slope_cell(col) {
-                    ui.strong(format!("Slope at tile ({col},{})", c.row));
+            Some(Item::Slope(col, row)) => {
+                if let Some(c) = doc.slope_cell(col, row) {
+                    ui.strong(format!("Slope at tile ({col},{row})"));
                     ui.label(match c.override_id {
                         Some(id) => format!("stored on Slope object {id}"),
                         None => "from its tile (the first edit adds a Slope object for this cell)"
@@ -731,7 +909,56 @@ impl Designer {
                         .to_degrees();
                     ui.label(format!("{deg:.1}°"));
                     if v != [c.left, c.right] {
-                        edits.push(Edit::Slope(col, v[0], v[1]));
+                        edits.push(Edit::Slope(col, row, v[0], v[1]));
+                    }
+                }
+            }
+            Some(Item::Plank(i)) => {
+                if let Some(p) = doc.planks().get(i).copied() {
+                    ui.strong(format!("One-way plank {i}"));
+                    ui.label(format!(
+                        "row {}, {} tiles ({:.2} m)",
+                        p.row,
+                        p.tiles(),
+                        p.tiles() as f32 * TILE_METRES
+                    ));
+                    let mut v = [p.col0, p.col1];
+                    for (k, label) in ["first column", "last column"].iter().enumerate() {
+                        ui.horizontal(|ui| {
+                            ui.label(*label);
+                            ui.add(egui::DragValue::new(&mut v[k]).speed(0.05));
+                        });
+                    }
+                    if v[0] != p.col0 {
+                        edits.push(Edit::PlankEnd(i, PlankEnd::Left, v[0]));
+                    }
+                    if v[1] != p.col1 {
+                        edits.push(Edit::PlankEnd(i, PlankEnd::Right, v[1]));
+                    }
+                }
+            }
+            Some(Item::Platform(i)) => {
+                if let Some(p) = doc.level().platforms.get(i) {
+                    let id = doc.loaded().platform_ids.get(i).copied().unwrap_or(0);
+                    ui.strong(format!("Moving platform {i} (object {id})"));
+                    ui.label(format!(
+                        "{:.2} m wide, {:.2} m/s, waits {:.2} s; path {:.2} m",
+                        2.0 * p.half_width,
+                        p.speed,
+                        p.wait,
+                        p.length()
+                    ));
+                    for (k, q) in p.path.iter().enumerate() {
+                        let mut v = [q.x, q.y];
+                        ui.horizontal(|ui| {
+                            ui.label(format!("point {k} (m)"));
+                            for c in &mut v {
+                                ui.add(egui::DragValue::new(c).speed(0.01).max_decimals(3));
+                            }
+                        });
+                        if v != [q.x, q.y] {
+                            edits.push(Edit::PathPoint(i, k, Vec2::from(v)));
+                        }
                     }
                 }
             }
@@ -759,12 +986,19 @@ impl Designer {
     }
 
     fn apply(&mut self, e: Edit) {
+        if let Edit::Undo | Edit::Redo = e {
+            self.history(matches!(e, Edit::Redo));
+            return;
+        }
         let Some(doc) = self.doc.as_mut() else { return };
         let r = match e {
             Edit::RungSpacing(i, v) => doc.set_rung_spacing(i, v),
             Edit::FirstRung(i, v) => doc.set_first_rung_offset(i, v),
             Edit::Extent(i, b, t) => doc.set_ladder_extent(i, b, t),
-            Edit::Slope(c, l, r) => doc.set_slope_heights(c, l, r),
+            Edit::Slope(c, row, l, r) => doc.set_slope_heights(c, row, l, r),
+            Edit::PlankEnd(i, end, col) => doc.set_plank_end(i, end, col),
+            Edit::PathPoint(i, k, p) => doc.set_platform_point(i, k, p),
+            Edit::Undo | Edit::Redo => return,
         };
         match r {
             Ok(()) => {
@@ -799,5 +1033,132 @@ enum Edit {
     RungSpacing(usize, f32),
     FirstRung(usize, f32),
     Extent(usize, f32, f32),
-    Slope(i32, f32, f32),
+    Slope(i32, i32, f32, f32),
+    PlankEnd(usize, PlankEnd, i32),
+    PathPoint(usize, usize, Vec2),
+    Undo,
+    Redo,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::level::testmaps::{map, point};
+
+    /// Ground with a slope on a floating block over a slope on the ground
+    /// (column 7), a plank over columns 2–4 of row 1 with a decoration tile
+    /// at (7,1), and a moving platform (object 3) with three path points.
+    fn doc() -> LevelDoc {
+        let rows: &[&str] = &[
+            "..........",
+            "..---..d..",
+            "......./..",
+            ".......#..",
+            "..........",
+            "......./..",
+            "##########",
+        ];
+        let objs = point(1, "Spawn", 0.0, 6)
+            + &point(2, "Exit", 9.0, 6)
+            + "<object id=\"3\" type=\"MovingPlatform\" x=\"32\" y=\"160\"><polyline points=\"0,0 96,0 96,-64\"/></object>";
+        let path = std::env::temp_dir().join("ironstep-designer-handles.tmx");
+        LevelDoc::from_text(path, map(&[rows], &objs)).unwrap()
+    }
+
+    fn at(doc: &LevelDoc, h: Handle) -> Vec2 {
+        handles(doc)
+            .into_iter()
+            .find(|(k, _)| *k == h)
+            .map(|(_, w)| w)
+            .unwrap_or_else(|| panic!("no handle {}", h.label()))
+    }
+
+    #[test]
+    fn every_slope_cell_plank_end_and_path_point_has_a_handle() {
+        let d = doc();
+        let labels: Vec<String> = handles(&d).iter().map(|(h, _)| h.label()).collect();
+        for want in [
+            "slope 7,2 left",
+            "slope 7,2 right",
+            "slope 7,5 left",
+            "slope 7,5 right",
+            "plank 0 left",
+            "plank 0 right",
+            "platform 0 point 0",
+            "platform 0 point 1",
+            "platform 0 point 2",
+        ] {
+            assert!(labels.iter().any(|l| l == want), "{want}: {labels:?}");
+        }
+        assert_eq!(
+            at(&d, Handle::Plank(0, PlankEnd::Left)),
+            Vec2::new(1.0, 3.0)
+        );
+        assert_eq!(
+            at(&d, Handle::Plank(0, PlankEnd::Right)),
+            Vec2::new(2.5, 3.0)
+        );
+        assert_eq!(at(&d, Handle::Platform(0, 2)), Vec2::new(2.0, 2.0));
+        assert_eq!(
+            at(&d, Handle::Slope(7, 2, SlopeSide::Right)),
+            Vec2::new(4.0, 2.5)
+        );
+        assert_eq!(
+            at(&d, Handle::Slope(7, 5, SlopeSide::Right)),
+            Vec2::new(4.0, 1.0)
+        );
+    }
+
+    #[test]
+    fn dragging_a_slope_edge_moves_only_that_cell() {
+        let mut d = doc();
+        // Down by 0.2 m: 0.6 tile heights, snapped to 19/32.
+        let h = Handle::Slope(7, 2, SlopeSide::Right);
+        assert!(drag_handle(&mut d, h, Vec2::new(4.0, 2.3)).unwrap());
+        assert_eq!(d.slope_cell(7, 2).unwrap().right, 19.0 / 32.0);
+        assert_eq!(d.slope_cell(7, 5).unwrap().right, 1.0);
+        assert!(
+            !drag_handle(&mut d, h, Vec2::new(3.0, 2.3)).unwrap(),
+            "same height"
+        );
+    }
+
+    #[test]
+    fn dragging_a_plank_end_goes_in_whole_tiles_as_far_as_it_can() {
+        let mut d = doc();
+        let h = Handle::Plank(0, PlankEnd::Right);
+        // To x 3.1 m: the nearest tile edge is 3.0 m, the last tile column 5.
+        assert!(drag_handle(&mut d, h, Vec2::new(3.1, 2.0)).unwrap());
+        assert_eq!(d.planks()[0].col1, 5);
+        assert_eq!(at(&d, h), Vec2::new(3.0, 3.0));
+        // Towards x 4.6 m: the decoration at column 7 stops it at column 6.
+        assert!(drag_handle(&mut d, h, Vec2::new(4.6, 3.0)).unwrap());
+        assert_eq!(d.planks()[0].col1, 6);
+        // Further right is refused, and reported.
+        let e = drag_handle(&mut d, h, Vec2::new(4.6, 3.0)).unwrap_err();
+        assert!(e.contains("already holds tile 7"), "{e}");
+        // Past the other end: the plank keeps one tile.
+        let left = Handle::Plank(0, PlankEnd::Left);
+        assert!(drag_handle(&mut d, left, Vec2::new(4.4, 3.0)).unwrap());
+        assert_eq!(d.planks()[0].col0, 6);
+        assert!(!drag_handle(&mut d, left, Vec2::new(4.4, 3.0)).unwrap());
+    }
+
+    #[test]
+    fn dragging_a_path_point_snaps_it_to_a_quarter_tile() {
+        let mut d = doc();
+        let h = Handle::Platform(0, 1);
+        assert!(drag_handle(&mut d, h, Vec2::new(2.43, 1.2)).unwrap());
+        assert_eq!(d.level().platforms[0].path[1], Vec2::new(2.375, 1.25));
+        assert!(
+            d.text().contains("points=\"0,0 120,-16 96,-64\""),
+            "{}",
+            d.text()
+        );
+        assert!(
+            !drag_handle(&mut d, h, Vec2::new(2.4, 1.26)).unwrap(),
+            "same snap"
+        );
+        assert!(!drag_handle(&mut d, Handle::Platform(0, 7), Vec2::ZERO).unwrap());
+    }
 }
