@@ -242,7 +242,7 @@ impl MovingPlatform {
         let speed = self.speed.max(1e-3);
         let travel = len / speed;
         let period = self.period();
-        if !(period > 0.0) || !t.is_finite() {
+        if period.is_nan() || period <= 0.0 || !t.is_finite() {
             return self.path.first().copied().unwrap_or(Vec2::ZERO);
         }
         let p = t.rem_euclid(period);
