@@ -264,11 +264,16 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let rec = run_script(level, character, &script, args.frames, !args.no_ik, shots)?;
     let s = &rec.summary;
     println!(
-        "{} frames; planted foot error {:.4} m; stance slide {:.4} m; max joint speed {:.2} rad/s; rung contact error {:.4} m; flat-ground IK delta {:.6} m; NaN frames {}; goal {}",
+        "{} frames; planted foot error {:.4} m; stance slide {:.4} m; max joint speed {:.2} rad/s (steady {:.2}, state changes {:.2}, blends {:.2}); root snap {:.4} m; hand hold error {:.4} m; rung contact error {:.4} m; flat-ground IK delta {:.6} m; NaN frames {}; goal {}",
         s.frames,
         s.planted_foot_max_error_m,
         s.stance_slide_max_m,
         s.max_joint_angular_speed_rad_s,
+        s.joint_speed_by_cause.steady,
+        s.joint_speed_by_cause.state_change,
+        s.joint_speed_by_cause.blend,
+        s.max_root_snap_m,
+        s.hand_hold_max_error_m,
         s.rung_contact_max_error_m,
         s.ik_flat_ground_delta_m,
         s.nan_count,

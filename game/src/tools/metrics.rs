@@ -54,6 +54,10 @@ pub struct FrameRecord {
     pub feet: [FootFrame; 2],
     /// Largest rung contact error this frame, when a limb holds a rung.
     pub rung_error_m: Option<f32>,
+    /// Largest distance of a gripping hand from the nearest rung this frame.
+    pub hand_hold_error_m: Option<f32>,
+    /// The root's snap this frame (see [`Summary::max_root_snap_m`]), metres.
+    pub root_snap_m: f32,
     /// Largest joint angular speed this frame, rad/s.
     pub max_angular_speed: f32,
     /// Largest joint displacement by IK this frame, on settled flat ground.
@@ -75,10 +79,22 @@ pub struct Summary {
     pub planted_foot_max_error_m: f32,
     /// Largest travel of an ankle while its foot stayed planted, metres.
     pub stance_slide_max_m: f32,
-    /// Largest joint angular speed outside state changes (the first
-    /// [`STATE_CHANGE_GRACE`] seconds of a locomotion state, and frames whose
-    /// clips blend between states), rad/s.
+    /// Largest joint angular speed over every frame, rad/s (the breakdown
+    /// by cause is [`Summary::joint_speed_by_cause`]).
     pub max_joint_angular_speed_rad_s: f32,
+    /// The same maximum split by what the frame was doing.
+    pub joint_speed_by_cause: JointSpeedBreakdown,
+    /// Largest jump of the character's root (its model placement) in one
+    /// frame beyond what its motion over the frame before predicts, metres:
+    /// the length of the change of its per-frame displacement. A root moving
+    /// at any steady speed scores 0; a 0.6 m teleport scores 0.6 m.
+    pub max_root_snap_m: f32,
+    /// Largest distance of a gripping hand from the nearest rung, over every
+    /// frame on a ladder (mounting and dismounting included, a hand above
+    /// the top rung included: it grips nothing), metres.
+    pub hand_hold_max_error_m: f32,
+    /// Hand-frames counted in [`Summary::hand_hold_max_error_m`].
+    pub hand_hold_frames: u64,
     /// Largest distance of a gripping hand or standing foot from its rung, metres.
     pub rung_contact_max_error_m: f32,
     /// Largest joint displacement IK made on flat ground, metres (IK on vs off).
@@ -108,6 +124,21 @@ pub struct Summary {
     pub max_planted_slope_deg: f32,
 }
 
+/// The largest joint angular speed by the kind of frame it happened in,
+/// rad/s. Every frame is in exactly one of these.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct JointSpeedBreakdown {
+    /// Frames in a settled locomotion state whose clips do not blend
+    /// between states.
+    pub steady: f32,
+    /// The first [`STATE_CHANGE_GRACE`] seconds of a locomotion state
+    /// (take-off, landing, grabbing a ladder, stepping off one).
+    pub state_change: f32,
+    /// Settled frames whose clips blend between states (walk into idle,
+    /// ground into climb).
+    pub blend: f32,
+}
+
 /// Accumulates frames and the summary.
 #[derive(Clone, Debug, Default)]
 pub struct Recorder {
@@ -119,6 +150,8 @@ pub struct Recorder {
     plant_start: [Option<Vec3>; 2],
     flat_time: f32,
     prev_speed: f32,
+    /// The root's position and its displacement over the frame before.
+    prev_root: Option<(Vec3, Option<Vec3>)>,
 }
 
 impl Recorder {
@@ -243,6 +276,28 @@ impl Recorder {
             }
         }
 
+        // Hand hold: every frame on a ladder, every gripping hand against the
+        // nearest rung, however far (a hand above the top rung holds nothing).
+        let mut hand_error = None;
+        if let Locomotion::Ladder(li) = player.state
+            && let Some(ladder) = level.ladders.get(li)
+        {
+            for (limb, d) in c.arms.iter().take(2).zip(&p.debug.hands) {
+                if d.contact < PLANTED_CONTACT {
+                    continue;
+                }
+                let end = (p.world * p.models[limb.end]).w_axis.truncate();
+                let o = p.world.transform_vector3(c.rig.wrist_from_rung);
+                let Some(r) = ladder.nearest_rung(end.y - o.y) else {
+                    continue;
+                };
+                let err = ((end.y - (r + o.y)).powi(2) + (end.z - o.z).powi(2)).sqrt();
+                s.hand_hold_frames += 1;
+                s.hand_hold_max_error_m = s.hand_hold_max_error_m.max(err);
+                hand_error = Some(hand_error.map_or(err, |e: f32| e.max(err)));
+            }
+        }
+
         // Flat ground: IK must leave the animation alone.
         let mut flat_delta = None;
         // Steady walking only: starting and stopping move planted feet in the
@@ -280,8 +335,33 @@ impl Recorder {
         self.prev_rotations.clear();
         self.prev_rotations
             .extend(p.pose.locals.iter().map(|t| t.rotation));
-        if settled && !p.debug.transition && max_speed.is_finite() {
+        if max_speed.is_finite() {
             s.max_joint_angular_speed_rad_s = s.max_joint_angular_speed_rad_s.max(max_speed);
+            let b = &mut s.joint_speed_by_cause;
+            let cause = if !settled {
+                &mut b.state_change
+            } else if p.debug.transition {
+                &mut b.blend
+            } else {
+                &mut b.steady
+            };
+            *cause = cause.max(max_speed);
+        }
+
+        // Root snap: the change of the root's per-frame displacement.
+        let root = p.world.w_axis.truncate();
+        let mut root_snap = 0.0;
+        if let Some((prev, prev_delta)) = self.prev_root {
+            let delta = root - prev;
+            if let Some(pd) = prev_delta {
+                root_snap = (delta - pd).length();
+                if root_snap.is_finite() {
+                    s.max_root_snap_m = s.max_root_snap_m.max(root_snap);
+                }
+            }
+            self.prev_root = Some((root, Some(delta)));
+        } else {
+            self.prev_root = Some((root, None));
         }
 
         self.frames.push(FrameRecord {
@@ -295,6 +375,8 @@ impl Recorder {
             pelvis_drop: p.debug.pelvis_drop,
             feet,
             rung_error_m: rung_error,
+            hand_hold_error_m: hand_error,
+            root_snap_m: root_snap,
             max_angular_speed: max_speed,
             fastest_joint,
             slide_m: slide,
