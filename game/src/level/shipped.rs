@@ -21,7 +21,7 @@ pub struct ShippedLevel {
 
 /// Every shipped Tiled level, tutorial first. Their sources are in
 /// `assets/levels/`; each is embedded at build time.
-pub const SHIPPED_LEVELS: [ShippedLevel; 2] = [
+pub const SHIPPED_LEVELS: [ShippedLevel; 3] = [
     ShippedLevel {
         name: "tutorial",
         file: super::TUTORIAL_LABEL,
@@ -31,6 +31,11 @@ pub const SHIPPED_LEVELS: [ShippedLevel; 2] = [
         name: "long",
         file: "assets/levels/long.tmx",
         tmx: include_str!("../../../assets/levels/long.tmx"),
+    },
+    ShippedLevel {
+        name: "tower",
+        file: "assets/levels/tower.tmx",
+        tmx: include_str!("../../../assets/levels/tower.tmx"),
     },
 ];
 
