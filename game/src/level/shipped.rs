@@ -193,6 +193,14 @@ mod tests {
     }
 
     #[test]
+    fn the_tower_is_shipped_after_the_tutorial_and_the_long_climb() {
+        assert_eq!(shipped_names(), ["tutorial", "long", "tower"]);
+        let tower = LevelSource::resolve("tower").unwrap();
+        assert_eq!(tower.label(), "assets/levels/tower.tmx");
+        assert_eq!(tower.load().unwrap().name, "Tower");
+    }
+
+    #[test]
     fn a_missing_file_names_the_file() {
         let e = LevelSource::resolve("no/such/level.tmx")
             .unwrap()
