@@ -134,9 +134,16 @@ fn scripted_runs_reach_the_exit_of_every_shipped_level_with_feet_on_the_floors()
             "{name}: planted foot"
         );
         assert!(num(s, "stance_slide_max_m") <= 0.01, "{name}: stance slide");
-        assert!(num(s, "rung_contact_max_error_m") <= 0.005, "{name}: rung contact");
+        assert!(
+            num(s, "rung_contact_max_error_m") <= 0.005,
+            "{name}: rung contact"
+        );
         let t = track(&doc);
-        assert_eq!(t.len(), case.frames as usize, "{name}: one record per frame");
+        assert_eq!(
+            t.len(),
+            case.frames as usize,
+            "{name}: one record per frame"
+        );
         let climbs = t
             .windows(2)
             .filter(|w| w[1].2 == "ladder" && w[0].2 != "ladder")
@@ -148,7 +155,10 @@ fn scripted_runs_reach_the_exit_of_every_shipped_level_with_feet_on_the_floors()
             .windows(2)
             .map(|w| (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1))
             .fold(0.0, f64::max);
-        assert!(jump < 1.0, "{name}: moved {jump} m in one frame (a respawn?)");
+        assert!(
+            jump < 1.0,
+            "{name}: moved {jump} m in one frame (a respawn?)"
+        );
         match name {
             "tutorial" => {
                 // Carried over the pit (x 67–73 m) standing on the platform.
@@ -164,7 +174,9 @@ fn scripted_runs_reach_the_exit_of_every_shipped_level_with_feet_on_the_floors()
                 // Lifted from 4.5 m to 7.5 m standing on the lift.
                 let lifted = t
                     .iter()
-                    .filter(|(x, y, st)| (1.0..2.5).contains(x) && (4.6..7.4).contains(y) && st == "ground")
+                    .filter(|(x, y, st)| {
+                        (1.0..2.5).contains(x) && (4.6..7.4).contains(y) && st == "ground"
+                    })
                     .count();
                 assert!(lifted > 64 * 3, "{name}: rode the lift {lifted} frames");
             }

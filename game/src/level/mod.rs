@@ -1512,7 +1512,10 @@ mod tests {
                     let x = s.x0 + (s.x1 - s.x0) * (k as f32 + 0.5) / 4.0;
                     let y = s.height_at(x);
                     if let Some(c) = level.ceiling_above(x - 0.2, x + 0.2, y, 10.0) {
-                        assert!(c - y >= 4.0 * TILE_METRES - GRID_EPSILON, "{name}: headroom at x {x}");
+                        assert!(
+                            c - y >= 4.0 * TILE_METRES - GRID_EPSILON,
+                            "{name}: headroom at x {x}"
+                        );
                     }
                 }
             }
@@ -1535,7 +1538,10 @@ mod tests {
         assert!(heights.len() >= 4, "tower floors {heights:?}");
         let lift = &tower.platforms[0];
         let (a, b) = (lift.path[0], *lift.path.last().unwrap());
-        assert!(a.x == b.x && b.y - a.y >= 2.0, "the tower's lift is vertical: {a} {b}");
+        assert!(
+            a.x == b.x && b.y - a.y >= 2.0,
+            "the tower's lift is vertical: {a} {b}"
+        );
         assert!(tower.spawn.y < 2.0 && tower.exit.y < 2.0 && tower.exit.x > tower.spawn.x);
     }
 
