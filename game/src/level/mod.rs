@@ -1535,12 +1535,69 @@ mod tests {
     }
 
     #[test]
+    fn the_tutorial_and_the_tower_hold_every_kind_of_floor() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/levels");
+        for name in ["tutorial.tmx", "tower.tmx"] {
+            let l = load(dir.join(name)).unwrap();
+            assert!(l.diagnostics.is_empty(), "{name}: {:?}", l.diagnostics);
+            let level = &l.level;
+            assert!(l.one_way.len() >= 2, "{name}: one-way planks");
+            assert!(level.ladders.len() >= 3, "{name}: ladders");
+            assert!(!level.platforms.is_empty(), "{name}: a moving platform");
+            // A floor with a solid over it: a tunnel under a platform or a
+            // bridge, with the knight's headroom (4 tiles) kept.
+            let tunnel = level.segments.iter().any(|s| {
+                let x = 0.5 * (s.x0 + s.x1);
+                let y = s.height_at(x);
+                level.ceiling_above(x - 0.25, x + 0.25, y, 4.0).is_some()
+            });
+            assert!(tunnel, "{name}: a tunnel");
+            for s in &level.segments {
+                for k in 0..4 {
+                    let x = s.x0 + (s.x1 - s.x0) * (k as f32 + 0.5) / 4.0;
+                    let y = s.height_at(x);
+                    if let Some(c) = level.ceiling_above(x - 0.2, x + 0.2, y, 10.0) {
+                        assert!(
+                            c - y >= 4.0 * TILE_METRES - GRID_EPSILON,
+                            "{name}: headroom at x {x}"
+                        );
+                    }
+                }
+            }
+            // Every ladder's top is a floor: beside it, or a plank it passes.
+            for d in &level.ladders {
+                let top = [-0.6f32, 0.0, 0.6].iter().any(|dx| {
+                    level
+                        .floor_below(d.x + dx, d.top + 0.01, 0.02)
+                        .is_some_and(|h| (h.y - d.top).abs() < 0.01)
+                });
+                assert!(top, "{name}: ladder at x {} has no floor at its top", d.x);
+            }
+        }
+        let tower = load(dir.join("tower.tmx")).unwrap().level;
+        let heights: std::collections::BTreeSet<i32> = tower
+            .segments
+            .iter()
+            .map(|s| (s.y0 * 100.0).round() as i32)
+            .collect();
+        assert!(heights.len() >= 4, "tower floors {heights:?}");
+        let lift = &tower.platforms[0];
+        let (a, b) = (lift.path[0], *lift.path.last().unwrap());
+        assert!(
+            a.x == b.x && b.y - a.y >= 2.0,
+            "the tower's lift is vertical: {a} {b}"
+        );
+        assert!(tower.spawn.y < 2.0 && tower.exit.y < 2.0 && tower.exit.x > tower.spawn.x);
+    }
+
+    #[test]
     fn embedded_tutorial_equals_the_file() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/levels");
         let file = load(dir.join("tutorial.tmx")).unwrap();
         let embedded = tutorial().unwrap();
         assert_eq!(file.level.segments, embedded.level.segments);
         assert_eq!(file.level.ladders, embedded.level.ladders);
+        assert_eq!(file.level.platforms, embedded.level.platforms);
         assert!(
             embedded
                 .level

@@ -21,7 +21,7 @@ pub struct ShippedLevel {
 
 /// Every shipped Tiled level, tutorial first. Their sources are in
 /// `assets/levels/`; each is embedded at build time.
-pub const SHIPPED_LEVELS: [ShippedLevel; 2] = [
+pub const SHIPPED_LEVELS: [ShippedLevel; 3] = [
     ShippedLevel {
         name: "tutorial",
         file: super::TUTORIAL_LABEL,
@@ -31,6 +31,11 @@ pub const SHIPPED_LEVELS: [ShippedLevel; 2] = [
         name: "long",
         file: "assets/levels/long.tmx",
         tmx: include_str!("../../../assets/levels/long.tmx"),
+    },
+    ShippedLevel {
+        name: "tower",
+        file: "assets/levels/tower.tmx",
+        tmx: include_str!("../../../assets/levels/tower.tmx"),
     },
 ];
 
@@ -185,6 +190,14 @@ mod tests {
             let level = source.load().unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(!level.segments.is_empty(), "{name} has ground");
         }
+    }
+
+    #[test]
+    fn the_tower_is_shipped_after_the_tutorial_and_the_long_climb() {
+        assert_eq!(shipped_names(), ["tutorial", "long", "tower"]);
+        let tower = LevelSource::resolve("tower").unwrap();
+        assert_eq!(tower.label(), "assets/levels/tower.tmx");
+        assert_eq!(tower.load().unwrap().name, "Tower");
     }
 
     #[test]
