@@ -49,7 +49,7 @@ const WINDOW_SIZE: (u32, u32) = (1280, 720);
 #[derive(Args, Debug, Default, Clone)]
 pub struct PlayArgs {
     /// The level: `builtin` (the default), a shipped level (`tutorial`,
-    /// `long`), or a Tiled .tmx file (watched: saving it reloads the level).
+    /// `long`, `tower`), or a Tiled .tmx file (watched: saving it reloads the level).
     #[arg(long, default_value = "builtin")]
     pub level: String,
     /// Start in designer mode (F2 toggles it): drag ladder ends and slope
