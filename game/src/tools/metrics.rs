@@ -211,7 +211,12 @@ impl Recorder {
             }
             let floor = foot_floor(level, player, sole.x);
             if let Some(f) = floor {
-                let err = ((sole.y - f.y) * f.normal().y).abs();
+                // The sole as a rigid line along the foot: a foot over a
+                // convex edge rests on the edge.
+                let fwd = ankle_m
+                    .transform_vector3(c.rest_ankle_rotation[i].inverse() * c.rig.forward)
+                    .normalize_or(Vec3::X);
+                let err = sole_error(level, player, sole, fwd).unwrap_or(0.0);
                 feet[i].ground_error_m = Some(err);
                 s.planted_foot_max_error_m = s.planted_foot_max_error_m.max(err);
                 s.max_planted_slope_deg = s
@@ -399,6 +404,33 @@ fn is_flat(level: &Level, feet: Vec2) -> bool {
         let xi = feet.x - FLAT_HALF_WIDTH + k as f32 * (FLAT_HALF_WIDTH / 4.0);
         near(xi).is_some_and(|hi| (hi.y - h.y).abs() < 1e-5)
     })
+}
+
+/// Half the length of the sole line judged against the floor, metres: the
+/// sole's ball-to-heel contact region of a human foot (about 0.16 m of a
+/// 0.26 m foot).
+pub const SOLE_HALF_LENGTH: f32 = 0.08;
+
+/// How far a planted sole is from the floor, metres along the floor's
+/// normal: the larger of how far it floats and how far it sinks. It floats
+/// by the smallest height above the floor over five points of the sole line
+/// (the sole point and [`SOLE_HALF_LENGTH`] either way along the foot's
+/// forward axis), so a rigid foot resting on a convex edge floats by zero;
+/// it sinks by how far the sole point itself is under the floor. (A toe
+/// reaching into a riser ahead is not judged here.) `None` without a floor
+/// under the sole point.
+fn sole_error(level: &Level, player: &Player, sole: Vec3, fwd: Vec3) -> Option<f32> {
+    let gap_at = |q: Vec3| {
+        foot_floor(level, player, q.x).map(|f| (q.y - f.segment.height_at(q.x)) * f.normal().y)
+    };
+    let centre = gap_at(sole)?;
+    let mut floating = centre;
+    for k in [-2, -1, 1, 2] {
+        if let Some(g) = gap_at(sole + fwd * (SOLE_HALF_LENGTH * k as f32 / 2.0)) {
+            floating = floating.min(g);
+        }
+    }
+    Some(floating.max(0.0).max(-centre))
 }
 
 /// The floor a foot at `x` should stand on: what the foot probe looks for
