@@ -477,7 +477,7 @@ pub fn run(args: &CheckArgs) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testmaps::{ladder, map, point};
+    use super::super::testmaps::{ladder, map, platform, point};
     use super::*;
 
     /// A 3 m wall between low ground (columns 0–5) and high ground (6–11).
@@ -522,6 +522,133 @@ mod tests {
             errs[0].starts_with("object 2") && errs[0].contains("unreachable"),
             "{errs:?}"
         );
+    }
+
+    #[test]
+    fn an_unreachable_exit_names_the_first_place_not_reached_and_the_farthest_reached() {
+        let errs = check(&[WALL], &ends());
+        assert!(
+            errs[0].contains(
+                "the first place not reached is the floor from x 3.00 to 5.75 m at height 3.50..3.50 m"
+            ) && errs[0]
+                .contains("the farthest reached is the floor from x 0.25 to 2.75 m at height 0.50..0.50 m"),
+            "{errs:?}"
+        );
+    }
+
+    #[test]
+    fn a_ladder_whose_foot_hangs_in_the_air_is_an_error() {
+        // The good ladder, and one beside it from 2 m above the low floor
+        // to the top.
+        let errs = check(
+            &[WALL],
+            &(ends()
+                + &ladder(3, 170.0, 32.0, 16.0, 192.0, 0.30)
+                + &ladder(4, 176.0, 32.0, 16.0, 96.0, 0.30)),
+        );
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(
+            errs[0].starts_with("object 4")
+                && errs[0].contains("ladder bottom at 2.00 m has no floor"),
+            "{errs:?}"
+        );
+    }
+
+    /// Findings of every severity.
+    fn findings(layers: &[&[&str]], objects: &str) -> Vec<String> {
+        let l = super::super::from_tmx_str(&map(layers, objects), "t.tmx").unwrap();
+        check_level(&l).iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn a_ceiling_lower_than_the_knight_is_reported_with_its_cells() {
+        // A slab 1 m over the floor at columns 4–7 (row 1): a crawl space.
+        let rows: &[&str] = &[
+            "............",
+            "....####....",
+            "............",
+            "............",
+            "############",
+        ];
+        let objs = point(1, "Spawn", 0.0, 4) + &point(2, "Exit", 2.0, 4);
+        let all = findings(&[rows], &objs);
+        assert_eq!(all.len(), 1, "{all:?}");
+        assert!(
+            all[0].starts_with("cells (4,1)..(7,1): warning: headroom of 1.00 m"),
+            "{all:?}"
+        );
+        // Two tiles higher, the knight fits: nothing to report.
+        let high: &[&str] = &[
+            "....####....",
+            "............",
+            "............",
+            "............",
+            "............",
+            "############",
+        ];
+        let objs = point(1, "Spawn", 0.0, 5) + &point(2, "Exit", 11.0, 5);
+        assert!(findings(&[high], &objs).is_empty());
+    }
+
+    #[test]
+    fn a_moving_platform_through_a_wall_or_out_of_the_map_is_an_error() {
+        // Two ledges over a pit; a pillar stands in the middle of the pit.
+        let rows: &[&str] = &[
+            "......................",
+            "......................",
+            "#####.......#....#####",
+            "#####.......#....#####",
+        ];
+        let objs = point(1, "Spawn", 1.0, 2) + &point(2, "Exit", 20.0, 2);
+        let through = platform(5, rows.len(), &[(3.25, 1.0), (7.75, 1.0)], 1.5, 2.0, 1.0);
+        let errs = check(&[rows], &(objs.clone() + &through));
+        assert!(
+            errs.iter().any(|e| e.starts_with("object 5")
+                && e.contains("enters a solid with its top centre at (5.30, 1.00) m")),
+            "{errs:?}"
+        );
+        let outside = platform(5, rows.len(), &[(3.25, 1.0), (3.25, 9.0)], 1.5, 2.0, 1.0);
+        let errs = check(&[rows], &(objs + &outside));
+        assert!(
+            errs.iter().any(|e| e.starts_with("object 5")
+                && e.contains("path point (3.25, 9.00) m puts the platform outside the map")),
+            "{errs:?}"
+        );
+    }
+
+    #[test]
+    fn a_moving_platform_over_a_pit_makes_the_exit_reachable() {
+        let rows: &[&str] = &[
+            "......................",
+            "......................",
+            "#####............#####",
+            "#####............#####",
+        ];
+        let objs = point(1, "Spawn", 1.0, 2) + &point(2, "Exit", 20.0, 2);
+        let errs = check(&[rows], &objs);
+        assert!(errs.iter().any(|e| e.contains("unreachable")), "{errs:?}");
+        let ride = platform(5, rows.len(), &[(3.25, 1.0), (7.75, 1.0)], 1.5, 2.0, 1.0);
+        let errs = check(&[rows], &(objs + &ride));
+        assert!(errs.is_empty(), "{errs:?}");
+    }
+
+    #[test]
+    fn a_one_way_plank_is_dropped_through_to_the_exit() {
+        let rows: &[&str] = &[
+            "..........",
+            "..........",
+            "##------##",
+            "##......##",
+            "##......##",
+            "##......##",
+            "##......##",
+            "##########",
+        ];
+        let errs = check(&[rows], &(point(1, "Spawn", 4.0, 2) + &point(2, "Exit", 4.0, 7)));
+        assert!(errs.is_empty(), "{errs:?}");
+        // The other way round, the plank is 2.5 m up: out of a jump's reach.
+        let errs = check(&[rows], &(point(1, "Spawn", 4.0, 7) + &point(2, "Exit", 4.0, 2)));
+        assert!(errs.iter().any(|e| e.contains("unreachable")), "{errs:?}");
     }
 
     #[test]
