@@ -144,6 +144,14 @@ impl Autopilot {
         &self.graph
     }
 
+    /// Strikes every move `avoid` picks from the graph (a designer's "do it
+    /// without falling", a test's "take the ladder").
+    pub fn avoid(&mut self, avoid: impl Fn(&Edge) -> bool) {
+        for (b, e) in self.banned.iter_mut().zip(&self.graph.edges) {
+            *b |= avoid(e);
+        }
+    }
+
     /// Whether `p` stands within [`EXIT_RADIUS`] of the exit.
     pub fn at_exit(&self, p: &Player) -> bool {
         p.state == Locomotion::Ground && p.pos.distance(self.exit) <= EXIT_RADIUS
@@ -425,12 +433,18 @@ fn approach(p: &Player, target: f32) -> Input {
 }
 
 /// Runs the autopilot on `level` with the bare controller (no animation,
-/// no IK): the outcome and the frames taken. For tests and quick checks;
-/// `ironstep run --autopilot` drives the whole simulation.
-pub fn play(level: &Level, frames: u64) -> Result<(Outcome, Player), GraphError> {
+/// no IK), without the moves `avoid` picks: the outcome and where the
+/// player ended. For tests and quick checks; `ironstep run --autopilot`
+/// drives the whole simulation.
+pub fn play(
+    level: &Level,
+    frames: u64,
+    avoid: impl Fn(&Edge) -> bool,
+) -> Result<(Outcome, Player), GraphError> {
     let params = MoveParams::default();
     let mut level = level.clone();
     let mut pilot = Autopilot::new(&level, params)?;
+    pilot.avoid(avoid);
     let mut p = Player::new(level.spawn);
     for step in 0..frames {
         let input = pilot.input(&level, &p, step);
@@ -461,7 +475,7 @@ mod tests {
 
     #[test]
     fn the_builtin_level_is_played_to_the_exit() {
-        let (o, p) = play(&Level::builtin(), DEFAULT_FRAMES).unwrap();
+        let (o, p) = play(&Level::builtin(), DEFAULT_FRAMES, |_| false).unwrap();
         assert!(o.exit_reached, "{o:?} at {:?}", p.pos);
     }
 
@@ -472,9 +486,34 @@ mod tests {
                 .unwrap()
                 .load()
                 .unwrap();
-            let (o, p) = play(&l, DEFAULT_FRAMES).unwrap();
+            let (o, p) = play(&l, DEFAULT_FRAMES, |_| false).unwrap();
             assert!(o.exit_reached, "{name}: {o:?} at {:?}", p.pos);
         }
+    }
+
+    #[test]
+    fn ladders_are_climbed_down_when_falls_are_struck() {
+        // The built-in level's second ladder leads 3 m down a wall: with
+        // every fall and jump off the high floor struck, the way on is down
+        // the ladder.
+        let level = Level::builtin();
+        let high = |e: &Edge| e.start.y > 2.0 && matches!(e.mv, Move::Fall { .. } | Move::Jump { .. });
+        let (o, p) = play(&level, DEFAULT_FRAMES, high).unwrap();
+        assert!(o.exit_reached, "{o:?} at {:?}", p.pos);
+        let pilot = {
+            let mut a = Autopilot::new(&level, MoveParams::default()).unwrap();
+            a.avoid(high);
+            a
+        };
+        let g = pilot.graph();
+        let from = g.node_below(&level, level.spawn, 1.0).unwrap();
+        let to = g.node_below(&level, level.exit, 1.0).unwrap();
+        let plan = g
+            .plan(from, level.spawn.x, to, level.exit.x, &pilot.banned, &MoveParams::default())
+            .unwrap();
+        let moves: Vec<Move> = plan.iter().map(|&e| g.edges[e].mv).collect();
+        assert!(moves.contains(&Move::ClimbUp { ladder: 0 }), "{moves:?}");
+        assert!(moves.contains(&Move::ClimbDown { ladder: 1 }), "{moves:?}");
     }
 
     #[test]
@@ -488,7 +527,7 @@ mod tests {
         let objs = point(1, "Spawn", 1.0, 2)
             + &point(2, "Exit", 20.0, 2)
             + &platform(5, rows.len(), &[(3.25, 1.0), (7.75, 1.0)], 1.5, 2.0, 1.0);
-        let (o, _) = play(&level(rows, &objs), DEFAULT_FRAMES).unwrap();
+        let (o, _) = play(&level(rows, &objs), DEFAULT_FRAMES, |_| false).unwrap();
         assert!(o.exit_reached, "{o:?}");
         let wall: &[&str] = &[
             "............",
@@ -503,7 +542,7 @@ mod tests {
         let objs = point(1, "Spawn", 1.0, 7)
             + &point(2, "Exit", 10.0, 1)
             + &ladder(3, 170.0, 32.0, 16.0, 192.0, 0.30);
-        let (o, _) = play(&level(wall, &objs), DEFAULT_FRAMES).unwrap();
+        let (o, _) = play(&level(wall, &objs), DEFAULT_FRAMES, |_| false).unwrap();
         assert!(o.exit_reached, "{o:?}");
     }
 
@@ -518,7 +557,7 @@ mod tests {
             "############",
         ];
         let objs = point(1, "Spawn", 1.0, 5) + &point(2, "Exit", 10.0, 1);
-        let (o, _) = play(&level(wall, &objs), DEFAULT_FRAMES).unwrap();
+        let (o, _) = play(&level(wall, &objs), DEFAULT_FRAMES, |_| false).unwrap();
         assert!(!o.exit_reached);
         let why = o.failure.unwrap();
         assert!(
