@@ -32,7 +32,8 @@ fn ironstep(args: &[&str]) -> (i32, String, String) {
 
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ironstep-autopilot-{}-{name}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("ironstep-autopilot-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -61,10 +62,22 @@ fn the_autopilot_finishes_every_level_with_the_feet_on_the_world() {
         assert_eq!(code, 0, "{level}: stdout {out}\nstderr {err}");
         assert_eq!(s["exit_reached"], true, "{level}: {s}");
         assert!(s["autopilot_failure"].is_null(), "{level}: {s}");
-        let frames = s["autopilot_frames_to_exit"].as_u64().expect("frames to exit");
-        assert_eq!(s["frames"].as_u64(), Some(frames), "{level}: the run stops at the exit");
-        assert!(out.contains(&format!("exit reached in {frames} frames")), "{out}");
-        let f = |k: &str| s[k].as_f64().unwrap_or_else(|| panic!("{level}: {k} in {s}"));
+        let frames = s["autopilot_frames_to_exit"]
+            .as_u64()
+            .expect("frames to exit");
+        assert_eq!(
+            s["frames"].as_u64(),
+            Some(frames),
+            "{level}: the run stops at the exit"
+        );
+        assert!(
+            out.contains(&format!("exit reached in {frames} frames")),
+            "{out}"
+        );
+        let f = |k: &str| {
+            s[k].as_f64()
+                .unwrap_or_else(|| panic!("{level}: {k} in {s}"))
+        };
         assert_eq!(s["nan_count"], 0, "{level}: {s}");
         assert!(f("planted_frames") > 0.0, "{level}: no planted frame: {s}");
         assert!(
@@ -100,7 +113,8 @@ fn an_autopilot_run_is_deterministic() {
     let a = dir.join("a.json").display().to_string();
     let b = dir.join("b.json").display().to_string();
     for m in [&a, &b] {
-        let (code, out, err) = ironstep(&["run", "--autopilot", "--level", "builtin", "--metrics", m]);
+        let (code, out, err) =
+            ironstep(&["run", "--autopilot", "--level", "builtin", "--metrics", m]);
         assert_eq!(code, 0, "{out}\n{err}");
     }
     let read = |p: &str| std::fs::read(p).unwrap();
@@ -133,7 +147,10 @@ fn an_unreachable_exit_fails_and_names_the_place() {
             && why.contains("to the exit at (5.25, 3.50) m"),
         "{why}"
     );
-    assert!(err.contains("exit NOT reached: no path from the floor"), "{err}");
+    assert!(
+        err.contains("exit NOT reached: no path from the floor"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -141,7 +158,10 @@ fn an_unreachable_exit_fails_and_names_the_place() {
 fn run_needs_a_script_or_the_autopilot() {
     let (code, _, err) = ironstep(&["run", "--level", "builtin"]);
     assert_ne!(code, 0);
-    assert!(err.contains("give --input SCRIPT") && err.contains("--autopilot"), "{err}");
+    assert!(
+        err.contains("give --input SCRIPT") && err.contains("--autopilot"),
+        "{err}"
+    );
     let (code, _, err) = ironstep(&[
         "run",
         "--autopilot",

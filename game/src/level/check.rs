@@ -25,9 +25,7 @@ use super::reach::{Graph, Node};
 use super::shipped::LevelSource;
 use super::{Diagnostic, GRID_EPSILON, LoadedLevel, Severity, TILE_METRES};
 use crate::knight::{clips, skeleton};
-use crate::sim::player::{
-    BODY_HEIGHT, LADDER_REACH, MAX_STEP_UP, MAX_WALKABLE_SLOPE, MoveParams,
-};
+use crate::sim::player::{BODY_HEIGHT, LADDER_REACH, MAX_STEP_UP, MAX_WALKABLE_SLOPE, MoveParams};
 use crate::sim::world::{FloorFilter, Ladder, Level, MovingPlatform};
 use crate::tools::autopilot::EXIT_RADIUS;
 
@@ -644,10 +642,16 @@ mod tests {
             "##......##",
             "##########",
         ];
-        let errs = check(&[rows], &(point(1, "Spawn", 4.0, 2) + &point(2, "Exit", 4.0, 7)));
+        let errs = check(
+            &[rows],
+            &(point(1, "Spawn", 4.0, 2) + &point(2, "Exit", 4.0, 7)),
+        );
         assert!(errs.is_empty(), "{errs:?}");
         // The other way round, the plank is 2.5 m up: out of a jump's reach.
-        let errs = check(&[rows], &(point(1, "Spawn", 4.0, 7) + &point(2, "Exit", 4.0, 2)));
+        let errs = check(
+            &[rows],
+            &(point(1, "Spawn", 4.0, 7) + &point(2, "Exit", 4.0, 2)),
+        );
         assert!(errs.iter().any(|e| e.contains("unreachable")), "{errs:?}");
     }
 

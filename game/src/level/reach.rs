@@ -180,7 +180,8 @@ pub enum Move {
         /// Index into [`Level::ladders`].
         ladder: usize,
     },
-    /// Walk onto moving platform `platform` while it waits at path end `end`.
+    /// Walk (or jump) onto moving platform `platform` while it waits at
+    /// path end `end`.
     Board {
         /// Index into [`Level::platforms`].
         platform: usize,
@@ -188,8 +189,11 @@ pub enum Move {
         end: usize,
         /// −1 left, +1 right.
         dir: f32,
+        /// A standing jump (a platform higher than a step) instead of a walk.
+        jump: bool,
     },
-    /// Walk off moving platform `platform` while it waits at path end `end`.
+    /// Walk (or jump) off moving platform `platform` while it waits at path
+    /// end `end`.
     Leave {
         /// Index into [`Level::platforms`].
         platform: usize,
@@ -197,6 +201,8 @@ pub enum Move {
         end: usize,
         /// −1 left, +1 right.
         dir: f32,
+        /// A standing jump (a floor higher than a step) instead of a walk.
+        jump: bool,
     },
 }
 
@@ -232,16 +238,28 @@ impl std::fmt::Display for Move {
             Move::Drop => write!(f, "drop through the plank"),
             Move::ClimbUp { ladder } => write!(f, "climb ladder {ladder} up"),
             Move::ClimbDown { ladder } => write!(f, "climb ladder {ladder} down"),
-            Move::Board { platform, end, dir } => write!(
+            Move::Board {
+                platform,
+                end,
+                dir,
+                jump,
+            } => write!(
                 f,
-                "board moving platform {platform} at its path's {} end, walking {}",
+                "board moving platform {platform} at its path's {} end, {} {}",
                 if end == 0 { "first" } else { "last" },
+                if jump { "jumping" } else { "walking" },
                 side(dir)
             ),
-            Move::Leave { platform, end, dir } => write!(
+            Move::Leave {
+                platform,
+                end,
+                dir,
+                jump,
+            } => write!(
                 f,
-                "leave moving platform {platform} at its path's {} end, walking {}",
+                "leave moving platform {platform} at its path's {} end, {} {}",
                 if end == 0 { "first" } else { "last" },
+                if jump { "jumping" } else { "walking" },
                 side(dir)
             ),
         }
@@ -346,16 +364,30 @@ impl Edge {
             }
             Move::ClimbUp { .. } => input.move_y = 1.0,
             Move::ClimbDown { .. } => input.move_y = -1.0,
-            Move::Board { platform, dir, .. } => {
-                let on = p.state == Locomotion::Ground && p.floor == FloorKind::Platform(platform as u16);
-                // Run on, then walk to the centre.
+            Move::Board {
+                platform,
+                dir,
+                jump,
+                ..
+            } => {
+                let on = p.state == Locomotion::Ground
+                    && p.floor == FloorKind::Platform(platform as u16);
+                // Run (or jump) on, then walk to the centre.
                 input.move_x = match (on, platform_x) {
                     (true, Some(px)) => ((px - p.pos.x) / 0.25).clamp(-1.0, 1.0),
+                    (false, Some(px)) if jump && k > 0 => ((px - p.pos.x) / 0.5).clamp(-1.0, 1.0),
                     _ => dir,
                 };
                 input.run = !on;
+                input.jump_pressed = jump && k == 0;
+                input.jump_held = jump && !on;
             }
-            Move::Leave { dir, .. } => input.move_x = dir,
+            Move::Leave { dir, jump, .. } => {
+                input.move_x = dir;
+                input.run = jump;
+                input.jump_pressed = jump && k == 0;
+                input.jump_held = jump;
+            }
         }
         input
     }
@@ -557,7 +589,10 @@ impl Graph {
         }
         links.sort_unstable_by_key(|&(i, j, _)| (i, j));
         for &(i, j, _) in &links {
-            if links.binary_search_by_key(&(j, i), |&(a, b, _)| (a, b)).is_ok() {
+            if links
+                .binary_search_by_key(&(j, i), |&(a, b, _)| (a, b))
+                .is_ok()
+            {
                 let (ri, rj) = (root(&mut parent, i), root(&mut parent, j));
                 if ri != rj {
                     parent[ri.max(rj) as usize] = ri.min(rj);
@@ -615,7 +650,11 @@ impl Graph {
                     duration: SAMPLE_SPACING,
                     hold: 0.0,
                 };
-                if !g.edges.iter().any(|x| x.from == e.from && x.to == e.to && x.mv == e.mv) {
+                if !g
+                    .edges
+                    .iter()
+                    .any(|x| x.from == e.from && x.to == e.to && x.mv == e.mv)
+                {
                     g.edges.push(e);
                 }
             }
@@ -926,7 +965,14 @@ impl Builder<'_> {
 
     /// Tries a move from `p` and, when it lands on another node — from every
     /// start in `starts` alike when given — adds it as an edge.
-    fn add_tried(&mut self, level: &Level, from: usize, mut edge: Edge, p: Player, robust: &[Player]) {
+    fn add_tried(
+        &mut self,
+        level: &Level,
+        from: usize,
+        mut edge: Edge,
+        p: Player,
+        robust: &[Player],
+    ) {
         let Some(t) = self.try_move(level, &edge, p, from) else {
             return;
         };
@@ -979,7 +1025,12 @@ impl Builder<'_> {
                     let robust: Vec<Player> = [-1.0f32, 1.0]
                         .iter()
                         .filter_map(|s| {
-                            self.stand_on_node(flat, node, x + s * 0.5 * TAKEOFF_TOLERANCE, SAMPLE_SPACING)
+                            self.stand_on_node(
+                                flat,
+                                node,
+                                x + s * 0.5 * TAKEOFF_TOLERANCE,
+                                SAMPLE_SPACING,
+                            )
                         })
                         .collect();
                     let e = Self::edge(Move::Fall { dir, run }, p.pos);
@@ -1005,7 +1056,9 @@ impl Builder<'_> {
                 let x = self.g.x_of(i);
                 for dir in [-1.0f32, 1.0] {
                     // Running: stand at the run-up's start, run, jump at x.
-                    if let Some(p) = self.stand_on_node(flat, node, x - dir * RUN_UP, SAMPLE_SPACING) {
+                    if let Some(p) =
+                        self.stand_on_node(flat, node, x - dir * RUN_UP, SAMPLE_SPACING)
+                    {
                         let mut e = Self::edge(
                             Move::Jump {
                                 dir,
@@ -1075,7 +1128,9 @@ impl Builder<'_> {
     fn shifted(&self, flat: &Level, node: usize, x: f32) -> Vec<Player> {
         [-1.0f32, 1.0]
             .iter()
-            .filter_map(|s| self.stand_on_node(flat, node, x + s * 0.6 * TAKEOFF_TOLERANCE, SAMPLE_SPACING))
+            .filter_map(|s| {
+                self.stand_on_node(flat, node, x + s * 0.6 * TAKEOFF_TOLERANCE, SAMPLE_SPACING)
+            })
             .collect()
     }
 
@@ -1146,7 +1201,9 @@ impl Builder<'_> {
             let (x0, x1) = q
                 .path
                 .iter()
-                .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), p| (a.min(p.x), b.max(p.x)));
+                .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), p| {
+                    (a.min(p.x), b.max(p.x))
+                });
             let a = path_end(q, 0);
             let b = path_end(q, 1);
             self.g.nodes.push(Node {
@@ -1166,35 +1223,43 @@ impl Builder<'_> {
                 for side in [-1.0f32, 1.0] {
                     // Board: from the floor beside the platform, walking in.
                     let xb = at.x + side * (q.half_width + BOARD_STAND_OFF);
-                    if let Some(hit) = frozen
-                        .floor_below_filtered(xb, at.y + 1.0, 1.0 + MAX_STEP_UP, FloorFilter::Static)
-                        && let Some(node) = self.g.node_near(hit.index, xb, SAMPLE_SPACING)
+                    if let Some(hit) = frozen.floor_below_filtered(
+                        xb,
+                        at.y + 1.0,
+                        1.0 + MAX_STEP_UP,
+                        FloorFilter::Static,
+                    ) && let Some(node) = self.g.node_near(hit.index, xb, SAMPLE_SPACING)
                         && let Some(p) = self.stand_on_node(&frozen, node, xb, 2.0 * SAMPLE_SPACING)
                     {
-                        let mut e = Self::edge(
-                            Move::Board {
-                                platform: pi,
-                                end,
-                                dir: -side,
-                            },
-                            p.pos,
-                        );
-                        let on = self.steps_until(&frozen, &e, p, |p| {
-                            p.state == Locomotion::Ground
-                                && p.floor == FloorKind::Platform(pi as u16)
-                        });
-                        if let Some(t) = self.try_move(&frozen, &e, p, node)
-                            && t.end.floor == FloorKind::Platform(pi as u16)
-                            && on as f32 * DT + PLATFORM_MARGIN <= q.wait
-                        {
-                            e.hold = on as f32 * DT + PLATFORM_MARGIN;
-                            e.from = node;
-                            e.to = pnode;
-                            e.land = t.end.pos;
-                            // Moving there and, on average, half a round
-                            // trip's wait for the platform.
-                            e.duration = t.steps as f32 * DT + 0.5 * q.period();
-                            self.g.edges.push(e);
+                        for jump in [false, true] {
+                            let mut e = Self::edge(
+                                Move::Board {
+                                    platform: pi,
+                                    end,
+                                    dir: -side,
+                                    jump,
+                                },
+                                p.pos,
+                            );
+                            let on = self.steps_until(&frozen, &e, p, |p| {
+                                p.state == Locomotion::Ground
+                                    && p.floor == FloorKind::Platform(pi as u16)
+                            });
+                            if let Some(t) = self.try_move(&frozen, &e, p, node)
+                                && t.end.floor == FloorKind::Platform(pi as u16)
+                                && on as f32 * DT + PLATFORM_MARGIN <= q.wait
+                            {
+                                e.hold = on as f32 * DT + PLATFORM_MARGIN;
+                                e.from = node;
+                                e.to = pnode;
+                                e.land = t.end.pos;
+                                // Moving there and, on average, half a round
+                                // trip's wait for the platform.
+                                e.duration = t.steps as f32 * DT + 0.5 * q.period();
+                                self.g.edges.push(e);
+                                // A walk on needs no jump.
+                                break;
+                            }
                         }
                     }
                     // Leave: from near that side of the platform, walking out.
@@ -1205,29 +1270,33 @@ impl Builder<'_> {
                         index: pi,
                     };
                     let p = standing(at.x + side * inset, &hit);
-                    let mut e = Self::edge(
-                        Move::Leave {
-                            platform: pi,
-                            end,
-                            dir: side,
-                        },
-                        p.pos,
-                    );
-                    if let Some(t) = self.try_move(&frozen, &e, p, pnode)
-                        && let Some(to) = self.landed_on(&t, pnode)
-                    {
-                        // The platform must wait until the rider is off it.
-                        let off = self.steps_until(&frozen, &e, p, |p| {
-                            !(p.state == Locomotion::Ground
-                                && p.floor == FloorKind::Platform(pi as u16))
-                        });
-                        if off as f32 * DT + PLATFORM_MARGIN <= q.wait {
-                            e.hold = off as f32 * DT + PLATFORM_MARGIN;
-                            e.from = pnode;
-                            e.to = to;
-                            e.land = t.end.pos;
-                            e.duration = t.steps as f32 * DT + 0.5 * q.period();
-                            self.g.edges.push(e);
+                    for jump in [false, true] {
+                        let mut e = Self::edge(
+                            Move::Leave {
+                                platform: pi,
+                                end,
+                                dir: side,
+                                jump,
+                            },
+                            p.pos,
+                        );
+                        if let Some(t) = self.try_move(&frozen, &e, p, pnode)
+                            && let Some(to) = self.landed_on(&t, pnode)
+                        {
+                            // The platform must wait until the rider is off it.
+                            let off = self.steps_until(&frozen, &e, p, |p| {
+                                !(p.state == Locomotion::Ground
+                                    && p.floor == FloorKind::Platform(pi as u16))
+                            });
+                            if off as f32 * DT + PLATFORM_MARGIN <= q.wait {
+                                e.hold = off as f32 * DT + PLATFORM_MARGIN;
+                                e.from = pnode;
+                                e.to = to;
+                                e.land = t.end.pos;
+                                e.duration = t.steps as f32 * DT + 0.5 * q.period();
+                                self.g.edges.push(e);
+                                break;
+                            }
                         }
                     }
                 }
@@ -1237,7 +1306,13 @@ impl Builder<'_> {
 
     /// Steps of move `e` from `p` until `cond` holds (`u32::MAX` when it
     /// never does within [`MAX_MOVE_TIME`]).
-    fn steps_until(&self, level: &Level, e: &Edge, mut p: Player, cond: impl Fn(&Player) -> bool) -> u32 {
+    fn steps_until(
+        &self,
+        level: &Level,
+        e: &Edge,
+        mut p: Player,
+        cond: impl Fn(&Player) -> bool,
+    ) -> u32 {
         let mut run = MoveRun::default();
         let px = match e.mv {
             Move::Board { platform, .. } => level.platforms.get(platform).map(|q| q.pos.x),
@@ -1271,9 +1346,20 @@ mod tests {
 
     /// The node under spawn and exit, and whether a path joins them.
     fn joined(level: &Level, g: &Graph) -> (usize, usize, Option<Vec<usize>>) {
-        let s = g.node_below(level, level.spawn, 50.0).expect("floor under the spawn");
-        let e = g.node_below(level, level.exit, 0.5).expect("floor under the exit");
-        let path = g.plan(s, level.spawn.x, e, level.exit.x, &[], &MoveParams::default());
+        let s = g
+            .node_below(level, level.spawn, 50.0)
+            .expect("floor under the spawn");
+        let e = g
+            .node_below(level, level.exit, 0.5)
+            .expect("floor under the exit");
+        let path = g.plan(
+            s,
+            level.spawn.x,
+            e,
+            level.exit.x,
+            &[],
+            &MoveParams::default(),
+        );
         (s, e, path)
     }
 
@@ -1334,7 +1420,14 @@ mod tests {
         let (s, e, path) = joined(&level, &g);
         let path = path.expect("the ladder joins the floors");
         assert_eq!(moves(&g, &path), vec![Move::ClimbUp { ladder: 0 }]);
-        let back = g.plan(e, level.exit.x, s, level.spawn.x, &[], &MoveParams::default());
+        let back = g.plan(
+            e,
+            level.exit.x,
+            s,
+            level.spawn.x,
+            &[],
+            &MoveParams::default(),
+        );
         let back = moves(&g, &back.unwrap());
         assert!(
             back.contains(&Move::ClimbDown { ladder: 0 })
@@ -1390,7 +1483,21 @@ mod tests {
         let path = path.expect("the platform carries the knight over");
         let m = moves(&g, &path);
         assert!(
-            matches!(m.as_slice(), [Move::Board { end: 0, .. }, Move::Leave { end: 1, .. }]),
+            matches!(
+                m.as_slice(),
+                [
+                    Move::Board {
+                        end: 0,
+                        jump: false,
+                        ..
+                    },
+                    Move::Leave {
+                        end: 1,
+                        jump: false,
+                        ..
+                    }
+                ]
+            ),
             "{m:?}"
         );
     }
@@ -1408,7 +1515,12 @@ mod tests {
         let (level, g) = graph(rows, &ends(1.0, 5, 10.0, 1));
         assert!(joined(&level, &g).2.is_none());
         // A 1 m wall is jumped.
-        let low: &[&str] = &["............", "......######", "......######", "############"];
+        let low: &[&str] = &[
+            "............",
+            "......######",
+            "......######",
+            "############",
+        ];
         let (level, g) = graph(low, &ends(1.0, 3, 10.0, 1));
         assert!(joined(&level, &g).2.is_some());
     }

@@ -226,7 +226,9 @@ impl Autopilot {
                 let why = self.stuck_reason(p, &e);
                 self.strike(why);
             } else {
-                let px = platform_of(&e).and_then(|i| level.platforms.get(i)).map(|q| q.pos.x);
+                let px = platform_of(&e)
+                    .and_then(|i| level.platforms.get(i))
+                    .map(|q| q.pos.x);
                 return e.input(&mut self.run, p, px);
             }
         }
@@ -307,7 +309,10 @@ impl Autopilot {
             self.phase = Phase::Move;
             self.run = MoveRun::default();
         }
-        let px = level.platforms.get(platform_of(&e).unwrap_or(usize::MAX)).map(|q| q.pos.x);
+        let px = level
+            .platforms
+            .get(platform_of(&e).unwrap_or(usize::MAX))
+            .map(|q| q.pos.x);
         e.input(&mut self.run, p, px)
     }
 
@@ -328,7 +333,10 @@ impl Autopilot {
             );
             return Some(self.fail(why));
         };
-        match self.graph.plan(node, p.pos.x, goal, self.exit.x, &self.banned, &self.params) {
+        match self
+            .graph
+            .plan(node, p.pos.x, goal, self.exit.x, &self.banned, &self.params)
+        {
             Some(plan) => {
                 self.plan = plan;
                 self.cursor = 0;
@@ -497,7 +505,8 @@ mod tests {
         // every fall and jump off the high floor struck, the way on is down
         // the ladder.
         let level = Level::builtin();
-        let high = |e: &Edge| e.start.y > 2.0 && matches!(e.mv, Move::Fall { .. } | Move::Jump { .. });
+        let high =
+            |e: &Edge| e.start.y > 2.0 && matches!(e.mv, Move::Fall { .. } | Move::Jump { .. });
         let (o, p) = play(&level, DEFAULT_FRAMES, high).unwrap();
         assert!(o.exit_reached, "{o:?} at {:?}", p.pos);
         let pilot = {
@@ -509,7 +518,14 @@ mod tests {
         let from = g.node_below(&level, level.spawn, 1.0).unwrap();
         let to = g.node_below(&level, level.exit, 1.0).unwrap();
         let plan = g
-            .plan(from, level.spawn.x, to, level.exit.x, &pilot.banned, &MoveParams::default())
+            .plan(
+                from,
+                level.spawn.x,
+                to,
+                level.exit.x,
+                &pilot.banned,
+                &MoveParams::default(),
+            )
             .unwrap();
         let moves: Vec<Move> = plan.iter().map(|&e| g.edges[e].mv).collect();
         assert!(moves.contains(&Move::ClimbUp { ladder: 0 }), "{moves:?}");
