@@ -535,7 +535,12 @@ impl Graph {
         }
         let mut samples = Vec::new();
         for (si, s) in level.segments.iter().enumerate() {
-            if !(s.x1 > s.x0) || !s.y0.is_finite() || !s.y1.is_finite() {
+            if s.x1 <= s.x0
+                || s.x1.is_nan()
+                || s.x0.is_nan()
+                || !s.y0.is_finite()
+                || !s.y1.is_finite()
+            {
                 continue;
             }
             let k0 = ((s.x0 - origin) / SAMPLE_SPACING).ceil() as i32;

@@ -258,10 +258,10 @@ impl Autopilot {
             Some(e) => e.from != node,
             None => Some(node) != self.exit_node,
         };
-        if self.phase == Phase::Plan || off_plan {
-            if let Some(i) = self.replan(node, p) {
-                return i;
-            }
+        if (self.phase == Phase::Plan || off_plan)
+            && let Some(i) = self.replan(node, p)
+        {
+            return i;
         }
         let Some(e) = self.current() else {
             // On the exit's node: walk to the exit.
