@@ -562,6 +562,77 @@ mod tests {
         assert!(o.exit_reached, "{o:?}");
     }
 
+    /// Three floors: the ground, a one-way plank 2.5 m up reached by a
+    /// ladder through it, and a bridge 5 m up reached by a lift from the
+    /// plank's end (the top floor is a bridge over a tunnel).
+    const TOWER: &[&str] = &[
+        "........................",
+        "........................",
+        "........................",
+        "..............#########.",
+        "........................",
+        "........................",
+        "........................",
+        "........................",
+        "..---------.............",
+        "........................",
+        "........................",
+        "........................",
+        "........................",
+        "########################",
+    ];
+
+    fn tower(spawn: (f32, u32), exit: (f32, u32)) -> Level {
+        let objs = point(1, "Spawn", spawn.0, spawn.1)
+            + &point(2, "Exit", exit.0, exit.1)
+            + &ladder(3, 136.0, 256.0, 16.0, 160.0, 0.30)
+            + &platform(4, TOWER.len(), &[(6.25, 3.0), (6.25, 5.5)], 1.5, 1.0, 1.5);
+        let loaded = crate::level::from_tmx_str(&map(&[TOWER], &objs), "tower.tmx").unwrap();
+        let errors: Vec<String> = crate::level::check::check_level(&loaded)
+            .iter()
+            .filter(|d| d.severity == crate::level::Severity::Error)
+            .map(ToString::to_string)
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+        loaded.level
+    }
+
+    #[test]
+    fn a_tower_is_climbed_by_ladder_and_lift_and_left_by_drops_and_falls() {
+        // Up: ground → ladder through the plank → lift → bridge.
+        let up = tower((1.0, 13), (20.0, 3));
+        let (o, p) = play(&up, DEFAULT_FRAMES, |_| false).unwrap();
+        assert!(o.exit_reached, "{o:?} at {:?}", p.pos);
+        let pilot = Autopilot::new(&up, MoveParams::default()).unwrap();
+        let g = pilot.graph();
+        let plan = g
+            .plan(
+                g.node_below(&up, up.spawn, 1.0).unwrap(),
+                up.spawn.x,
+                g.node_below(&up, up.exit, 1.0).unwrap(),
+                up.exit.x,
+                &[],
+                &MoveParams::default(),
+            )
+            .unwrap();
+        let moves: Vec<Move> = plan.iter().map(|&e| g.edges[e].mv).collect();
+        assert!(
+            matches!(
+                moves.as_slice(),
+                [Move::ClimbUp { .. }, Move::Board { end: 0, .. }, Move::Leave { end: 1, .. }]
+            ),
+            "{moves:?}"
+        );
+        // Down: from the bridge to the ground under the plank.
+        let down = tower((20.0, 3), (4.0, 13));
+        let (o, p) = play(&down, DEFAULT_FRAMES, |_| false).unwrap();
+        assert!(o.exit_reached, "{o:?} at {:?}", p.pos);
+        // Down without falls off the bridge: the lift, then through the plank.
+        let no_falls = |e: &Edge| matches!(e.mv, Move::Fall { .. } | Move::Jump { .. });
+        let (o, p) = play(&down, DEFAULT_FRAMES, no_falls).unwrap();
+        assert!(o.exit_reached, "{o:?} at {:?}", p.pos);
+    }
+
     #[test]
     fn an_unreachable_exit_is_reported_with_the_place() {
         let wall: &[&str] = &[
