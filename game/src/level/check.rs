@@ -21,7 +21,7 @@ use clap::Args;
 
 use glam::Vec2;
 
-use super::reach::{Graph, Node};
+use super::reach::{Graph, Node, NodeKind};
 use super::shipped::LevelSource;
 use super::{Diagnostic, GRID_EPSILON, LoadedLevel, Severity, TILE_METRES};
 use crate::knight::{clips, skeleton};
@@ -364,8 +364,10 @@ fn reachability(loaded: &LoadedLevel) -> Vec<Diagnostic> {
         "exit at ({:.2}, {:.2}) m is unreachable from the spawn",
         level.exit.x, level.exit.y
     );
+    // Places are floors (a moving platform's node spans its whole path).
+    let floor = |i: usize| nodes[i].kind == NodeKind::Stretch;
     let reached = (0..nodes.len())
-        .filter(|&i| seen[i])
+        .filter(|&i| seen[i] && floor(i))
         .min_by(|&a, &b| to_exit(&nodes[a]).total_cmp(&to_exit(&nodes[b])));
     if let Some(ri) = reached {
         let r = &nodes[ri];
@@ -379,7 +381,7 @@ fn reachability(loaded: &LoadedLevel) -> Vec<Diagnostic> {
                 .fold(f32::INFINITY, f32::min)
         };
         let first = (0..nodes.len())
-            .filter(|&i| !seen[i] && to_exit(&nodes[i]) <= to_exit(r) + 1e-3)
+            .filter(|&i| !seen[i] && floor(i) && to_exit(&nodes[i]) <= to_exit(r) + 1e-3)
             .min_by(|&a, &b| gap(&nodes[a]).total_cmp(&gap(&nodes[b])))
             .unwrap_or(exit);
         msg += &format!(
