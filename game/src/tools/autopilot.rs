@@ -500,6 +500,35 @@ mod tests {
     }
 
     #[test]
+    fn a_knight_moved_off_its_plan_plans_again_and_finishes() {
+        // Half-way up the built-in level's first ladder, the knight is put
+        // back on the ground at the start: the follower notices it stands
+        // on another node than its move started from and plans again.
+        let mut level = Level::builtin();
+        let params = MoveParams::default();
+        let mut pilot = Autopilot::new(&level, params).unwrap();
+        let mut p = Player::new(level.spawn);
+        let mut moved = false;
+        let mut reached = false;
+        for step in 0..DEFAULT_FRAMES {
+            let input = pilot.input(&level, &p, step);
+            level.advance_platforms((step + 1) as f32 * DT);
+            p.step(&level, &params, &input);
+            if !moved && matches!(p.state, Locomotion::Ladder(_)) && p.climb_distance > 1.0 {
+                p = Player::new(Vec2::new(3.0, 0.5));
+                moved = true;
+            }
+            if pilot.at_exit(&p) {
+                reached = true;
+                break;
+            }
+        }
+        assert!(moved && reached, "{:?} at {:?}", pilot.outcome, p.pos);
+        assert!(pilot.outcome.plans >= 2, "{:?}", pilot.outcome);
+        assert_eq!(pilot.outcome.falls, 0);
+    }
+
+    #[test]
     fn ladders_are_climbed_down_when_falls_are_struck() {
         // The built-in level's second ladder leads 3 m down a wall: with
         // every fall and jump off the high floor struck, the way on is down
