@@ -648,7 +648,11 @@ mod tests {
         assert!(
             matches!(
                 moves.as_slice(),
-                [Move::ClimbUp { .. }, Move::Board { end: 0, .. }, Move::Leave { end: 1, .. }]
+                [
+                    Move::ClimbUp { .. },
+                    Move::Board { end: 0, .. },
+                    Move::Leave { end: 1, .. }
+                ]
             ),
             "{moves:?}"
         );
