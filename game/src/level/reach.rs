@@ -31,10 +31,15 @@
 //!
 //! The graph is built once per level; following it costs a lookup per
 //! step. Limits: moving platforms are boarded and left only at the ends of
-//! their paths (where they wait), by walking; jumps onto or off a moving
-//! platform are not moves of the graph. Jumps are tried from every
-//! [`TAKEOFF_EVERY`]-th sample and from the ends of each stretch, with full
-//! jump height.
+//! their paths (where they wait long enough for the move), from or to the
+//! floor beside the platform, by walking or by a standing jump; a platform
+//! passing a ledge in the middle of its path, and running jumps onto or off
+//! a platform, are not moves of the graph. Jumps are tried from every
+//! [`TAKEOFF_EVERY`]-th sample and from the ends of each stretch, always
+//! at full jump height; a jump that only a short hop makes (under a low
+//! ceiling the full jump bumps into) is found only when the bump does not
+//! spoil it. A moving platform can be in the way of a static move at run
+//! time; the follower then plans again from where the knight lands.
 
 use glam::Vec2;
 
@@ -76,10 +81,11 @@ pub const BOARD_STAND_OFF: f32 = BODY_HALF_WIDTH + 0.1;
 pub const PLATFORM_MARGIN: f32 = 0.25;
 /// How far in from a platform's side a rider waits to leave, metres.
 pub const LEAVE_INSET: f32 = 0.35;
-/// The most floor samples a graph is built from: a level 2 km long with 20
-/// floors in every column. Beyond it the level is refused (checking it would
-/// take minutes).
-pub const MAX_SAMPLES: usize = 800_000;
+/// The most floor samples a graph is built from: 10 km of single floor, or
+/// 500 m with 20 floors in every column. Each sample costs a few tried
+/// moves; beyond this a check would take tens of seconds, so the level is
+/// refused (`check-level` says so) rather than checked.
+pub const MAX_SAMPLES: usize = 200_000;
 
 /// What a node is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1528,6 +1534,23 @@ mod tests {
         ];
         let (level, g) = graph(low, &ends(1.0, 3, 10.0, 1));
         assert!(joined(&level, &g).2.is_some());
+    }
+
+    #[test]
+    fn a_level_beyond_the_sample_limit_is_refused_not_checked_for_minutes() {
+        use crate::sim::world::GroundSegment;
+        let long = MAX_SAMPLES as f32 * SAMPLE_SPACING + 10.0;
+        let level = Level::from_profile(
+            "long",
+            vec![GroundSegment::ground(0.0, long, 0.0, 0.0)],
+            vec![],
+            Vec2::new(1.0, 0.0),
+            Vec2::new(long - 1.0, 0.0),
+            -10.0,
+        );
+        let e = Graph::build(&level, &MoveParams::default()).unwrap_err();
+        assert!(matches!(e, GraphError::TooLarge { samples } if samples > MAX_SAMPLES));
+        assert!(e.to_string().contains("more than the 200000"), "{e}");
     }
 
     #[test]
