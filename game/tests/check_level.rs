@@ -129,3 +129,48 @@ fn check_level_reports_third_party_maps_clearly() {
         format!("{path}:map: error: no ground: no tile has the class Solid, Slope or OneWay")
     );
 }
+
+#[test]
+fn check_level_reports_ladder_feet_platform_paths_and_the_unreachable_place() {
+    // The CSV test map with its ladder cut short (its foot 1.5 m above the
+    // low floor, so the wall is not climbed) and a moving platform driven
+    // into the wall.
+    let text = std::fs::read_to_string(levels_dir().join("encoding_csv.tmx")).unwrap();
+    let text = text
+        .replace(
+            "x=\"170\" y=\"32\" width=\"16\" height=\"192\"",
+            "x=\"170\" y=\"32\" width=\"16\" height=\"96\"",
+        )
+        .replace(
+            " </objectgroup>",
+            "  <object id=\"5\" type=\"MovingPlatform\" x=\"96\" y=\"128\"><polyline points=\"0,0 224,0\"/></object>\n </objectgroup>",
+        );
+    let dir = std::env::temp_dir().join(format!("ironstep-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("broken.tmx");
+    std::fs::write(&path, text).unwrap();
+    let file = path.display().to_string();
+    let (code, out, _) = ironstep(&["check-level", &file]);
+    assert_ne!(code, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert_eq!(
+        lines[0],
+        format!(
+            "{file}:object 3: error: ladder bottom at 2.00 m has no floor to stand on within 0.45 m of it"
+        )
+    );
+    assert_eq!(
+        lines[1],
+        format!(
+            "{file}:object 5: error: moving platform's box enters a solid with its top centre at (2.30, 2.00) m on its path"
+        )
+    );
+    assert!(
+        lines[2].starts_with(&format!(
+            "{file}:object 2: error: exit at (5.25, 3.50) m is unreachable from the spawn: the first place not reached is the floor from x 3.00 to 5.75 m at height 3.50..3.50 m; the farthest reached is the floor from x 0.25 to "
+        )),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,19 +3,31 @@
 //!
 //! Findings: unknown classes and properties and overlapping solids (from the
 //! loader), slopes steeper than walkable, ladders whose rung spacing the rig
-//! cannot climb, ladder tops with no floor to step onto, and a spawn or exit
-//! the player cannot reach. Each is printed as `file:location: message`; with
-//! `--json`, one JSON document lists them all. The exit code is non-zero when
-//! any file has an error.
+//! cannot climb, ladders whose top or bottom meets no floor (the ladder's
+//! object id and which end), headroom lower than the knight over a walkable
+//! floor (a warning naming the ceiling's cells), moving platforms whose path
+//! leaves the map or whose box, swept along the path, enters a solid (the
+//! platform's object id and where), and a spawn or exit the player cannot
+//! reach. Reachability is the level's reachability graph
+//! ([`super::reach::Graph`]: walks, jumps, falls, ladders, one-way drops and
+//! moving platforms, each tried with the real controller); an unreachable
+//! exit names the first place not reached on the way and the place reached
+//! nearest to the exit. Each finding is printed as `file:location: message`;
+//! with `--json`, one JSON document lists them all. The exit code is
+//! non-zero when any file has an error.
 
 use anyhow::{Result, bail};
 use clap::Args;
 
+use glam::Vec2;
+
+use super::reach::{Graph, Node, NodeKind};
 use super::shipped::LevelSource;
 use super::{Diagnostic, GRID_EPSILON, LoadedLevel, Severity, TILE_METRES};
 use crate::knight::{clips, skeleton};
-use crate::sim::player::{LADDER_REACH, MAX_STEP_UP, MAX_WALKABLE_SLOPE, MoveParams};
-use crate::sim::world::{Ladder, Level};
+use crate::sim::player::{BODY_HEIGHT, LADDER_REACH, MAX_STEP_UP, MAX_WALKABLE_SLOPE, MoveParams};
+use crate::sim::world::{FloorFilter, Ladder, Level, MovingPlatform};
+use crate::tools::autopilot::EXIT_RADIUS;
 
 /// How far beside a ladder's top a floor may be and still be stepped onto,
 /// metres: the body half width plus a stride.
@@ -23,12 +35,9 @@ pub const LADDER_TOP_FLOOR_REACH: f32 = 0.6;
 /// How close a floor must be to the ladder's top (or its foot) in height to
 /// count, metres: a step the controller walks up.
 pub const LADDER_END_TOLERANCE: f32 = MAX_STEP_UP;
-/// Height kept in hand when judging whether a jump clears a ledge, metres: the
-/// reachability search stays on the safe side of the controller's real arc.
-pub const JUMP_SAFETY_MARGIN: f32 = 0.15;
-/// How far inside a run's end its edge height is probed, metres (the end
-/// itself belongs to the next segment or to a gap).
-const EDGE_PROBE: f32 = 1e-3;
+/// Spacing of the points a moving platform's box is checked at along its
+/// path, metres: a tenth of a tile, so no solid cell slips between two.
+pub const PLATFORM_SWEEP_STEP: f32 = 0.05;
 /// Fraction of the straight arm a hand may reach to (the notes' ~0.9 × arm).
 pub const ARM_REACH_FRACTION: f32 = 0.9;
 /// Clearance a boot needs between two rungs, metres: ankle height above and
@@ -132,92 +141,207 @@ pub fn check_level(loaded: &LoadedLevel) -> Vec<Diagnostic> {
                 ),
             ));
         }
+        if !ladder_bottom_has_floor(level, l) {
+            out.push(err(
+                loc.clone(),
+                format!(
+                    "ladder bottom at {:.2} m has no floor to stand on within {LADDER_REACH} m of it",
+                    l.bottom
+                ),
+            ));
+        }
     }
+    out.extend(headroom(loaded));
+    out.extend(platform_paths(loaded));
     out.extend(reachability(loaded));
     out
 }
 
-/// Whether a floor at the ladder's top height lies beside it.
+/// Whether a floor at the ladder's top height lies beside it (or over it:
+/// a plank the ladder passes through).
 fn ladder_top_has_floor(level: &Level, l: &Ladder) -> bool {
-    floors_near(level, l.x, l.top).next().is_some()
+    floor_near(level, l.x, l.top, LADDER_TOP_FLOOR_REACH)
 }
 
-/// Points of ground within [`LADDER_TOP_FLOOR_REACH`] of `x` whose height is
-/// within [`LADDER_END_TOLERANCE`] of `y`.
-fn floors_near(level: &Level, x: f32, y: f32) -> impl Iterator<Item = f32> + '_ {
+/// Whether a floor at the ladder's foot lies within reach of it.
+fn ladder_bottom_has_floor(level: &Level, l: &Ladder) -> bool {
+    floor_near(level, l.x, l.bottom, LADDER_REACH)
+}
+
+/// Whether a static floor within `reach` of `x` has a height within
+/// [`LADDER_END_TOLERANCE`] of `y`.
+fn floor_near(level: &Level, x: f32, y: f32, reach: f32) -> bool {
     const SAMPLES: usize = 24;
-    (0..=SAMPLES).filter_map(move |k| {
-        let px =
-            x - LADDER_TOP_FLOOR_REACH + 2.0 * LADDER_TOP_FLOOR_REACH * k as f32 / SAMPLES as f32;
+    (0..=SAMPLES).any(|k| {
+        let px = x - reach + 2.0 * reach * k as f32 / SAMPLES as f32;
         level
-            .ground_height(px)
-            .filter(|h| (h - y).abs() <= LADDER_END_TOLERANCE)
-            .map(|_| px)
+            .floor_below_filtered(
+                px,
+                y + LADDER_END_TOLERANCE,
+                2.0 * LADDER_END_TOLERANCE,
+                FloorFilter::Static,
+            )
+            .is_some()
     })
 }
 
-/// A stretch of ground walkable end to end: no gap, no wall taller than a
-/// step, no slope steeper than walkable.
-#[derive(Clone, Copy, Debug)]
-struct Run {
-    x0: f32,
-    x1: f32,
-}
-
-/// Splits the ground into walkable runs.
-fn runs(level: &Level) -> Vec<Run> {
-    let mut out: Vec<Run> = Vec::new();
-    let mut last_y1 = f32::NAN;
+/// Ceilings lower than the knight ([`BODY_HEIGHT`]) over a walkable floor,
+/// one warning per run of tile columns under the same ceiling: the floor
+/// there cannot be walked (the body does not fit), which is rarely meant.
+/// A warning, not an error: reachability says whether it matters.
+fn headroom(loaded: &LoadedLevel) -> Vec<Diagnostic> {
+    let level = &loaded.level;
+    let t = TILE_METRES;
+    let row_of = |y: f32| loaded.grid.bottom_row - (y / t).round() as i32;
+    // (first column, last column, ceiling row, ceiling height, floor height)
+    let mut low: Vec<(i32, i32, i32, f32, f32)> = Vec::new();
     for s in &level.segments {
         if s.slope().abs() > MAX_WALKABLE_SLOPE {
-            last_y1 = f32::NAN;
             continue;
         }
-        match out.last_mut() {
-            Some(r)
-                if (r.x1 - s.x0).abs() < GRID_EPSILON && (s.y0 - last_y1).abs() <= MAX_STEP_UP =>
-            {
-                r.x1 = s.x1;
+        let c0 = (s.x0 / t + GRID_EPSILON).floor() as i32;
+        let c1 = (s.x1 / t - GRID_EPSILON).ceil() as i32;
+        for col in c0..c1 {
+            let xa = (col as f32 * t).max(s.x0);
+            let xb = ((col + 1) as f32 * t).min(s.x1);
+            if xb - xa < GRID_EPSILON {
+                continue;
             }
-            _ => out.push(Run { x0: s.x0, x1: s.x1 }),
+            let y = s.height_at(xa).max(s.height_at(xb));
+            let Some(c) = static_ceiling(level, xa, xb, y) else {
+                continue;
+            };
+            if c - y >= BODY_HEIGHT - GRID_EPSILON {
+                continue;
+            }
+            let row = row_of(c);
+            match low.last_mut() {
+                Some(r) if r.1 + 1 == col && r.2 == row && (r.4 - y).abs() < MAX_STEP_UP => {
+                    r.1 = col;
+                    r.4 = r.4.min(y);
+                }
+                _ => low.push((col, col, row, c, y)),
+            }
         }
-        last_y1 = s.y1;
+    }
+    low.into_iter()
+        .map(|(a, b, row, c, y)| Diagnostic {
+            severity: Severity::Warning,
+            location: if a == b {
+                format!("cell ({a},{row})")
+            } else {
+                format!("cells ({a},{row})..({b},{row})")
+            },
+            message: format!(
+                "headroom of {:.2} m under the ceiling over the floor at height {y:.2} m is lower than the knight ({BODY_HEIGHT} m): the floor cannot be walked",
+                c - y
+            ),
+        })
+        .collect()
+}
+
+/// The lowest static solid's underside over `xa..xb` above `y`, within the
+/// knight's height.
+fn static_ceiling(level: &Level, xa: f32, xb: f32, y: f32) -> Option<f32> {
+    level
+        .solids
+        .iter()
+        .filter(|s| s.x1 > xa + GRID_EPSILON && s.x0 < xb - GRID_EPSILON)
+        .map(|s| s.bottom)
+        .filter(|&b| b >= y - GRID_EPSILON && b < y + BODY_HEIGHT)
+        .fold(None, |m: Option<f32>, b| Some(m.map_or(b, |m| m.min(b))))
+}
+
+/// Moving platforms whose path leaves the map, or whose box swept along
+/// the path enters a solid.
+fn platform_paths(loaded: &LoadedLevel) -> Vec<Diagnostic> {
+    let level = &loaded.level;
+    let (x_lo, x_hi) = level.extent();
+    let y_top = (loaded.grid.bottom_row + 1) as f32 * TILE_METRES;
+    let mut out = Vec::new();
+    for (i, p) in level.platforms.iter().enumerate() {
+        let loc = format!(
+            "object {}",
+            loaded.platform_ids.get(i).copied().unwrap_or_default()
+        );
+        let outside = p.path.iter().find(|q| {
+            q.x - p.half_width < x_lo - GRID_EPSILON
+                || q.x + p.half_width > x_hi + GRID_EPSILON
+                || q.y > y_top + GRID_EPSILON
+                || q.y - p.thickness < level.kill_height
+        });
+        if let Some(q) = outside {
+            out.push(Diagnostic {
+                severity: Severity::Error,
+                location: loc.clone(),
+                message: format!(
+                    "moving platform path point ({:.2}, {:.2}) m puts the platform outside the map (x {x_lo:.2}..{x_hi:.2} m, above the kill height {:.2} m, below the top {y_top:.2} m)",
+                    q.x, q.y, level.kill_height
+                ),
+            });
+        }
+        let hit = sweep(p).find(|q| {
+            level.solids.iter().any(|s| {
+                let (x0, x1) = (q.x - p.half_width, q.x + p.half_width);
+                let (y0, y1) = (q.y - p.thickness, q.y);
+                if !(s.x1 > x0 + GRID_EPSILON && s.x0 < x1 - GRID_EPSILON) {
+                    return false;
+                }
+                let a = x0.max(s.x0);
+                let b = x1.min(s.x1);
+                let top_at = |x: f32| s.top0 + (s.top1 - s.top0) * (x - s.x0) / (s.x1 - s.x0);
+                top_at(a).max(top_at(b)) > y0 + GRID_EPSILON && s.bottom < y1 - GRID_EPSILON
+            })
+        });
+        if let Some(q) = hit {
+            out.push(Diagnostic {
+                severity: Severity::Error,
+                location: loc,
+                message: format!(
+                    "moving platform's box enters a solid with its top centre at ({:.2}, {:.2}) m on its path",
+                    q.x, q.y
+                ),
+            });
+        }
     }
     out
 }
 
-/// The highest a running jump rises at horizontal distance `dx` from take-off,
-/// metres (negative once it falls below the take-off height): the controller's
-/// parabola with its derived gravity and launch speed.
-pub fn jump_rise_at(params: &MoveParams, dx: f32) -> f32 {
-    let v = params.run_speed;
-    let g = params.gravity();
-    let v0 = params.launch_speed();
-    let t_apex = v0 / g;
-    let t = dx / v;
-    if t <= t_apex {
-        params.jump_height
-    } else {
-        v0 * t - 0.5 * g * t * t
-    }
+/// Points every [`PLATFORM_SWEEP_STEP`] along a platform's path, both ends
+/// of every leg included.
+fn sweep(p: &MovingPlatform) -> impl Iterator<Item = Vec2> + '_ {
+    p.path.windows(2).flat_map(|w| {
+        let n = (w[0].distance(w[1]) / PLATFORM_SWEEP_STEP).ceil().max(1.0) as usize;
+        (0..=n).map(move |k| w[0].lerp(w[1], k as f32 / n as f32))
+    })
 }
 
-/// The spawn and exit must stand on ground, and the exit must be reachable
-/// from the spawn by walking, jumping, dropping and climbing.
+/// The spawn and exit must stand on floors, and the exit must be reachable
+/// from the spawn through the level's reachability graph; when it is not,
+/// the finding names the first place beyond the reached ones on the way to
+/// the exit and the place reached nearest to the exit.
 fn reachability(loaded: &LoadedLevel) -> Vec<Diagnostic> {
     let level = &loaded.level;
-    let params = MoveParams::default();
-    let runs = runs(level);
-    let run_of = |x: f32| runs.iter().position(|r| r.x0 <= x && x < r.x1);
     let mut out = Vec::new();
-    let spawn_run = run_of(level.spawn.x).filter(|_| level.ground_height(level.spawn.x).is_some());
-    let exit_run = run_of(level.exit.x).filter(|_| level.ground_height(level.exit.x).is_some());
-    let (Some(spawn_run), Some(exit_run)) = (spawn_run, exit_run) else {
-        for (name, id, p, r) in [
-            ("spawn", loaded.spawn_id, level.spawn, spawn_run),
-            ("exit", loaded.exit_id, level.exit, exit_run),
+    let graph = match Graph::build(level, &MoveParams::default()) {
+        Ok(g) => g,
+        Err(e) => {
+            out.push(Diagnostic {
+                severity: Severity::Error,
+                location: "level".into(),
+                message: format!("reachability not checked: {e}"),
+            });
+            return out;
+        }
+    };
+    let spawn = graph.node_below(level, level.spawn, level.spawn.y - level.kill_height);
+    let exit = graph.node_below(level, level.exit, EXIT_RADIUS);
+    let (Some(spawn), Some(exit)) = (spawn, exit) else {
+        for (name, id, p, n) in [
+            ("spawn", loaded.spawn_id, level.spawn, spawn),
+            ("exit", loaded.exit_id, level.exit, exit),
         ] {
-            if r.is_none() {
+            if n.is_none() {
                 out.push(Diagnostic {
                     severity: Severity::Error,
                     location: format!("object {id}"),
@@ -230,60 +354,46 @@ fn reachability(loaded: &LoadedLevel) -> Vec<Diagnostic> {
         }
         return out;
     };
-    // Directed edges between runs.
-    let n = runs.len();
-    let mut edges: Vec<Vec<usize>> = vec![Vec::new(); n];
-    let height = |x: f32| level.ground_height(x).unwrap_or(f32::NEG_INFINITY);
-    for i in 0..n.saturating_sub(1) {
-        let (a, b) = (runs[i], runs[i + 1]);
-        let dx = (b.x0 - a.x1).max(0.0);
-        let ha = height(a.x1 - EDGE_PROBE);
-        let hb = height(b.x0 + EDGE_PROBE);
-        if hb - ha <= jump_rise_at(&params, dx) - JUMP_SAFETY_MARGIN {
-            edges[i].push(i + 1);
-        }
-        if ha - hb <= jump_rise_at(&params, dx) - JUMP_SAFETY_MARGIN {
-            edges[i + 1].push(i);
-        }
+    let seen = graph.reachable_from(spawn, &[]);
+    if seen[exit] {
+        return out;
     }
-    for l in &level.ladders {
-        let foot: Vec<usize> = floors_near(level, l.x, l.bottom)
-            .filter(|x| (x - l.x).abs() <= LADDER_REACH.max(LADDER_TOP_FLOOR_REACH))
-            .filter_map(run_of)
-            .collect();
-        let top: Vec<usize> = floors_near(level, l.x, l.top).filter_map(run_of).collect();
-        for &f in &foot {
-            for &t in &top {
-                edges[f].push(t);
-                edges[t].push(f);
-            }
-        }
+    let nodes = &graph.nodes;
+    let to_exit = |n: &Node| n.distance_to(level.exit);
+    let mut msg = format!(
+        "exit at ({:.2}, {:.2}) m is unreachable from the spawn",
+        level.exit.x, level.exit.y
+    );
+    // Places are floors (a moving platform's node spans its whole path).
+    let floor = |i: usize| nodes[i].kind == NodeKind::Stretch;
+    let reached = (0..nodes.len())
+        .filter(|&i| seen[i] && floor(i))
+        .min_by(|&a, &b| to_exit(&nodes[a]).total_cmp(&to_exit(&nodes[b])));
+    if let Some(ri) = reached {
+        let r = &nodes[ri];
+        // The first place not reached: the unreached node nearest to the
+        // farthest one reached, among those no farther from the exit.
+        let points: Vec<Vec2> = graph.node_points(ri).collect();
+        let gap = |n: &Node| {
+            points
+                .iter()
+                .map(|&p| n.distance_to(p))
+                .fold(f32::INFINITY, f32::min)
+        };
+        let first = (0..nodes.len())
+            .filter(|&i| !seen[i] && floor(i) && to_exit(&nodes[i]) <= to_exit(r) + 1e-3)
+            .min_by(|&a, &b| gap(&nodes[a]).total_cmp(&gap(&nodes[b])))
+            .unwrap_or(exit);
+        msg += &format!(
+            ": the first place not reached is {}; the farthest reached is {r}",
+            nodes[first]
+        );
     }
-    let mut seen = vec![false; n];
-    let mut stack = vec![spawn_run];
-    seen[spawn_run] = true;
-    while let Some(i) = stack.pop() {
-        for &j in &edges[i] {
-            if !seen[j] {
-                seen[j] = true;
-                stack.push(j);
-            }
-        }
-    }
-    if !seen[exit_run] {
-        let first_cut = (0..n).find(|&i| seen[i] && !seen.get(i + 1).copied().unwrap_or(true));
-        let hint = first_cut.map_or(String::new(), |i| {
-            format!("; the player gets stuck near x {:.2} m", runs[i].x1)
-        });
-        out.push(Diagnostic {
-            severity: Severity::Error,
-            location: format!("object {}", loaded.exit_id),
-            message: format!(
-                "exit at ({:.2}, {:.2}) m is unreachable from the spawn{hint}",
-                level.exit.x, level.exit.y
-            ),
-        });
-    }
+    out.push(Diagnostic {
+        severity: Severity::Error,
+        location: format!("object {}", loaded.exit_id),
+        message: msg,
+    });
     out
 }
 
@@ -367,7 +477,7 @@ pub fn run(args: &CheckArgs) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testmaps::{ladder, map, point};
+    use super::super::testmaps::{ladder, map, platform, point};
     use super::*;
 
     /// A 3 m wall between low ground (columns 0–5) and high ground (6–11).
@@ -412,6 +522,139 @@ mod tests {
             errs[0].starts_with("object 2") && errs[0].contains("unreachable"),
             "{errs:?}"
         );
+    }
+
+    #[test]
+    fn an_unreachable_exit_names_the_first_place_not_reached_and_the_farthest_reached() {
+        let errs = check(&[WALL], &ends());
+        assert!(
+            errs[0].contains(
+                "the first place not reached is the floor from x 3.00 to 5.75 m at height 3.50..3.50 m"
+            ) && errs[0]
+                .contains("the farthest reached is the floor from x 0.25 to 2.75 m at height 0.50..0.50 m"),
+            "{errs:?}"
+        );
+    }
+
+    #[test]
+    fn a_ladder_whose_foot_hangs_in_the_air_is_an_error() {
+        // The good ladder, and one beside it from 2 m above the low floor
+        // to the top.
+        let errs = check(
+            &[WALL],
+            &(ends()
+                + &ladder(3, 170.0, 32.0, 16.0, 192.0, 0.30)
+                + &ladder(4, 176.0, 32.0, 16.0, 96.0, 0.30)),
+        );
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(
+            errs[0].starts_with("object 4")
+                && errs[0].contains("ladder bottom at 2.00 m has no floor"),
+            "{errs:?}"
+        );
+    }
+
+    /// Findings of every severity.
+    fn findings(layers: &[&[&str]], objects: &str) -> Vec<String> {
+        let l = super::super::from_tmx_str(&map(layers, objects), "t.tmx").unwrap();
+        check_level(&l).iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn a_ceiling_lower_than_the_knight_is_reported_with_its_cells() {
+        // A slab 1 m over the floor at columns 4–7 (row 1): a crawl space.
+        let rows: &[&str] = &[
+            "............",
+            "....####....",
+            "............",
+            "............",
+            "############",
+        ];
+        let objs = point(1, "Spawn", 0.0, 4) + &point(2, "Exit", 2.0, 4);
+        let all = findings(&[rows], &objs);
+        assert_eq!(all.len(), 1, "{all:?}");
+        assert!(
+            all[0].starts_with("cells (4,1)..(7,1): warning: headroom of 1.00 m"),
+            "{all:?}"
+        );
+        // Two tiles higher, the knight fits: nothing to report.
+        let high: &[&str] = &[
+            "....####....",
+            "............",
+            "............",
+            "............",
+            "............",
+            "############",
+        ];
+        let objs = point(1, "Spawn", 0.0, 5) + &point(2, "Exit", 11.0, 5);
+        assert!(findings(&[high], &objs).is_empty());
+    }
+
+    #[test]
+    fn a_moving_platform_through_a_wall_or_out_of_the_map_is_an_error() {
+        // Two ledges over a pit; a pillar stands in the middle of the pit.
+        let rows: &[&str] = &[
+            "......................",
+            "......................",
+            "#####.......#....#####",
+            "#####.......#....#####",
+        ];
+        let objs = point(1, "Spawn", 1.0, 2) + &point(2, "Exit", 20.0, 2);
+        let through = platform(5, rows.len(), &[(3.25, 1.0), (7.75, 1.0)], 1.5, 2.0, 1.0);
+        let errs = check(&[rows], &(objs.clone() + &through));
+        assert!(
+            errs.iter().any(|e| e.starts_with("object 5")
+                && e.contains("enters a solid with its top centre at (5.30, 1.00) m")),
+            "{errs:?}"
+        );
+        let outside = platform(5, rows.len(), &[(3.25, 1.0), (3.25, 9.0)], 1.5, 2.0, 1.0);
+        let errs = check(&[rows], &(objs + &outside));
+        assert!(
+            errs.iter().any(|e| e.starts_with("object 5")
+                && e.contains("path point (3.25, 9.00) m puts the platform outside the map")),
+            "{errs:?}"
+        );
+    }
+
+    #[test]
+    fn a_moving_platform_over_a_pit_makes_the_exit_reachable() {
+        let rows: &[&str] = &[
+            "......................",
+            "......................",
+            "#####............#####",
+            "#####............#####",
+        ];
+        let objs = point(1, "Spawn", 1.0, 2) + &point(2, "Exit", 20.0, 2);
+        let errs = check(&[rows], &objs);
+        assert!(errs.iter().any(|e| e.contains("unreachable")), "{errs:?}");
+        let ride = platform(5, rows.len(), &[(3.25, 1.0), (7.75, 1.0)], 1.5, 2.0, 1.0);
+        let errs = check(&[rows], &(objs + &ride));
+        assert!(errs.is_empty(), "{errs:?}");
+    }
+
+    #[test]
+    fn a_one_way_plank_is_dropped_through_to_the_exit() {
+        let rows: &[&str] = &[
+            "..........",
+            "..........",
+            "##------##",
+            "##......##",
+            "##......##",
+            "##......##",
+            "##......##",
+            "##########",
+        ];
+        let errs = check(
+            &[rows],
+            &(point(1, "Spawn", 4.0, 2) + &point(2, "Exit", 4.0, 7)),
+        );
+        assert!(errs.is_empty(), "{errs:?}");
+        // The other way round, the plank is 2.5 m up: out of a jump's reach.
+        let errs = check(
+            &[rows],
+            &(point(1, "Spawn", 4.0, 7) + &point(2, "Exit", 4.0, 2)),
+        );
+        assert!(errs.iter().any(|e| e.contains("unreachable")), "{errs:?}");
     }
 
     #[test]
@@ -508,17 +751,6 @@ mod tests {
         let arm = skeleton::UPPER_ARM + skeleton::FOREARM;
         assert!(2.0 * hi <= ARM_REACH_FRACTION * arm + skeleton::UPPER_ARM + 1e-6);
         assert!(lo >= FOOT_CLEARANCE);
-    }
-
-    #[test]
-    fn jump_rise_is_the_apex_near_and_falls_off_far() {
-        let p = MoveParams::default();
-        assert_eq!(jump_rise_at(&p, 0.0), p.jump_height);
-        assert!(
-            (jump_rise_at(&p, p.jump_distance)).abs() < 1e-4,
-            "lands level at jump_distance"
-        );
-        assert!(jump_rise_at(&p, 2.0 * p.jump_distance) < -1.0);
     }
 
     #[test]

@@ -27,6 +27,7 @@
 
 pub mod check;
 pub mod edit;
+pub mod reach;
 pub mod shipped;
 pub mod tmx_text;
 pub mod watch;
@@ -1225,6 +1226,32 @@ pub(crate) mod testmaps {
             "<object id=\"{id}\" type=\"{class}\" x=\"{}\" y=\"{}\"><point/></object>",
             (col + 0.5) * 32.0,
             row_top * 32
+        )
+    }
+
+    /// A `MovingPlatform` polyline through `points` (the top centre, metres,
+    /// y up) on a map `rows` tiles tall, with its width (m), speed (m/s) and
+    /// wait (s).
+    pub fn platform(
+        id: u32,
+        rows: usize,
+        points: &[(f32, f32)],
+        width: f32,
+        speed: f32,
+        wait: f32,
+    ) -> String {
+        let px = |(x, y): (f32, f32)| (x * 64.0, (rows as f32 * 0.5 - y) * 64.0);
+        let (x0, y0) = px(points[0]);
+        let pts: Vec<String> = points
+            .iter()
+            .map(|&p| {
+                let (x, y) = px(p);
+                format!("{},{}", x - x0, y - y0)
+            })
+            .collect();
+        format!(
+            "<object id=\"{id}\" type=\"MovingPlatform\" x=\"{x0}\" y=\"{y0}\"><properties><property name=\"width\" type=\"float\" value=\"{width}\"/><property name=\"speed\" type=\"float\" value=\"{speed}\"/><property name=\"wait\" type=\"float\" value=\"{wait}\"/></properties><polyline points=\"{}\"/></object>",
+            pts.join(" ")
         )
     }
 

@@ -4,7 +4,15 @@
 //! ```text
 //! ironstep run --input assets/scripts/slopes_walk.txt --frames 1700 --metrics out.json
 //! ironstep run --input assets/scripts/ladders.txt --frames 2400 --screenshot-every 64 --out shots/
+//! ironstep run --autopilot --level tutorial --metrics out.json
 //! ```
+//!
+//! With `--autopilot` instead of `--input`, the [`crate::tools::autopilot`]
+//! plays the level from spawn to exit (`--frames` is then a cap, by default
+//! [`crate::tools::autopilot::DEFAULT_FRAMES`]); the run stops at the exit,
+//! the summary gains `exit_reached`, `autopilot_frames_to_exit` and, when it
+//! could not finish, `autopilot_failure` (where and why), and the command
+//! fails when the exit was not reached.
 //!
 //! One frame is one fixed simulation step (64 per second), so a run is
 //! deterministic: the same script gives the same metrics on every machine.
@@ -26,6 +34,7 @@ use crate::sim::player::DT;
 use crate::sim::script::Script;
 use crate::sim::world::Level;
 use crate::sim::{Body, Sim};
+use crate::tools::autopilot::{self, Autopilot};
 use crate::tools::metrics::{FrameRecord, Recorder, Summary};
 
 /// The most frames one run may take: ten minutes of game time, which no
@@ -40,12 +49,17 @@ pub struct RunArgs {
     /// `long`), or a Tiled .tmx file.
     #[arg(long, default_value = "builtin")]
     pub level: String,
-    /// The input script (see `assets/scripts/`).
+    /// The input script (see `assets/scripts/`); or give `--autopilot`.
+    #[arg(long, conflicts_with = "autopilot")]
+    pub input: Option<PathBuf>,
+    /// Play the level from spawn to exit with the autopilot instead of a
+    /// script.
     #[arg(long)]
-    pub input: PathBuf,
-    /// Frames to run (one per 64 Hz simulation step).
+    pub autopilot: bool,
+    /// Frames to run (one per 64 Hz simulation step); with `--autopilot`
+    /// the most frames it may take.
     #[arg(long)]
-    pub frames: u64,
+    pub frames: Option<u64>,
     /// Write the motion metrics (per frame and a summary) to this JSON file.
     #[arg(long)]
     pub metrics: Option<PathBuf>,
@@ -196,16 +210,80 @@ pub fn run_script(
     ik: bool,
     shots: Option<ShotOptions<'_>>,
 ) -> Result<Recorder> {
+    let mut input = script.player();
+    let mut rec = run_frames(level, character, frames, ik, shots, |_| {
+        Some(input.next_input())
+    })?;
+    if let Some(goal) = script.goal {
+        let end = glam::Vec2::from_array(rec.summary.final_pos);
+        rec.summary.goal_reached = Some(end.distance(goal.pos) <= goal.radius);
+    }
+    Ok(rec)
+}
+
+/// Plays the level with the autopilot for at most `frames` frames (it
+/// stops at the exit or when it gives up) and returns the recorder, whose
+/// summary holds the autopilot's outcome.
+pub fn run_autopilot(
+    level: Level,
+    character: Arc<Character>,
+    frames: u64,
+    ik: bool,
+    shots: Option<ShotOptions<'_>>,
+) -> Result<Recorder> {
+    let mut pilot = Autopilot::new(&level, crate::sim::player::MoveParams::default())
+        .with_context(|| format!("{}: cannot build the reachability graph", level.name))?;
+    let mut reached_at = None;
+    let mut rec = run_frames(level, character, frames, ik, shots, |sim| {
+        let player = sim.player_state();
+        if pilot.at_exit(&player) {
+            reached_at = Some(sim.steps);
+            return None;
+        }
+        if pilot.failed() {
+            return None;
+        }
+        Some(pilot.input(&sim.level, &player, sim.steps))
+    })?;
+    let s = &mut rec.summary;
+    s.exit_reached = Some(reached_at.is_some());
+    s.autopilot_frames_to_exit = reached_at;
+    s.autopilot_failure = match (&pilot.outcome.failure, reached_at) {
+        (Some(why), _) => Some(why.clone()),
+        (None, None) => {
+            let p = glam::Vec2::from_array(s.final_pos);
+            Some(format!(
+                "out of frames after {} at ({:.2}, {:.2}) m",
+                s.frames, p.x, p.y
+            ))
+        }
+        (None, Some(_)) => None,
+    };
+    Ok(rec)
+}
+
+/// Runs the simulation, asking `next` for each frame's input (`None`
+/// ends the run early), and records the motion metrics.
+fn run_frames(
+    level: Level,
+    character: Arc<Character>,
+    frames: u64,
+    ik: bool,
+    shots: Option<ShotOptions<'_>>,
+    mut next: impl FnMut(&Sim) -> Option<crate::sim::player::Input>,
+) -> Result<Recorder> {
     let mut sim = Sim::new(level, character);
     sim.ik_enabled = ik;
     let mut shooter = match shots {
         Some(o) => Some(Shooter::new(&sim, o.every, o.dir, o.size, o.debug)?),
         None => None,
     };
-    let mut input = script.player();
     let mut rec = Recorder::default();
     for i in 0..frames {
-        sim.step(&input.next_input());
+        let Some(input) = next(&sim) else {
+            break;
+        };
+        sim.step(&input);
         sim.pose(DT);
         let player = sim.player_state();
         {
@@ -218,10 +296,6 @@ pub fn run_script(
         if let Some(s) = shooter.as_mut() {
             s.after_frame(&sim, i)?;
         }
-    }
-    if let Some(goal) = script.goal {
-        let end = glam::Vec2::from_array(rec.summary.final_pos);
-        rec.summary.goal_reached = Some(end.distance(goal.pos) <= goal.radius);
     }
     Ok(rec)
 }
@@ -241,14 +315,19 @@ pub struct ShotOptions<'a> {
 
 /// Runs `ironstep run`.
 pub fn run(args: &RunArgs) -> Result<()> {
-    if args.frames == 0 || args.frames > MAX_FRAMES {
-        bail!(
-            "--frames {} must be between 1 and {MAX_FRAMES}",
-            args.frames
-        );
+    let frames = match (&args.input, args.autopilot, args.frames) {
+        (None, false, _) => bail!(
+            "give --input SCRIPT (a script of timed presses, see assets/scripts/) or --autopilot (play the level from spawn to exit)"
+        ),
+        (Some(_), _, None) => bail!("--input needs --frames N (one frame per 64 Hz step)"),
+        (_, _, Some(n)) => n,
+        (None, true, None) => autopilot::DEFAULT_FRAMES,
+    };
+    if frames == 0 || frames > MAX_FRAMES {
+        bail!("--frames {frames} must be between 1 and {MAX_FRAMES}");
     }
     let level = load_level(&args.level)?;
-    let script = Script::load(&args.input)?;
+    let script = args.input.as_deref().map(Script::load).transpose()?;
     let character = Arc::new(args.model.load()?);
     let shots = match (args.screenshot_every, &args.out) {
         (Some(every), Some(dir)) => Some(ShotOptions {
@@ -261,7 +340,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
         (None, Some(_)) => bail!("--out needs --screenshot-every K"),
         (None, None) => None,
     };
-    let rec = run_script(level, character, &script, args.frames, !args.no_ik, shots)?;
+    let rec = match &script {
+        Some(script) => run_script(level, character, script, frames, !args.no_ik, shots)?,
+        None => run_autopilot(level, character, frames, !args.no_ik, shots)?,
+    };
     let s = &rec.summary;
     println!(
         "{} frames; planted foot error {:.4} m; stance slide {:.4} m; max joint speed {:.2} rad/s (steady {:.2}, state changes {:.2}, blends {:.2}); root snap {:.4} m; hand hold error {:.4} m; rung contact error {:.4} m; flat-ground IK delta {:.6} m; NaN frames {}; goal {}",
@@ -283,16 +365,29 @@ pub fn run(args: &RunArgs) -> Result<()> {
             None => "none",
         }
     );
+    let source = match &args.input {
+        Some(p) => p.display().to_string(),
+        None => "autopilot".to_string(),
+    };
     if let Some(path) = &args.metrics {
-        write_metrics(path, &args.level, &args.input, !args.no_ik, &rec)?;
+        write_metrics(path, &args.level, &source, !args.no_ik, &rec)?;
+    }
+    if s.exit_reached.is_some() {
+        match (&s.autopilot_frames_to_exit, &s.autopilot_failure) {
+            (Some(n), _) => println!("autopilot: exit reached in {n} frames"),
+            (None, why) => bail!(
+                "autopilot: exit NOT reached: {}",
+                why.as_deref().unwrap_or("unknown reason")
+            ),
+        }
     }
     Ok(())
 }
 
-fn write_metrics(path: &Path, level: &str, script: &Path, ik: bool, rec: &Recorder) -> Result<()> {
+fn write_metrics(path: &Path, level: &str, script: &str, ik: bool, rec: &Recorder) -> Result<()> {
     let doc = MetricsFile {
         level,
-        script: script.display().to_string(),
+        script: script.to_string(),
         ik,
         summary: &rec.summary,
         frames: &rec.frames,

@@ -122,6 +122,13 @@ pub struct Summary {
     pub goal_reached: Option<bool>,
     /// Largest angle of ground under a planted foot, degrees.
     pub max_planted_slope_deg: f32,
+    /// Whether the autopilot reached the exit (absent for scripted runs).
+    pub exit_reached: Option<bool>,
+    /// Frames the autopilot took to reach the exit.
+    pub autopilot_frames_to_exit: Option<u64>,
+    /// Why the autopilot could not finish: where (x, y, the move it was
+    /// on) and why.
+    pub autopilot_failure: Option<String>,
 }
 
 /// The largest joint angular speed by the kind of frame it happened in,

@@ -1,10 +1,11 @@
 //! The command-line tools of the `ironstep` binary besides `play`:
-//! `run` ([`headless`], with its motion [`metrics`]), `bench` ([`bench`]),
+//! `run` ([`headless`], with its motion [`metrics`] and the [`autopilot`]), `bench` ([`bench`]),
 //! `inspect` ([`inspect`]), `render` ([`render_model`]), `ik-lab`
 //! ([`ik_lab`], a window of its own) and the bodies of the fuzz targets
 //! ([`fuzzing`]). `check-level` lives with the levels
 //! ([`crate::level::check`]).
 
+pub mod autopilot;
 pub mod bench;
 pub mod fuzzing;
 pub mod headless;

@@ -1,0 +1,178 @@
+//! End-to-end tests of `ironstep run --autopilot`: the real binary plays
+//! the built-in level and every shipped level from spawn to exit with the
+//! real controller and the whole pose pipeline, and the motion figures of
+//! those runs hold; on a level whose exit cannot be reached it says where
+//! and why.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use game::level::shipped::shipped_names;
+
+/// Largest distance of a planted foot's sole from its floor, metres.
+const PLANTED_FOOT_BOUND_M: f64 = 0.005;
+/// Largest travel of a planted ankle, metres.
+const STANCE_SLIDE_BOUND_M: f64 = 0.01;
+/// Largest distance of a gripping hand or foot from its rung, metres.
+const RUNG_CONTACT_BOUND_M: f64 = 0.005;
+
+fn ironstep(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ironstep"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("WGPU_DEBUG", "0")
+        .output()
+        .expect("ironstep runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("ironstep-autopilot-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs the autopilot on `level`; returns the exit code, stdout, stderr
+/// and the metrics' summary.
+fn autopilot(level: &str, dir: &Path) -> (i32, String, String, serde_json::Value) {
+    let metrics = dir.join(format!("{}.json", level.replace(['/', '.'], "_")));
+    let m = metrics.display().to_string();
+    let (code, out, err) = ironstep(&["run", "--autopilot", "--level", level, "--metrics", &m]);
+    let doc: serde_json::Value = std::fs::read_to_string(&metrics)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(serde_json::Value::Null);
+    (code, out, err, doc["summary"].clone())
+}
+
+#[test]
+fn the_autopilot_finishes_every_level_with_the_feet_on_the_world() {
+    let dir = scratch("levels");
+    let levels: Vec<&str> = std::iter::once("builtin").chain(shipped_names()).collect();
+    let mut table = Vec::new();
+    for level in levels {
+        let (code, out, err, s) = autopilot(level, &dir);
+        assert_eq!(code, 0, "{level}: stdout {out}\nstderr {err}");
+        assert_eq!(s["exit_reached"], true, "{level}: {s}");
+        assert!(s["autopilot_failure"].is_null(), "{level}: {s}");
+        let frames = s["autopilot_frames_to_exit"]
+            .as_u64()
+            .expect("frames to exit");
+        assert_eq!(
+            s["frames"].as_u64(),
+            Some(frames),
+            "{level}: the run stops at the exit"
+        );
+        assert!(
+            out.contains(&format!("exit reached in {frames} frames")),
+            "{out}"
+        );
+        let f = |k: &str| {
+            s[k].as_f64()
+                .unwrap_or_else(|| panic!("{level}: {k} in {s}"))
+        };
+        assert_eq!(s["nan_count"], 0, "{level}: {s}");
+        assert!(f("planted_frames") > 0.0, "{level}: no planted frame: {s}");
+        assert!(
+            f("planted_foot_max_error_m") <= PLANTED_FOOT_BOUND_M,
+            "{level}: planted foot {}",
+            f("planted_foot_max_error_m")
+        );
+        assert!(
+            f("stance_slide_max_m") <= STANCE_SLIDE_BOUND_M,
+            "{level}: stance slide {}",
+            f("stance_slide_max_m")
+        );
+        assert!(
+            f("rung_contact_max_error_m") <= RUNG_CONTACT_BOUND_M,
+            "{level}: rung contact {}",
+            f("rung_contact_max_error_m")
+        );
+        table.push(format!(
+            "{level}: {frames} frames; planted {:.4} m, slide {:.4} m, rung {:.4} m ({} rung frames)",
+            f("planted_foot_max_error_m"),
+            f("stance_slide_max_m"),
+            f("rung_contact_max_error_m"),
+            f("rung_contact_frames")
+        ));
+    }
+    println!("{}", table.join("\n"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_autopilot_run_is_deterministic() {
+    let dir = scratch("twice");
+    let a = dir.join("a.json").display().to_string();
+    let b = dir.join("b.json").display().to_string();
+    for m in [&a, &b] {
+        let (code, out, err) =
+            ironstep(&["run", "--autopilot", "--level", "builtin", "--metrics", m]);
+        assert_eq!(code, 0, "{out}\n{err}");
+    }
+    let read = |p: &str| std::fs::read(p).unwrap();
+    assert!(read(&a) == read(&b), "two runs wrote different metrics");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_unreachable_exit_fails_and_names_the_place() {
+    // The check-level test map without its ladder: a 3 m wall the knight
+    // cannot jump stands between spawn and exit.
+    let dir = scratch("wall");
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/levels/encoding_csv.tmx"),
+    )
+    .unwrap();
+    let start = text.find("  <object id=\"3\"").unwrap();
+    let end = start + text[start..].find("</object>\n").unwrap() + "</object>\n".len();
+    let wall = format!("{}{}", &text[..start], &text[end..]);
+    let path = dir.join("wall.tmx");
+    std::fs::write(&path, wall).unwrap();
+    let (code, out, err, s) = autopilot(&path.display().to_string(), &dir);
+    assert_ne!(code, 0, "{out}");
+    assert_eq!(s["exit_reached"], false, "{s}");
+    assert!(s["autopilot_frames_to_exit"].is_null(), "{s}");
+    let why = s["autopilot_failure"].as_str().expect("a reason");
+    assert!(
+        why.starts_with("no path from the floor from x 0.25 to ")
+            && why.contains("standing at (0.75, 0.50) m")
+            && why.contains("to the exit at (5.25, 3.50) m"),
+        "{why}"
+    );
+    assert!(
+        err.contains("exit NOT reached: no path from the floor"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn run_needs_a_script_or_the_autopilot() {
+    let (code, _, err) = ironstep(&["run", "--level", "builtin"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("give --input SCRIPT") && err.contains("--autopilot"),
+        "{err}"
+    );
+    let (code, _, err) = ironstep(&[
+        "run",
+        "--autopilot",
+        "--input",
+        "../assets/scripts/ladders.txt",
+        "--frames",
+        "10",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("cannot be used with"), "{err}");
+    let (code, _, err) = ironstep(&["run", "--input", "../assets/scripts/ladders.txt"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--input needs --frames N"), "{err}");
+}
