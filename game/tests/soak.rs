@@ -20,6 +20,7 @@ use game::sim::player::{
 };
 use game::sim::world::Level;
 use game::sim::{Body, Sim};
+use glam::Vec2;
 
 /// The game's own counting allocator: only this test's thread counts (the
 /// harness's threads never do).
@@ -32,6 +33,8 @@ const SINK_TOLERANCE: f32 = 1e-3;
 /// Frames before counting allocations and live bytes (every clip sampled,
 /// every state entered at least once in practice).
 const WARM_UP: u64 = 2_000;
+/// Frames between putting the player at a random ladder or floor.
+const TELEPORT_EVERY: u64 = 5_000;
 
 fn frames() -> u64 {
     std::env::var("IRONSTEP_SOAK_FRAMES")
@@ -75,6 +78,20 @@ impl Masher {
             held: Input::default(),
             left: 0,
             seek: 0.0,
+        }
+    }
+
+    /// A random place to put the player: a ladder's foot or a floor's
+    /// middle, half a metre up (the player drops onto it).
+    fn place(&mut self, level: &Level) -> Vec2 {
+        let r = &mut self.rng;
+        if r.next().is_multiple_of(2) && !level.ladders.is_empty() {
+            let l = level.ladders[r.next() as usize % level.ladders.len()];
+            Vec2::new(l.x, l.bottom + 0.05)
+        } else {
+            let s = level.segments[r.next() as usize % level.segments.len()];
+            let x = 0.5 * (s.x0 + s.x1);
+            Vec2::new(x, s.height_at(x) + 0.05)
         }
     }
 
@@ -186,6 +203,16 @@ fn soak(level: Level, character: Arc<Character>, seed: u64, frames: u64) -> Soak
             rss0 = rss_kib();
             allocations0 = profile::thread_allocations().unwrap();
             live0 = profile::thread_live_bytes().unwrap();
+        }
+        // Now and then the player is put somewhere else, as a respawn
+        // would: at a random ladder's foot or on a random floor, so random
+        // input explores every part of a level with floors one above
+        // another (a walk from the spawn rarely gets past the first puzzle).
+        if frame % TELEPORT_EVERY == TELEPORT_EVERY - 1 {
+            let to = masher.place(&sim.level);
+            let mut q = sim.world.get::<&mut Player>(sim.player).unwrap();
+            *q = Player::new(to);
+            last_y = to.y;
         }
         let input = masher.next(&sim.player_state(), &sim.level);
         sim.step(&input);

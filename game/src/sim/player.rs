@@ -40,6 +40,10 @@ pub const BODY_HEIGHT: f32 = 1.75;
 /// centre line closer than this to a wall cannot be climbed down from its
 /// top.
 pub const CLIMB_HALF_WIDTH: f32 = 0.15;
+/// Height above a ladder's foot below which a descending climber moves clear
+/// of a wall beside the ladder, metres (at the climb speed this leaves about
+/// half a second for a slide of a few centimetres).
+pub const LADDER_FOOT_CLEARING: f32 = 0.5;
 /// The least horizontal speed of a step off a ledge, m/s: from rest a body
 /// falls a step (0.3 m) in about 0.25 s, and in that time it must clear the
 /// ledge's face by its half width.
@@ -566,12 +570,37 @@ impl Player {
                 input.move_x * params.walk_speed,
                 params.launch_speed() * 0.6,
             );
+            // Off the ladder the body takes its full width: clear of a wall
+            // the climber was beside.
+            if let Some(clear) = level.push_out_x(
+                self.pos.x,
+                BODY_HALF_WIDTH,
+                self.pos.y + MAX_STEP_UP,
+                self.pos.y + BODY_HEIGHT,
+            ) {
+                self.pos.x = clear;
+            }
             self.set_state(Locomotion::Air);
             return;
         }
-        // Slide onto the centre line, then climb.
-        self.pos.x = approach(self.pos.x, l.x, 2.0 * DT);
         let dy = input.move_y.clamp(-1.0, 1.0) * params.climb_speed * DT;
+        // Slide onto the centre line, then climb. Near the foot of a ladder
+        // closer to a wall than half a body, going down, the climber slides
+        // off the centre line to where the whole body stands clear of the
+        // wall, so he steps off onto the floor without entering it.
+        let mut target_x = l.x;
+        if dy < 0.0
+            && self.pos.y - l.bottom < LADDER_FOOT_CLEARING
+            && let Some(clear) = level.push_out_x(
+                l.x,
+                BODY_HALF_WIDTH,
+                l.bottom + MAX_STEP_UP,
+                l.bottom + BODY_HEIGHT,
+            )
+        {
+            target_x = clear;
+        }
+        self.pos.x = approach(self.pos.x, target_x, 2.0 * DT);
         // Going down, the body first slides clear of the floor's edge at the
         // ladder's top: it never sinks into the block beside the ladder.
         let blocked = dy < 0.0
@@ -609,6 +638,16 @@ impl Player {
             && h.y <= l.bottom + MAX_STEP_UP
         {
             self.pos.y = h.y;
+            // What is left of the slide clear of a wall (none after a
+            // descent of more than LADDER_FOOT_CLEARING).
+            if let Some(clear) = level.push_out_x(
+                self.pos.x,
+                BODY_HALF_WIDTH,
+                h.y + MAX_STEP_UP,
+                h.y + BODY_HEIGHT,
+            ) {
+                self.pos.x = clear;
+            }
             self.stand_on(&h);
             self.set_state(Locomotion::Ground);
         } else if self.pos.y < l.bottom - 0.05 {

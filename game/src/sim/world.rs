@@ -939,7 +939,7 @@ impl Level {
         let l2_wall = b.x;
         b.flat(6.0);
         let l2 = Ladder {
-            x: l2_wall + 0.3,
+            x: l2_wall + 0.2,
             bottom: -0.6,
             top: 2.4,
             rung_spacing: 0.25,
