@@ -14,18 +14,13 @@ use std::sync::Arc;
 
 use game::character::Character;
 use game::level;
-use game::profile::{self, CountingAllocator};
+use game::profile;
 use game::sim::player::{
     BODY_HALF_WIDTH, BODY_HEIGHT, CLIMB_HALF_WIDTH, DT, Input, Locomotion, MAX_STEP_UP, Player,
 };
 use game::sim::world::Level;
 use game::sim::{Body, Sim};
 use glam::Vec2;
-
-/// The game's own counting allocator: only this test's thread counts (the
-/// harness's threads never do).
-#[global_allocator]
-static GLOBAL: CountingAllocator = CountingAllocator;
 
 /// How far into a solid the body may reach before it counts as inside,
 /// metres (the controller snaps to surfaces; this only absorbs f32 rounding).

@@ -10,7 +10,7 @@
 //!
 //! Needs `xvfb-run` and `xdotool` (tests/run installs them).
 
-mod common;
+use crate::common;
 use common::*;
 
 /// A 24×10 map of 32 px tiles: a floor, a 2 m wall on the right with a

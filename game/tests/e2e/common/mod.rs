@@ -1,6 +1,4 @@
 //! Helpers shared by the end-to-end tests that drive real windows under Xvfb.
-// Each test binary includes this module and uses only part of it.
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -6,7 +6,7 @@
 //! Needs `xvfb-run` (tests/run installs it); without it the test fails with
 //! what to install rather than skipping.
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::path::Path;

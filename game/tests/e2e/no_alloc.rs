@@ -8,16 +8,11 @@
 use std::sync::Arc;
 
 use game::character::Character;
-use game::profile::{self, CountingAllocator};
+use game::profile;
 use game::sim::Sim;
 use game::sim::player::DT;
 use game::sim::script::Script;
 use game::sim::world::Level;
-
-/// The game's own counting allocator: it counts only the threads that ask
-/// to be counted, so the test harness's threads cannot spoil a count.
-#[global_allocator]
-static GLOBAL: CountingAllocator = CountingAllocator;
 
 /// Allocations this thread has made so far.
 fn own_allocations() -> u64 {

@@ -5,7 +5,7 @@
 //! Needs `xvfb-run` (tests/run installs it); without it the test fails with
 //! what to install rather than skipping.
 
-mod common;
+use crate::common;
 use common::*;
 
 /// Minimum distinct colours of a picture with a panel, text and chains: a

@@ -3,7 +3,7 @@
 //! name, or a path; an unknown name fails with the list of what exists.
 //! (`play --level tutorial` once failed while `run --level tutorial` worked.)
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::process::Command;
