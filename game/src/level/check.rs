@@ -25,8 +25,12 @@ use super::reach::{Graph, Node, NodeKind};
 use super::shipped::LevelSource;
 use super::{Diagnostic, GRID_EPSILON, LoadedLevel, Severity, TILE_METRES};
 use crate::knight::{clips, skeleton};
-use crate::sim::player::{BODY_HEIGHT, LADDER_REACH, MAX_STEP_UP, MAX_WALKABLE_SLOPE, MoveParams};
-use crate::sim::world::{FloorFilter, Ladder, Level, MovingPlatform};
+use crate::scene::PLANK_THICKNESS;
+use crate::sim::player::{
+    BODY_HEIGHT, CLIMB_HALF_WIDTH, LADDER_FOOT_CLEARING, LADDER_REACH, MAX_STEP_UP,
+    MAX_WALKABLE_SLOPE, MoveParams,
+};
+use crate::sim::world::{FloorFilter, FloorKind, Ladder, Level, MovingPlatform};
 use crate::tools::autopilot::EXIT_RADIUS;
 
 /// How far beside a ladder's top a floor may be and still be stepped onto,
@@ -141,6 +145,15 @@ pub fn check_level(loaded: &LoadedLevel) -> Vec<Diagnostic> {
                 ),
             ));
         }
+        if let Some((a, b)) = climber_blocked(level, l) {
+            out.push(err(
+                loc.clone(),
+                format!(
+                    "a climber ({:.2} m wide) on the ladder overlaps a solid between {a:.2} and {b:.2} m: keep the ladder's centre line at least {CLIMB_HALF_WIDTH} m from walls and clear of blocks",
+                    2.0 * CLIMB_HALF_WIDTH
+                ),
+            ));
+        }
         if !ladder_bottom_has_floor(level, l) {
             out.push(err(
                 loc.clone(),
@@ -151,9 +164,78 @@ pub fn check_level(loaded: &LoadedLevel) -> Vec<Diagnostic> {
             ));
         }
     }
+    out.extend(low_planks(loaded));
     out.extend(headroom(loaded));
     out.extend(platform_paths(loaded));
     out.extend(reachability(loaded));
+    out
+}
+
+/// The heights over which a climber's body ([`CLIMB_HALF_WIDTH`] either
+/// side of the ladder) overlaps a solid, above the ladder's foot zone (where
+/// a descending climber slides clear of what stands beside the foot,
+/// [`LADDER_FOOT_CLEARING`]) up to its top: there the ladder cannot be
+/// climbed (down from the top, the climber waits for a clearance that never
+/// comes).
+fn climber_blocked(level: &Level, l: &Ladder) -> Option<(f32, f32)> {
+    const STEP: f32 = 0.05;
+    let mut hit: Option<(f32, f32)> = None;
+    let mut y = l.bottom + LADDER_FOOT_CLEARING;
+    while y < l.top - GRID_EPSILON {
+        let top = (y + STEP).min(l.top);
+        if level.solid_overlaps(l.x - CLIMB_HALF_WIDTH, l.x + CLIMB_HALF_WIDTH, y, top) {
+            hit = Some(hit.map_or((y, top), |(a, _)| (a, top)));
+        }
+        y = top;
+    }
+    hit
+}
+
+/// One-way planks lower over a walkable floor than the knight is tall (with
+/// the plank's drawn thickness): walking under one, his head passes through
+/// it (a plank is no ceiling). One warning per plank, naming its cells.
+fn low_planks(loaded: &LoadedLevel) -> Vec<Diagnostic> {
+    let level = &loaded.level;
+    let t = TILE_METRES;
+    let mut out = Vec::new();
+    for s in level
+        .segments
+        .iter()
+        .filter(|s| s.kind == FloorKind::OneWay)
+    {
+        let c0 = (s.x0 / t + GRID_EPSILON).floor() as i32;
+        let c1 = (s.x1 / t - GRID_EPSILON).ceil() as i32;
+        let mut low: Option<(i32, i32, f32)> = None;
+        for col in c0..c1 {
+            let x = (col as f32 + 0.5) * t;
+            let Some(under) = level.floor_below_filtered(
+                x,
+                s.y0 - PLANK_THICKNESS,
+                BODY_HEIGHT + PLANK_THICKNESS,
+                FloorFilter::Static,
+            ) else {
+                continue;
+            };
+            if under.segment.slope().abs() > MAX_WALKABLE_SLOPE {
+                continue;
+            }
+            let gap = s.y0 - PLANK_THICKNESS - under.y;
+            if gap < BODY_HEIGHT - GRID_EPSILON {
+                low = Some(low.map_or((col, col, gap), |(a, _, g)| (a, col, g.min(gap))));
+            }
+        }
+        if let Some((a, b, gap)) = low {
+            let row = loaded.grid.bottom_row - (s.y0 / t).round() as i32 + 1;
+            out.push(Diagnostic {
+                severity: Severity::Warning,
+                location: format!("cells ({a},{row})..({b},{row})"),
+                message: format!(
+                    "one-way plank at {:.2} m is {gap:.2} m over the floor under it, lower than the knight ({BODY_HEIGHT} m): walking under it his head passes through the plank",
+                    s.y0
+                ),
+            });
+        }
+    }
     out
 }
 
@@ -544,7 +626,7 @@ mod tests {
             &[WALL],
             &(ends()
                 + &ladder(3, 170.0, 32.0, 16.0, 192.0, 0.30)
-                + &ladder(4, 176.0, 32.0, 16.0, 96.0, 0.30)),
+                + &ladder(4, 160.0, 32.0, 16.0, 96.0, 0.30)),
         );
         assert_eq!(errs.len(), 1, "{errs:?}");
         assert!(
@@ -558,6 +640,45 @@ mod tests {
     fn findings(layers: &[&[&str]], objects: &str) -> Vec<String> {
         let l = super::super::from_tmx_str(&map(layers, objects), "t.tmx").unwrap();
         check_level(&l).iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn a_ladder_hugging_a_wall_cannot_be_climbed_and_is_an_error() {
+        // Centre 3 cm from the wall's face: a climber's body (0.15 m either
+        // side) would be in the wall.
+        let errs = check(
+            &[WALL],
+            &(ends() + &ladder(3, 182.0, 32.0, 16.0, 192.0, 0.30)),
+        );
+        assert!(
+            errs.iter().any(|e| e.starts_with("object 3")
+                && e.contains("overlaps a solid between 1.00 and 3.50 m")),
+            "{errs:?}"
+        );
+        // The good ladder, 0.22 m from the face, passes (tested above).
+    }
+
+    #[test]
+    fn a_plank_lower_than_the_knight_over_a_floor_is_a_warning() {
+        let rows: &[&str] = &[
+            "..........",
+            "..........",
+            "...---....",
+            "..........",
+            "..........",
+            "######----",
+            "##########",
+        ];
+        let objs = point(1, "Spawn", 0.0, 6) + &point(2, "Exit", 9.0, 6);
+        let all = findings(&[rows], &objs);
+        let planks: Vec<&String> = all.iter().filter(|f| f.contains("one-way plank")).collect();
+        assert_eq!(planks.len(), 2, "{all:?}");
+        assert!(
+            planks[0].starts_with("cells (3,2)..(5,2): warning: one-way plank at 2.50 m is 1.38 m over the floor under it"),
+            "{planks:?}"
+        );
+        // The plank on the ground's level (columns 6–9) has 0.38 m under it.
+        assert!(planks[1].starts_with("cells (6,5)..(9,5)"), "{planks:?}");
     }
 
     #[test]
