@@ -67,10 +67,16 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_ik: bool,
     /// Render and save a PNG every K frames (needs `--out`).
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", conflicts_with = "strip")]
     pub screenshot_every: Option<u64>,
-    /// Directory for screenshots (created if missing).
-    #[arg(long, value_name = "DIR")]
+    /// Render frames FROM to TO (counted from 1, both included, at most
+    /// 64) side by side into one picture, a contact sheet (needs `--out
+    /// FILE.png`): a transition at a glance.
+    #[arg(long, value_name = "FROM..TO", value_parser = parse_range)]
+    pub strip: Option<(u64, u64)>,
+    /// Directory for screenshots (created if missing), or the contact
+    /// sheet's PNG file with `--strip`.
+    #[arg(long, value_name = "DIR|FILE")]
     pub out: Option<PathBuf>,
     /// Screenshot size, WIDTHxHEIGHT.
     #[arg(long, default_value = "960x540", value_parser = parse_size)]
@@ -99,6 +105,37 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
             .ok_or_else(|| format!("'{v}' in '{s}' must be a whole number from 1 to {MAX_SIDE}"))
     };
     Ok((parse(w)?, parse(h)?))
+}
+
+/// The most frames one contact sheet holds: eight rows of eight, a picture
+/// still small enough to open (64 frames at 320×360 is 2560×2880 pixels).
+pub const MAX_STRIP_FRAMES: u64 = 64;
+/// Frames per row of a contact sheet.
+pub const STRIP_COLUMNS: u64 = 8;
+
+/// Parses `FROM..TO` (frames counted from 1, `TO` included).
+pub fn parse_range(s: &str) -> Result<(u64, u64), String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("'{s}': give frames as FROM..TO, e.g. 1060..1075"))?;
+    let num = |v: &str| {
+        v.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("'{v}' in '{s}' is not a frame number"))
+    };
+    let (a, b) = (num(a)?, num(b)?);
+    if a == 0 || b < a {
+        return Err(format!(
+            "'{s}': FROM must be 1 or more and TO at least FROM"
+        ));
+    }
+    if b - a + 1 > MAX_STRIP_FRAMES {
+        return Err(format!(
+            "'{s}' is {} frames; a strip holds at most {MAX_STRIP_FRAMES}",
+            b - a + 1
+        ));
+    }
+    Ok((a, b))
 }
 
 /// The JSON document `--metrics` writes.
@@ -131,6 +168,50 @@ pub struct Shooter {
     dir: PathBuf,
     /// Paths written so far.
     pub written: Vec<PathBuf>,
+    /// A contact sheet being filled: frames (from 1) and the sheet's pixels.
+    strip: Option<Strip>,
+}
+
+/// A contact sheet: consecutive frames in a grid of [`STRIP_COLUMNS`].
+struct Strip {
+    from: u64,
+    to: u64,
+    file: PathBuf,
+    width: u32,
+    height: u32,
+    rgba: Vec<u8>,
+}
+
+impl Strip {
+    fn new(from: u64, to: u64, file: PathBuf, cell: (u32, u32)) -> Self {
+        let n = to - from + 1;
+        let cols = n.min(STRIP_COLUMNS) as u32;
+        let rows = n.div_ceil(STRIP_COLUMNS) as u32;
+        let (width, height) = (cols * cell.0, rows * cell.1);
+        Self {
+            from,
+            to,
+            file,
+            width,
+            height,
+            // Frames never rendered (a run that ended early) stay black.
+            rgba: vec![0; width as usize * height as usize * 4],
+        }
+    }
+
+    /// Copies frame `k` (counted from 1) into its cell.
+    fn put(&mut self, k: u64, cell: (u32, u32), pixels: &[u8]) {
+        let i = k - self.from;
+        let (cx, cy) = (
+            (i % STRIP_COLUMNS) as u32 * cell.0,
+            (i / STRIP_COLUMNS) as u32 * cell.1,
+        );
+        let row = cell.0 as usize * 4;
+        for y in 0..cell.1 as usize {
+            let dst = ((cy as usize + y) * self.width as usize + cx as usize) * 4;
+            self.rgba[dst..dst + row].copy_from_slice(&pixels[y * row..(y + 1) * row]);
+        }
+    }
 }
 
 impl Shooter {
@@ -158,14 +239,48 @@ impl Shooter {
             every: every.max(1),
             dir: dir.to_path_buf(),
             written: Vec::new(),
+            strip: None,
         })
+    }
+
+    /// A shooter that fills a contact sheet of frames `from..=to` (counted
+    /// from 1) and writes it to `file` when [`Shooter::finish`] is called.
+    pub fn strip(
+        sim: &Sim,
+        (from, to): (u64, u64),
+        file: &Path,
+        size: (u32, u32),
+        debug: bool,
+    ) -> Result<Self> {
+        let dir = file
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let mut s = Self::new(sim, 1, dir, size, debug)?;
+        s.strip = Some(Strip::new(from, to, file.to_path_buf(), size));
+        Ok(s)
+    }
+
+    /// Writes the contact sheet, if this shooter fills one.
+    pub fn finish(&mut self) -> Result<()> {
+        if let Some(s) = self.strip.take() {
+            renderer::write_png_rgba(&s.file, s.width, s.height, &s.rgba)
+                .with_context(|| format!("{}: cannot save the strip", s.file.display()))?;
+            self.written.push(s.file);
+        }
+        Ok(())
     }
 
     /// Follows the player and, on every K-th frame, renders and saves it.
     pub fn after_frame(&mut self, sim: &Sim, frame_index: u64) -> Result<()> {
         let player = sim.player_state();
         let camera = self.camera.update(&player, DT);
-        if !(frame_index + 1).is_multiple_of(self.every) {
+        let number = frame_index + 1;
+        let wanted = match &self.strip {
+            Some(s) => (s.from..=s.to).contains(&number),
+            None => number.is_multiple_of(self.every),
+        };
+        if !wanted {
             return Ok(());
         }
         self.frame.clear();
@@ -192,6 +307,14 @@ impl Shooter {
                 self.target.size(),
             )
             .context("rendering a frame")?;
+        if let Some(s) = self.strip.as_mut() {
+            let pixels = self
+                .target
+                .read_rgba(&mut self.renderer)
+                .context("reading a strip frame back")?;
+            s.put(number, self.target.size(), &pixels);
+            return Ok(());
+        }
         let path = self.dir.join(format!("frame_{:05}.png", frame_index + 1));
         self.target
             .save_png(&mut self.renderer, &path)
@@ -275,7 +398,10 @@ fn run_frames(
     let mut sim = Sim::new(level, character);
     sim.ik_enabled = ik;
     let mut shooter = match shots {
-        Some(o) => Some(Shooter::new(&sim, o.every, o.dir, o.size, o.debug)?),
+        Some(o) => Some(match o.strip {
+            Some(range) => Shooter::strip(&sim, range, o.dir, o.size, o.debug)?,
+            None => Shooter::new(&sim, o.every, o.dir, o.size, o.debug)?,
+        }),
         None => None,
     };
     let mut rec = Recorder::default();
@@ -297,6 +423,9 @@ fn run_frames(
             s.after_frame(&sim, i)?;
         }
     }
+    if let Some(s) = shooter.as_mut() {
+        s.finish()?;
+    }
     Ok(rec)
 }
 
@@ -305,8 +434,10 @@ fn run_frames(
 pub struct ShotOptions<'a> {
     /// Every K-th frame is saved.
     pub every: u64,
-    /// Into this directory.
+    /// Into this directory (or, with `strip`, this PNG file).
     pub dir: &'a Path,
+    /// Frames (from 1, both included) of a contact sheet instead of files.
+    pub strip: Option<(u64, u64)>,
     /// At this size.
     pub size: (u32, u32),
     /// With the debug overlay.
@@ -329,16 +460,44 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let level = load_level(&args.level)?;
     let script = args.input.as_deref().map(Script::load).transpose()?;
     let character = Arc::new(args.model.load()?);
-    let shots = match (args.screenshot_every, &args.out) {
-        (Some(every), Some(dir)) => Some(ShotOptions {
+    let shots = match (args.screenshot_every, args.strip, &args.out) {
+        (Some(every), None, Some(dir)) => Some(ShotOptions {
             every,
             dir,
+            strip: None,
             size: args.size,
             debug: args.debug,
         }),
-        (Some(_), None) => bail!("--screenshot-every needs --out DIR"),
-        (None, Some(_)) => bail!("--out needs --screenshot-every K"),
-        (None, None) => None,
+        (None, Some(range), Some(file)) => {
+            if file
+                .extension()
+                .is_none_or(|e| !e.eq_ignore_ascii_case("png"))
+            {
+                bail!(
+                    "{}: --strip writes one PNG picture; give --out FILE.png",
+                    file.display()
+                );
+            }
+            if range.1 > frames {
+                bail!(
+                    "--strip {}..{} ends after the run's {frames} frames",
+                    range.0,
+                    range.1
+                );
+            }
+            Some(ShotOptions {
+                every: 1,
+                dir: file,
+                strip: Some(range),
+                size: args.size,
+                debug: args.debug,
+            })
+        }
+        (Some(_), _, None) => bail!("--screenshot-every needs --out DIR"),
+        (None, Some(_), None) => bail!("--strip needs --out FILE.png"),
+        (None, None, Some(_)) => bail!("--out needs --screenshot-every K or --strip FROM..TO"),
+        (None, None, None) => None,
+        (Some(_), Some(_), _) => bail!("give --screenshot-every or --strip, not both"),
     };
     let rec = match &script {
         Some(script) => run_script(level, character, script, frames, !args.no_ik, shots)?,

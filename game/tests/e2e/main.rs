@@ -38,4 +38,5 @@ mod profile_overlay;
 mod render_model;
 mod rigid_parts;
 mod soak;
+mod strip;
 mod window;
