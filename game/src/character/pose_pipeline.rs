@@ -629,6 +629,8 @@ impl PosePipeline {
             // deeper than a leg reaches down a step or a slope while
             // standing; in the air, deeper, so the foot's ground is known
             // on landing.
+            // Never beyond a wall beside the body.
+            let ax = input.player.foot_probe_x(ax);
             let (top, depth) = foot_probe_range(body, ax);
             let depth = if input.player.state == Locomotion::Ground {
                 depth
@@ -637,7 +639,7 @@ impl PosePipeline {
             };
             let under = level.floor_below(ax, top, depth);
             let n = under.map_or(Vec2::Y, |h| h.normal());
-            let sx = ax - n.x * fh;
+            let sx = input.player.foot_probe_x(ax - n.x * fh);
             let probe = level
                 .floor_below(sx, top, depth)
                 .map(|h| (sx, h))

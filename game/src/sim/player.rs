@@ -40,6 +40,12 @@ pub const BODY_HEIGHT: f32 = 1.75;
 /// centre line closer than this to a wall cannot be climbed down from its
 /// top.
 pub const CLIMB_HALF_WIDTH: f32 = 0.15;
+/// How far ahead and behind a body on the ground walls are looked for,
+/// metres: more than the braking distance from a run (3.4 m/s at 14 m/s²:
+/// 0.41 m) and than a foot reaches from the body.
+pub const WALL_LOOKAHEAD: f32 = 1.0;
+/// How far from a wall's face a foot's floor probe stays, metres.
+pub const FOOT_WALL_INSET: f32 = 0.02;
 /// Height above a ladder's foot below which a descending climber moves clear
 /// of a wall beside the ladder, metres (at the climb speed this leaves about
 /// half a second for a slide of a few centimetres).
@@ -198,6 +204,10 @@ pub struct Player {
     /// or a walk off its edge, m/s: added to the air motion until landing,
     /// so a jump on a moving platform lands back on it.
     pub carry_vx: f32,
+    /// The faces of the nearest walls within [`WALL_LOOKAHEAD`] to the left
+    /// and right of a body on the ground (±infinity where none, and off the
+    /// ground): the feet's floor probes stay on this side of them.
+    pub wall_faces: (f32, f32),
 }
 
 impl Player {
@@ -217,7 +227,17 @@ impl Player {
             floor_index: 0,
             drop_through: None,
             carry_vx: 0.0,
+            wall_faces: (f32::NEG_INFINITY, f32::INFINITY),
         }
+    }
+
+    /// Where a foot at `x` looks for its floor: `x`, kept on the body's
+    /// side of the walls beside it ([`Player::wall_faces`]), so no foot
+    /// reads a floor beyond a wall it cannot step onto (the top of a wall
+    /// higher than a step).
+    pub fn foot_probe_x(&self, x: f32) -> f32 {
+        let (l, r) = self.wall_faces;
+        x.max(l + FOOT_WALL_INSET).min(r - FOOT_WALL_INSET)
     }
 
     /// The floors landing and walking may use now (all but a plank being
@@ -301,6 +321,7 @@ impl Player {
             self.facing = input.move_x.signum();
         }
         self.ride_platforms(level);
+        self.wall_faces = (f32::NEG_INFINITY, f32::INFINITY);
         match self.state {
             Locomotion::Ground => self.step_ground(level, params, &input),
             Locomotion::Air => self.step_air(level, params, &input),
@@ -379,7 +400,17 @@ impl Player {
             let room = (room - LEVEL_END_MARGIN).max(0.0);
             a * ((DT * DT + 2.0 * room / a).sqrt() - DT)
         };
-        target_vx = target_vx.clamp(-stop(self.pos.x - x0), stop(x1 - self.pos.x));
+        // The same for walls ahead and behind: the body eases to a stop at
+        // a wall instead of hitting it.
+        let (y_lo, y_hi) = (self.pos.y + MAX_STEP_UP, self.pos.y + BODY_HEIGHT);
+        let x = self.pos.x;
+        let right = wall_ahead(level, x, 1.0, y_lo, y_hi).unwrap_or(f32::INFINITY);
+        let left = wall_ahead(level, x, -1.0, y_lo, y_hi).unwrap_or(f32::NEG_INFINITY);
+        self.wall_faces = (left - BODY_HALF_WIDTH, right + BODY_HALF_WIDTH);
+        let brake = |room: f32| a * ((DT * DT + 2.0 * room.max(0.0) / a).sqrt() - DT);
+        target_vx = target_vx
+            .clamp(-stop(self.pos.x - x0), stop(x1 - self.pos.x))
+            .clamp(-brake(x - left), brake(right - x));
         self.vel.x = approach(self.vel.x, target_vx, params.ground_accel * DT);
         self.vel.y = 0.0;
         let (mut new_x, at_end) = within_ends(level, self.pos.x + self.vel.x * DT);
@@ -388,13 +419,7 @@ impl Player {
             // the easing above).
             self.vel.x = (new_x - self.pos.x) / DT;
         }
-        if let Some(stop) = level.wall_between(
-            self.pos.x,
-            new_x,
-            BODY_HALF_WIDTH,
-            self.pos.y + MAX_STEP_UP,
-            self.pos.y + BODY_HEIGHT,
-        ) {
+        if let Some(stop) = level.wall_between(self.pos.x, new_x, BODY_HALF_WIDTH, y_lo, y_hi) {
             // A wall (or a low ceiling's edge): stop at it.
             new_x = stop;
             self.vel.x = 0.0;
@@ -687,6 +712,32 @@ impl Player {
 
 /// Tolerance of the swept floor checks, metres.
 const FLOOR_SWEEP_EPS: f32 = 1e-3;
+
+/// Where a body on the ground at `x` (feet; body heights `y_lo..y_hi` above
+/// a step) stops at the first wall within [`WALL_LOOKAHEAD`] in direction
+/// `dir`: a solid face the body would run into whose top is more than a
+/// step above the floor just before it. A face the ground itself rises to
+/// (a slope or a stair ahead, higher than the feet now but walked up to) is
+/// no wall.
+fn wall_ahead(level: &Level, x: f32, dir: f32, y_lo: f32, y_hi: f32) -> Option<f32> {
+    let stop = level.wall_between(x, x + dir * WALL_LOOKAHEAD, BODY_HALF_WIDTH, y_lo, y_hi)?;
+    let face = stop + dir * BODY_HALF_WIDTH;
+    // The face's top: the highest solid top at the face within the body.
+    let before = stop - dir * 1e-3;
+    let floor = level.floor_below_filtered(
+        before,
+        y_hi,
+        y_hi - y_lo + 2.0 * MAX_STEP_UP,
+        FloorFilter::Solid,
+    )?;
+    let wall = level.solid_overlaps(
+        face.min(face + dir * 1e-2),
+        face.max(face + dir * 1e-2),
+        floor.y + MAX_STEP_UP,
+        floor.y + BODY_HEIGHT,
+    );
+    wall.then_some(stop)
+}
 
 /// Moves `v` toward `target` by at most `max_delta`.
 fn approach(v: f32, target: f32, max_delta: f32) -> f32 {

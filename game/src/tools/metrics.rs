@@ -443,6 +443,7 @@ fn sole_error(level: &Level, player: &Player, sole: Vec3, fwd: Vec3) -> Option<f
 /// The floor a foot at `x` should stand on: what the foot probe looks for
 /// ([`foot_probe_range`]), moving platforms included.
 fn foot_floor(level: &Level, player: &Player, x: f32) -> Option<FloorHit> {
+    let x = player.foot_probe_x(x);
     let (top, depth) = foot_probe_range(player.pos, x);
     level.floor_below(x, top, depth)
 }

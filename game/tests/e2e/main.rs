@@ -39,4 +39,5 @@ mod render_model;
 mod rigid_parts;
 mod soak;
 mod strip;
+mod walls;
 mod window;
