@@ -44,6 +44,9 @@ pub const CLIMB_HALF_WIDTH: f32 = 0.15;
 /// metres: more than the braking distance from a run (3.4 m/s at 14 m/s²:
 /// 0.41 m) and than a foot reaches from the body.
 pub const WALL_LOOKAHEAD: f32 = 1.0;
+/// How far the body may move before the walls beside it are looked up
+/// again, metres (see [`Player::walls_at`]).
+pub const WALL_REUSE: f32 = 0.2;
 /// How far from a wall's face a foot's floor probe stays, metres.
 pub const FOOT_WALL_INSET: f32 = 0.02;
 /// Height above a ladder's foot below which a descending climber moves clear
@@ -208,6 +211,12 @@ pub struct Player {
     /// and right of a body on the ground (±infinity where none, and off the
     /// ground): the feet's floor probes stay on this side of them.
     pub wall_faces: (f32, f32),
+    /// Where [`Player::wall_faces`] were looked up (NaN: not valid). They
+    /// are reused while the body stays within [`WALL_REUSE`] of it (across
+    /// and up) on a level without moving platforms: walls do not move, and
+    /// the lookahead less the reuse distance still covers the braking
+    /// distance. The ground step stops at them.
+    pub walls_at: Vec2,
 }
 
 impl Player {
@@ -228,6 +237,7 @@ impl Player {
             drop_through: None,
             carry_vx: 0.0,
             wall_faces: (f32::NEG_INFINITY, f32::INFINITY),
+            walls_at: Vec2::NAN,
         }
     }
 
@@ -321,7 +331,10 @@ impl Player {
             self.facing = input.move_x.signum();
         }
         self.ride_platforms(level);
-        self.wall_faces = (f32::NEG_INFINITY, f32::INFINITY);
+        if self.state != Locomotion::Ground {
+            self.wall_faces = (f32::NEG_INFINITY, f32::INFINITY);
+            self.walls_at = Vec2::NAN;
+        }
         match self.state {
             Locomotion::Ground => self.step_ground(level, params, &input),
             Locomotion::Air => self.step_air(level, params, &input),
@@ -404,9 +417,18 @@ impl Player {
         // a wall instead of hitting it.
         let (y_lo, y_hi) = (self.pos.y + MAX_STEP_UP, self.pos.y + BODY_HEIGHT);
         let x = self.pos.x;
-        let right = wall_ahead(level, x, 1.0, y_lo, y_hi).unwrap_or(f32::INFINITY);
-        let left = wall_ahead(level, x, -1.0, y_lo, y_hi).unwrap_or(f32::NEG_INFINITY);
-        self.wall_faces = (left - BODY_HALF_WIDTH, right + BODY_HALF_WIDTH);
+        let d = self.pos - self.walls_at;
+        let reuse = level.platforms.is_empty() && d.abs().max_element() <= WALL_REUSE;
+        if !reuse {
+            let right = wall_ahead(level, x, 1.0, y_lo, y_hi).unwrap_or(f32::INFINITY);
+            let left = wall_ahead(level, x, -1.0, y_lo, y_hi).unwrap_or(f32::NEG_INFINITY);
+            self.wall_faces = (left - BODY_HALF_WIDTH, right + BODY_HALF_WIDTH);
+            self.walls_at = self.pos;
+        }
+        let (left, right) = (
+            self.wall_faces.0 + BODY_HALF_WIDTH,
+            self.wall_faces.1 - BODY_HALF_WIDTH,
+        );
         let brake = |room: f32| a * ((DT * DT + 2.0 * room.max(0.0) / a).sqrt() - DT);
         target_vx = target_vx
             .clamp(-stop(self.pos.x - x0), stop(x1 - self.pos.x))
@@ -419,9 +441,9 @@ impl Player {
             // the easing above).
             self.vel.x = (new_x - self.pos.x) / DT;
         }
-        if let Some(stop) = level.wall_between(self.pos.x, new_x, BODY_HALF_WIDTH, y_lo, y_hi) {
+        if new_x > right || new_x < left {
             // A wall (or a low ceiling's edge): stop at it.
-            new_x = stop;
+            new_x = new_x.clamp(left, right);
             self.vel.x = 0.0;
         }
         match self.support(level, new_x, self.pos.y) {
@@ -722,14 +744,14 @@ const FLOOR_SWEEP_EPS: f32 = 1e-3;
 fn wall_ahead(level: &Level, x: f32, dir: f32, y_lo: f32, y_hi: f32) -> Option<f32> {
     let stop = level.wall_between(x, x + dir * WALL_LOOKAHEAD, BODY_HALF_WIDTH, y_lo, y_hi)?;
     let face = stop + dir * BODY_HALF_WIDTH;
-    // The face's top: the highest solid top at the face within the body.
+    // The floor the body will stand on where it would stop: within a step
+    // plus a walkable slope's rise or fall over the way there (a plank
+    // too). With none, the face counts as a wall.
     let before = stop - dir * 1e-3;
-    let floor = level.floor_below_filtered(
-        before,
-        y_hi,
-        y_hi - y_lo + 2.0 * MAX_STEP_UP,
-        FloorFilter::Solid,
-    )?;
+    let run = (stop - x).abs() * MAX_WALKABLE_SLOPE;
+    let Some(floor) = level.floor_below(before, y_lo + run, 2.0 * (MAX_STEP_UP + run)) else {
+        return Some(stop);
+    };
     let wall = level.solid_overlaps(
         face.min(face + dir * 1e-2),
         face.max(face + dir * 1e-2),
