@@ -117,18 +117,7 @@ echo "exit $?""#,
         dir = dir.display(),
         runtime = runtime.display(),
     );
-    let out = xvfb("1280x720x24")
-        .args(["sh", "-c", &script])
-        .output()
-        .expect("running xvfb-run");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let game_out = std::fs::read_to_string(dir.join("out.txt")).unwrap_or_default();
-    let game_err = std::fs::read_to_string(dir.join("err.txt")).unwrap_or_default();
-    assert!(
-        out.status.success() && stdout.contains("exit 0"),
-        "{stdout}\n{}\ngame stdout:\n{game_out}\ngame stderr:\n{game_err}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let game_out = run_window_script(&script, &dir);
     // Saved: only the ladder line changed, its top moved up (smaller y) by
     // whole snap steps (4 px) and its foot (y + height = 256) stayed.
     let saved = std::fs::read_to_string(dir.join("saved.tmx")).unwrap();
@@ -250,18 +239,7 @@ echo "exit $?""#,
         dir = dir.display(),
         runtime = runtime.display(),
     );
-    let out = xvfb("1280x720x24")
-        .args(["sh", "-c", &script])
-        .output()
-        .expect("running xvfb-run");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let game_out = std::fs::read_to_string(dir.join("out.txt")).unwrap_or_default();
-    let game_err = std::fs::read_to_string(dir.join("err.txt")).unwrap_or_default();
-    assert!(
-        out.status.success() && stdout.contains("exit 0"),
-        "{stdout}\n{}\ngame stdout:\n{game_out}\ngame stderr:\n{game_err}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let game_out = run_window_script(&script, &dir);
     let saved = std::fs::read_to_string(&tmx).unwrap();
     let changed: Vec<(&str, &str)> = original
         .lines()
@@ -300,4 +278,24 @@ echo "exit $?""#,
         dir.display()
     );
     println!("{game_out}");
+}
+
+/// Runs a shell script of window events under Xvfb and checks that it and
+/// the game it started (its output in `dir`'s out.txt and err.txt) ended
+/// well, showing everything they printed when not. Returns the game's
+/// standard output.
+fn run_window_script(script: &str, dir: &std::path::Path) -> String {
+    let out = xvfb("1280x720x24")
+        .args(["sh", "-c", script])
+        .output()
+        .expect("running xvfb-run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let game_out = std::fs::read_to_string(dir.join("out.txt")).unwrap_or_default();
+    let game_err = std::fs::read_to_string(dir.join("err.txt")).unwrap_or_default();
+    assert!(
+        out.status.success() && stdout.contains("exit 0"),
+        "{stdout}\n{}\ngame stdout:\n{game_out}\ngame stderr:\n{game_err}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    game_out
 }
