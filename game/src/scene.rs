@@ -129,8 +129,8 @@ pub fn world_shapes(level: &Level) -> WorldShapes {
         .map(|l| LadderMesh {
             x: l.x,
             y0: l.bottom,
-            y1: l.top,
-            rung_ys: l.rung_heights().collect(),
+            y1: l.rail_top(),
+            rung_ys: l.grip_heights().collect(),
             color: WOOD,
         })
         .collect();

@@ -6,6 +6,8 @@
 //! and never slide. Walk and run share one normalized gait phase so that
 //! blending between them keeps the feet in step. State changes crossfade.
 
+use glam::Vec2;
+
 use crate::sim::player::{Locomotion, MoveParams, Player};
 
 /// The most clips blended at once: a fading-out state plus walk and run of the
@@ -14,6 +16,15 @@ pub const MAX_LAYERS: usize = 4;
 
 /// Seconds a state change takes to crossfade.
 pub const CROSSFADE: f32 = 0.15;
+
+/// Seconds the crossfade between climbing and walking takes while climbing
+/// over a ladder's top: arms and legs change pose more than between any other
+/// two states.
+pub const CLIMB_CROSSFADE: f32 = 0.4;
+
+/// A move of the feet longer than this in one step is a teleport (a
+/// respawn), not motion: it advances no phase, metres.
+pub const TELEPORT: f32 = 2.0;
 
 /// What the pipeline needs to know of one clip.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -77,6 +88,8 @@ pub struct AnimState {
     current: Mode,
     previous: Option<(Mode, f32)>,
     fade: f32,
+    /// Seconds the current crossfade takes.
+    fade_time: f32,
     mode_time: f32,
 }
 
@@ -98,6 +111,7 @@ impl Default for AnimState {
             current: Mode::Locomotion,
             previous: None,
             fade: 1.0,
+            fade_time: CROSSFADE,
             mode_time: 0.0,
         }
     }
@@ -114,18 +128,25 @@ impl AnimState {
         self.climb_phase
     }
 
-    /// Advances by `dt` seconds after the player moved `moved` metres along the
-    /// surface (or the ladder; `params` gives the walk and run speeds), and writes the layers to sample into `out`;
-    /// returns how many it wrote.
+    /// Advances by `dt` seconds after the player's feet moved by `moved`
+    /// metres (`params` gives the walk and run speeds), and writes the layers
+    /// to sample into `out`; returns how many it wrote. The gait phase
+    /// follows the distance across, the climb phase the height climbed; a
+    /// move longer than [`TELEPORT`] (a respawn) advances neither.
     pub fn update(
         &mut self,
         clips: &ClipSet,
         player: &Player,
         params: &MoveParams,
-        moved: f32,
+        moved: Vec2,
         dt: f32,
         out: &mut [Layer; MAX_LAYERS],
     ) -> usize {
+        let moved = if moved.length() > TELEPORT {
+            Vec2::ZERO
+        } else {
+            moved
+        };
         let mode = match player.state {
             Locomotion::Ground
                 if self.current == Mode::Land && self.mode_time < clips.land.duration * 0.6 =>
@@ -136,17 +157,30 @@ impl AnimState {
             Locomotion::Ground => Mode::Locomotion,
             Locomotion::Air if player.vel.y > 0.0 => Mode::Jump,
             Locomotion::Air => Mode::Fall,
-            Locomotion::Ladder(_) => Mode::Climb,
+            // Climbing over a ladder's top: the climb while on the rungs,
+            // the gait for the step across.
+            Locomotion::Ladder(_) => match player.over_top {
+                Some(o) if o.off_ladder() >= 0.5 => Mode::Locomotion,
+                _ => Mode::Climb,
+            },
         };
         if mode != self.current {
             self.previous = Some((self.current, self.mode_time));
             self.current = mode;
             self.mode_time = 0.0;
             self.fade = 0.0;
+            // Between the climb and the gait while climbing over a ladder's
+            // top the whole body changes pose: a longer crossfade keeps it at
+            // walking joint speeds.
+            self.fade_time = if player.over_top.is_some() {
+                CLIMB_CROSSFADE
+            } else {
+                CROSSFADE
+            };
         } else {
             self.mode_time += dt;
         }
-        self.fade = (self.fade + dt / CROSSFADE).min(1.0);
+        self.fade = (self.fade + dt / self.fade_time).min(1.0);
 
         // Gait: speed picks the walk/run blend; distance drives the phase.
         let (walk_speed, run_speed) = (params.walk_speed, params.run_speed);
@@ -159,11 +193,11 @@ impl AnimState {
             self.speed_blend,
         );
         if stride > 0.0 && self.current == Mode::Locomotion {
-            self.gait_phase = (self.gait_phase + moved.abs() / stride).fract();
+            self.gait_phase = (self.gait_phase + moved.x.abs() / stride).fract();
         }
         if self.current == Mode::Climb && clips.climb.cycle_distance > 0.0 {
             self.climb_phase =
-                (self.climb_phase + moved / clips.climb.cycle_distance).rem_euclid(1.0);
+                (self.climb_phase + moved.y / clips.climb.cycle_distance).rem_euclid(1.0);
         }
 
         let mut n = 0;
@@ -278,7 +312,6 @@ fn smooth(t: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use glam::Vec2;
 
     fn clips() -> ClipSet {
         let c = |index, duration, cycle_distance| ClipInfo {
@@ -317,7 +350,7 @@ mod tests {
                 &clips(),
                 &p,
                 &MoveParams::default(),
-                1.42 / 100.0,
+                Vec2::new(1.42 / 100.0, 0.0),
                 1.0 / 64.0,
                 &mut out,
             );
@@ -329,7 +362,14 @@ mod tests {
         );
         // Standing still does not advance it.
         let before = s.gait_phase();
-        s.update(&clips(), &p, &MoveParams::default(), 0.0, 1.0, &mut out);
+        s.update(
+            &clips(),
+            &p,
+            &MoveParams::default(),
+            Vec2::ZERO,
+            1.0,
+            &mut out,
+        );
         assert_eq!(s.gait_phase(), before);
     }
 
@@ -349,7 +389,7 @@ mod tests {
             &clips(),
             &p,
             &MoveParams::default(),
-            0.0,
+            Vec2::ZERO,
             1.0 / 64.0,
             &mut out,
         );
@@ -359,7 +399,7 @@ mod tests {
             &clips(),
             &p,
             &MoveParams::default(),
-            0.0,
+            Vec2::ZERO,
             1.0 / 64.0,
             &mut out,
         );
@@ -371,7 +411,7 @@ mod tests {
                 &clips(),
                 &p,
                 &MoveParams::default(),
-                0.0,
+                Vec2::ZERO,
                 1.0 / 64.0,
                 &mut out,
             );
@@ -380,7 +420,7 @@ mod tests {
             &clips(),
             &p,
             &MoveParams::default(),
-            0.0,
+            Vec2::ZERO,
             1.0 / 64.0,
             &mut out,
         );

@@ -341,20 +341,9 @@ fn group_frame(
             a.player.step(level, params, input);
             // As `sim::animate`: distance-driven gait and climb phases.
             let d = a.player.pos - a.prev;
-            let moved = match a.player.state {
-                Locomotion::Ground => d.x.abs(),
-                Locomotion::Ladder(_) => d.y,
-                Locomotion::Air => 0.0,
-            };
-            let moved = if d.length() > 2.0 { 0.0 } else { moved };
-            a.count = a.anim.update(
-                &character.clip_set,
-                &a.player,
-                params,
-                moved,
-                DT,
-                &mut a.layers,
-            );
+            a.count = a
+                .anim
+                .update(&character.clip_set, &a.player, params, d, DT, &mut a.layers);
         }
     }
     lap(Stage::Sim, &mut t, timing);

@@ -504,15 +504,27 @@ impl PosePipeline {
             Locomotion::Ladder(i) => input.level.ladders.get(i).map(|l| (i, l)),
             _ => None,
         };
+        // Climbing over a ladder's top, the body turns from the ladder to the
+        // floor, leaves the ladder's depth and hands the limbs from the rungs
+        // to the floor by how far across it is (0 on the rungs, 1 standing).
+        let off = match (on_ladder, p.over_top) {
+            (Some(_), Some(o)) => o.off_ladder(),
+            _ => 0.0,
+        };
+        let side_yaw = match p.over_top {
+            Some(o) if o.side != 0.0 => o.side,
+            _ => p.facing,
+        };
+        let standing_yaw = if side_yaw >= 0.0 { 0.0 } else { PI };
         let target_yaw = if on_ladder.is_some() {
-            0.5 * PI
-        } else if p.facing >= 0.0 {
-            0.0
+            0.5 * PI + (standing_yaw - 0.5 * PI) * off
         } else {
-            PI
+            standing_yaw
         };
         let target_offset = match on_ladder {
-            Some((_, l)) => Vec3::new(l.x - p.pos.x, 0.0, c.rig.file.climb_rung_distance),
+            Some((_, l)) => {
+                Vec3::new(l.x - p.pos.x, 0.0, c.rig.file.climb_rung_distance) * (1.0 - off)
+            }
             None => Vec3::ZERO,
         };
         if !s.initialized || (p.pos - s.prev_pos).length() > TELEPORT {
@@ -567,7 +579,7 @@ impl PosePipeline {
             0.0
         };
         s.ground_weight = step_toward(s.ground_weight, ground, dt / GROUND_FADE);
-        let climb = if on_ladder.is_some() { 1.0 } else { 0.0 };
+        let climb = if on_ladder.is_some() { 1.0 - off } else { 0.0 };
         s.climb_weight = step_toward(s.climb_weight, climb, dt / CLIMB_FADE);
         if let Some((i, _)) = on_ladder {
             s.ladder = Some(i);
@@ -1010,7 +1022,8 @@ impl PosePipeline {
         let (mut hand, mut foot) = (0, 0);
         for (limb, slot, offset, axis, is_arm) in limbs {
             let Some(grip) = limb.grip else { continue };
-            let (delta, rung) = rung_correction(&grip, ladder, floor, phase, cycle, offset.y);
+            let (delta, rung) =
+                rung_correction(&grip, ladder, floor, phase, cycle, offset.y, is_arm);
             let aw = self
                 .world
                 .transform_point3(pos(&self.limb_animated[slot][2]));
@@ -1054,8 +1067,9 @@ impl PosePipeline {
     }
 }
 
-/// The vertical correction that puts a limb on its rung at climb `phase`, and
-/// the rung's height: constant through a grip, eased from one grip's
+/// The vertical correction that puts a limb on its hold at climb `phase`
+/// ([`Ladder::hold_for`]: a hand also holds the rails' rungs above the top),
+/// and the hold's height: constant through a grip, eased from one grip's
 /// correction to the next during the reach between them.
 fn rung_correction(
     grip: &Grip,
@@ -1064,6 +1078,7 @@ fn rung_correction(
     phase: f32,
     cycle: f32,
     offset_y: f32,
+    hand: bool,
 ) -> (f32, Option<f32>) {
     let len = (grip.end - grip.start).clamp(0.0, 1.0);
     // The grip instance that started most recently (k counts cycles).
@@ -1073,13 +1088,10 @@ fn rung_correction(
     // since the climb phase is driven by the distance climbed.
     let at = |center: f32| {
         let y = floor + (center - phase) * cycle + grip.center_model.y;
-        match ladder.nearest_rung(y - offset_y) {
-            // Within the ladder the nearest rung is at most half a spacing
-            // away; further means the limb is past the ladder's end.
-            Some(r) if (r + offset_y - y).abs() <= 0.5 * ladder.rung_spacing + 1e-4 => {
-                (r + offset_y - y, Some(r))
-            }
-            _ => (0.0, None),
+        match ladder.hold_for(y - offset_y, hand) {
+            Some(r) => (r + offset_y - y, Some(r)),
+            // Past the ladder's end: nothing to hold.
+            None => (0.0, None),
         }
     };
     let center = start + 0.5 * len;
@@ -1362,7 +1374,7 @@ mod tests {
             let climbed = i as f32 * 0.001;
             let phase = (climbed / cycle).rem_euclid(1.0);
             let floor = 0.2 + climbed;
-            let (d, rung) = rung_correction(&grip, &ladder, floor, phase, cycle, 0.04);
+            let (d, rung) = rung_correction(&grip, &ladder, floor, phase, cycle, 0.04, false);
             assert!(d.is_finite() && d.abs() <= 0.25, "{d}");
             if let Some((pd, pp)) = prev {
                 assert!((d - pd).abs() < 0.01, "jump {pd} -> {d} at {climbed}");

@@ -33,7 +33,7 @@ use hecs::{Entity, World};
 use crate::character::Character;
 use crate::character::anim_state::{AnimState, Layer, MAX_LAYERS};
 use crate::character::pose_pipeline::{FrameInput, PosePipeline, StageObserver};
-use crate::sim::player::{DT, Input, Locomotion, MoveParams, Player};
+use crate::sim::player::{DT, Input, MoveParams, Player};
 use crate::sim::world::Level;
 
 /// Marks the entity the keyboard, gamepad or script drives.
@@ -159,17 +159,11 @@ pub fn animate(world: &mut World, params: &MoveParams, dt: f32) {
         world.query_mut::<(&Player, &PrevPos, &mut AnimState, &mut Layers, &Body)>()
     {
         let d = player.pos - prev.0;
-        let moved = match player.state {
-            Locomotion::Ground => d.x.abs(),
-            Locomotion::Ladder(_) => d.y,
-            Locomotion::Air => 0.0,
-        };
-        let moved = if d.length() > 2.0 { 0.0 } else { moved };
         layers.count = state.update(
             &body.character.clip_set,
             player,
             params,
-            moved,
+            d,
             dt,
             &mut layers.layers,
         );

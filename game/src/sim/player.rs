@@ -65,6 +65,20 @@ pub const DROP_CLEARANCE: f32 = 0.3;
 /// the body never hangs over the void.
 pub const LEVEL_END_MARGIN: f32 = 0.25;
 
+/// Seconds a climb over a ladder's top takes, either way: rising off the
+/// last rungs and stepping onto the floor beside the top (up), or stepping
+/// from that floor over onto the rungs and down (down). About what a person
+/// takes to climb off a fixed ladder; long enough that the step across is
+/// walking pace (0.6 m in 0.65 s), so the walk clip carries it.
+pub const LADDER_TOP_TIME: f32 = 1.0;
+/// How far below the ladder's top the feet are where a climb over the top
+/// begins (up) or ends (down), metres: the last stretch of the climb
+/// decelerates into the step across instead of stopping in one step.
+pub const LADDER_TOP_RISE: f32 = 0.3;
+/// From the ladder's centre line to where the climber stands on the floor
+/// beside its top, metres (the body's half width clear of the rails).
+pub const LADDER_TOP_STEP: f32 = 0.6;
+
 /// How far below the body's floor a standing or walking foot looks for its
 /// floor, metres: as far as the body itself follows the ground down in a
 /// step ([`MAX_SNAP_DOWN`], a stair's riser with margin). A floor deeper
@@ -160,6 +174,116 @@ pub enum Locomotion {
     Ladder(usize),
 }
 
+/// A climb over a ladder's top in progress: the feet follow a fixed path
+/// from `from` to `to` over [`LADDER_TOP_TIME`], so the root moves
+/// continuously from the climb to standing (or back) and the pose pipeline
+/// hands the limbs between rungs and floor by the same progress.
+///
+/// Each coordinate follows a cubic Hermite curve over its own window of the
+/// move, starting and ending at the velocities of the motions it joins (the
+/// climb speed where it joins a climb, the walking speed the climber came
+/// with, rest where it joins standing), so the velocity never jumps either.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OverTop {
+    /// True climbing off the top onto the floor; false climbing on from it.
+    pub up: bool,
+    /// Seconds into the move.
+    pub t: f32,
+    /// Feet position where the move started.
+    pub from: Vec2,
+    /// Feet position where it ends.
+    pub to: Vec2,
+    /// Velocity where it started, m/s.
+    pub v_from: Vec2,
+    /// Velocity where it ends, m/s.
+    pub v_to: Vec2,
+    /// +1 if the floor is right of the ladder, −1 left, 0 over the ladder
+    /// itself (a plank it passes through).
+    pub side: f32,
+}
+
+impl OverTop {
+    /// The parts of the move (fractions of [`LADDER_TOP_TIME`]) in which x and
+    /// y change: up, the body rises first and steps across second; down, it
+    /// steps across first and goes down the rungs second. They overlap, so the
+    /// motion never stops in between.
+    fn windows(&self) -> ((f32, f32), (f32, f32)) {
+        if self.up {
+            ((0.35, 1.0), (0.0, 0.6))
+        } else {
+            ((0.0, 0.6), (0.4, 1.0))
+        }
+    }
+
+    /// Feet position and velocity `t` seconds into the move.
+    pub fn at(&self, t: f32) -> (Vec2, Vec2) {
+        let u = (t / LADDER_TOP_TIME).clamp(0.0, 1.0);
+        let ((xa, xb), (ya, yb)) = self.windows();
+        let (x, vx) = hermite_window(
+            u,
+            (xa, xb),
+            (self.from.x, self.to.x),
+            (self.v_from.x, self.v_to.x),
+        );
+        let (y, vy) = hermite_window(
+            u,
+            (ya, yb),
+            (self.from.y, self.to.y),
+            (self.v_from.y, self.v_to.y),
+        );
+        (Vec2::new(x, y), Vec2::new(vx, vy))
+    }
+
+    /// Whether the move is over.
+    pub fn done(&self) -> bool {
+        self.t >= LADDER_TOP_TIME - 1e-5
+    }
+
+    /// How far the climber is off the ladder, 0 (on the rungs) to 1 (standing
+    /// on the floor): the progress of the step across, eased. The pose
+    /// pipeline fades ladder IK out, turns the body and hands the clips from
+    /// the climb to the gait by it.
+    pub fn off_ladder(&self) -> f32 {
+        let u = (self.t / LADDER_TOP_TIME).clamp(0.0, 1.0);
+        let ((xa, xb), _) = self.windows();
+        let s = smoothstep(((u - xa) / (xb - xa)).clamp(0.0, 1.0));
+        if self.up { s } else { 1.0 - s }
+    }
+}
+
+/// A cubic Hermite curve from `p.0` (velocity `v.0`) to `p.1` (velocity
+/// `v.1`) over the window `w` of a move's progress `u` (fractions of
+/// [`LADDER_TOP_TIME`]), constant outside it. Returns the value and its time
+/// derivative; before the window the velocity is `v.0`'s share that the
+/// window has not begun (0), after it 0: a window starting at 0 starts at
+/// `v.0`, one ending at 1 ends at `v.1`.
+fn hermite_window(u: f32, w: (f32, f32), p: (f32, f32), v: (f32, f32)) -> (f32, f32) {
+    let span = (w.1 - w.0) * LADDER_TOP_TIME;
+    if u < w.0 {
+        return (p.0, 0.0);
+    }
+    if u >= w.1 {
+        return (p.1, if w.1 >= 1.0 { v.1 } else { 0.0 });
+    }
+    let s = (u - w.0) / (w.1 - w.0);
+    let (m0, m1) = (v.0 * span, v.1 * span);
+    let (s2, s3) = (s * s, s * s * s);
+    let value = (2.0 * s3 - 3.0 * s2 + 1.0) * p.0
+        + (s3 - 2.0 * s2 + s) * m0
+        + (-2.0 * s3 + 3.0 * s2) * p.1
+        + (s3 - s2) * m1;
+    let ds = (6.0 * s2 - 6.0 * s) * p.0
+        + (3.0 * s2 - 4.0 * s + 1.0) * m0
+        + (-6.0 * s2 + 6.0 * s) * p.1
+        + (3.0 * s2 - 2.0 * s) * m1;
+    (value, ds / span)
+}
+
+/// 3t² − 2t³: 0 to 1 with zero slope at both ends.
+fn smoothstep(t: f32) -> f32 {
+    t * t * (3.0 - 2.0 * t)
+}
+
 /// One step's input, already mapped from keys or a gamepad.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Input {
@@ -217,6 +341,9 @@ pub struct Player {
     /// the lookahead less the reuse distance still covers the braking
     /// distance. The ground step stops at them.
     pub walls_at: Vec2,
+    /// A climb over the top of the ladder being climbed, while it lasts
+    /// (only in [`Locomotion::Ladder`]).
+    pub over_top: Option<OverTop>,
 }
 
 impl Player {
@@ -238,6 +365,7 @@ impl Player {
             carry_vx: 0.0,
             wall_faces: (f32::NEG_INFINITY, f32::INFINITY),
             walls_at: Vec2::NAN,
+            over_top: None,
         }
     }
 
@@ -314,6 +442,7 @@ impl Player {
         if self.state != s {
             self.state = s;
             self.state_time = 0.0;
+            self.over_top = None;
         }
     }
 
@@ -345,7 +474,7 @@ impl Player {
         }
     }
 
-    fn try_start_climb(&mut self, level: &Level, input: &Input) -> bool {
+    fn try_start_climb(&mut self, level: &Level, params: &MoveParams, input: &Input) -> bool {
         if input.move_y.abs() < 0.5 {
             return false;
         }
@@ -354,12 +483,27 @@ impl Player {
         };
         let at_bottom = self.pos.y < l.top - 0.5;
         // Up at the bottom, or down while standing on the floor at its top.
-        if (input.move_y > 0.0 && at_bottom) || (input.move_y < 0.0 && !at_bottom) {
+        if input.move_y > 0.0 && at_bottom {
             self.set_state(Locomotion::Ladder(i));
             self.vel = Vec2::ZERO;
             self.climb_distance = 0.0;
-            // From the top the feet stay on the floor there until the
-            // climber has slid over the ladder's centre line (step_ladder).
+            return true;
+        }
+        if input.move_y < 0.0 && !at_bottom {
+            // From the floor at the top: step across onto the rungs and start
+            // down, one continuous move (walking speed in, climbing speed out).
+            let v_from = Vec2::new(self.vel.x, 0.0);
+            self.set_state(Locomotion::Ladder(i));
+            self.climb_distance = 0.0;
+            self.over_top = Some(OverTop {
+                up: false,
+                t: 0.0,
+                from: self.pos,
+                to: Vec2::new(l.x, l.top - LADDER_TOP_RISE),
+                v_from,
+                v_to: Vec2::new(0.0, -params.climb_speed),
+                side: (self.pos.x - l.x).signum(),
+            });
             return true;
         }
         false
@@ -367,7 +511,7 @@ impl Player {
 
     fn step_ground(&mut self, level: &Level, params: &MoveParams, input: &Input) {
         self.since_grounded = 0.0;
-        if self.try_start_climb(level, input) {
+        if self.try_start_climb(level, params, input) {
             return;
         }
         // Down + jump on a one-way plank: drop through it.
@@ -499,7 +643,7 @@ impl Player {
         {
             self.jump(params);
         }
-        if self.try_start_climb(level, input) && self.vel.y <= 0.0 {
+        if self.try_start_climb(level, params, input) && self.vel.y <= 0.0 {
             return;
         }
         let g = params.gravity();
@@ -612,6 +756,10 @@ impl Player {
             return;
         };
         self.since_grounded = 0.0;
+        if let Some(o) = self.over_top {
+            self.step_over_top(level, o);
+            return;
+        }
         if input.jump_pressed {
             self.vel = Vec2::new(
                 input.move_x * params.walk_speed,
@@ -631,6 +779,24 @@ impl Player {
             return;
         }
         let dy = input.move_y.clamp(-1.0, 1.0) * params.climb_speed * DT;
+        // Near the top going up: climb over onto the floor beside it, one
+        // continuous move that starts at the climbing speed.
+        if dy > 0.0
+            && self.pos.y + dy >= l.top - LADDER_TOP_RISE
+            && let Some((to, side)) = self.top_exit(level, &l)
+        {
+            let o = OverTop {
+                up: true,
+                t: 0.0,
+                from: self.pos,
+                to,
+                v_from: Vec2::new(0.0, dy / DT),
+                v_to: Vec2::ZERO,
+                side,
+            };
+            self.step_over_top(level, o);
+            return;
+        }
         // Slide onto the centre line, then climb. Near the foot of a ladder
         // closer to a wall than half a body, going down, the climber slides
         // off the centre line to where the whole body stands clear of the
@@ -676,7 +842,8 @@ impl Player {
             self.pos.y = h.y;
         }
         if self.pos.y >= l.top && dy > 0.0 {
-            self.step_off_top(level, &l);
+            // A ladder with no floor at its top: the climb ends there.
+            self.pos.y = l.top;
         } else if dy < 0.0
             && let Some(h) = level.floor_below(self.pos.x, self.pos.y - dy + FLOOR_SWEEP_EPS, -dy + 0.01)
             && self.pos.y <= h.y
@@ -702,33 +869,56 @@ impl Player {
         }
     }
 
-    fn step_off_top(&mut self, level: &Level, l: &Ladder) {
-        // A floor over the ladder itself (a plank the ladder passes
-        // through): stand on it where the climb ended.
-        if let Some(h) = level.floor_below(l.x, l.top + MAX_STEP_UP, 2.0 * MAX_STEP_UP)
-            && (h.y - l.top).abs() < MAX_STEP_UP
-        {
-            self.pos = Vec2::new(l.x, h.y);
-            self.vel = Vec2::ZERO;
-            self.stand_on(&h);
-            self.set_state(Locomotion::Ground);
+    /// Where a climb over the top of `l` ends, and on which side: a floor
+    /// over the ladder itself (a plank it passes through) where the climb
+    /// is, else the floor within a step of the top beside it, the side the
+    /// climber faces first.
+    fn top_exit(&self, level: &Level, l: &Ladder) -> Option<(Vec2, f32)> {
+        let at_top = |x: f32| {
+            level
+                .floor_below(x, l.top + MAX_STEP_UP, 2.0 * MAX_STEP_UP)
+                .filter(|h| (h.y - l.top).abs() < MAX_STEP_UP)
+        };
+        if let Some(h) = at_top(l.x) {
+            return Some((Vec2::new(l.x, h.y), 0.0));
+        }
+        let first = if self.facing < 0.0 { -1.0 } else { 1.0 };
+        [first, -first].into_iter().find_map(|side| {
+            let x = l.x + side * LADDER_TOP_STEP;
+            at_top(x).map(|h| (Vec2::new(x, h.y), side))
+        })
+    }
+
+    /// One step of a climb over a ladder's top ([`OverTop`]): the feet
+    /// follow its path; at its end the climber stands on the floor (up) or
+    /// climbs on down the rungs (down).
+    fn step_over_top(&mut self, level: &Level, mut o: OverTop) {
+        o.t = (o.t + DT).min(LADDER_TOP_TIME);
+        let (pos, vel) = o.at(o.t);
+        // The climb cycle goes on with the height climbed.
+        self.climb_distance += pos.y - self.pos.y;
+        self.pos = pos;
+        self.vel = vel;
+        if !o.done() {
+            self.over_top = Some(o);
             return;
         }
-        // Else step onto whichever side has floor at the ladder's top.
-        for side in [1.0f32, -1.0] {
-            let x = l.x + side * 0.6;
-            if let Some(h) = level.floor_below(x, l.top + MAX_STEP_UP, 2.0 * MAX_STEP_UP)
-                && (h.y - l.top).abs() < MAX_STEP_UP
-            {
-                self.pos = Vec2::new(x, h.y);
-                self.facing = side;
+        self.over_top = None;
+        if !o.up {
+            return;
+        }
+        if o.side != 0.0 {
+            self.facing = o.side;
+        }
+        match level.floor_below(pos.x, pos.y + MAX_STEP_UP, 2.0 * MAX_STEP_UP) {
+            Some(h) => {
+                self.pos.y = h.y;
                 self.vel = Vec2::ZERO;
                 self.stand_on(&h);
                 self.set_state(Locomotion::Ground);
-                return;
             }
+            None => self.set_state(Locomotion::Air),
         }
-        self.pos.y = l.top;
     }
 }
 

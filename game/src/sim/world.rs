@@ -137,6 +137,12 @@ impl SolidBox {
     }
 }
 
+/// How far a ladder's rails, with rungs at the ladder's spacing, reach above
+/// its top, metres: the handhold a climber holds while climbing over the top
+/// onto the floor (real fixed ladders' rails extend about a metre above the
+/// landing for this). Hands hold these rungs; feet use the ladder's own.
+pub const RAIL_EXTENSION: f32 = 0.9;
+
 /// A ladder: a vertical strip the player can climb, with rungs at fixed spacing.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ladder {
@@ -171,6 +177,55 @@ impl Ladder {
     pub fn nearest_rung(&self, y: f32) -> Option<f32> {
         self.rung_heights()
             .min_by(|a, b| (a - y).abs().total_cmp(&(b - y).abs()))
+    }
+
+    /// Heights a hand can hold: every rung, then the rungs of the rails'
+    /// extension above the top ([`RAIL_EXTENSION`]) at the same spacing.
+    pub fn grip_heights(&self) -> impl Iterator<Item = f32> + '_ {
+        let last = self.rung_heights().last();
+        let extra = match last {
+            Some(r) if self.rung_spacing > 0.0 => {
+                let n = ((self.top + RAIL_EXTENSION - r) / self.rung_spacing).floor();
+                if n.is_finite() && n >= 1.0 {
+                    n as usize
+                } else {
+                    0
+                }
+            }
+            _ => 0,
+        };
+        self.rung_heights().chain(
+            (1..=extra).map(move |k| last.unwrap_or(self.top) + k as f32 * self.rung_spacing),
+        )
+    }
+
+    /// The hand hold nearest to height `y` ([`Ladder::grip_heights`]).
+    pub fn nearest_grip(&self, y: f32) -> Option<f32> {
+        self.grip_heights()
+            .min_by(|a, b| (a - y).abs().total_cmp(&(b - y).abs()))
+    }
+
+    /// The height a limb reaching for the ladder at height `y` holds: a
+    /// foot the nearest rung within half a spacing (none past the ladder's
+    /// ends); a hand the nearest grip ([`Ladder::grip_heights`]) within half
+    /// a spacing, or the highest grip when it is above the rails' top (the
+    /// hand comes down to it while the climber rises over the top).
+    pub fn hold_for(&self, y: f32, hand: bool) -> Option<f32> {
+        let half = 0.5 * self.rung_spacing + 1e-4;
+        if hand {
+            let highest = self.grip_heights().last()?;
+            if y > highest + half {
+                return Some(highest);
+            }
+            self.nearest_grip(y).filter(|g| (g - y).abs() <= half)
+        } else {
+            self.nearest_rung(y).filter(|r| (r - y).abs() <= half)
+        }
+    }
+
+    /// Top of the rails, metres.
+    pub fn rail_top(&self) -> f32 {
+        self.top + RAIL_EXTENSION
     }
 }
 

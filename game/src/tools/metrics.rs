@@ -85,9 +85,14 @@ pub struct Summary {
     /// The same maximum split by what the frame was doing.
     pub joint_speed_by_cause: JointSpeedBreakdown,
     /// Largest jump of the character's root (its model placement) in one
-    /// frame beyond what its motion over the frame before predicts, metres:
-    /// the length of the change of its per-frame displacement. A root moving
-    /// at any steady speed scores 0; a 0.6 m teleport scores 0.6 m.
+    /// frame beyond what its velocity explains, metres. A frame's
+    /// displacement is explained by the simulation's velocity (any velocity
+    /// between the last frame's and this one's times the frame: a take-off
+    /// or a landing changes it within a step) or by the root's own motion
+    /// the frame before (a smoothing offset easing out); the snap is the
+    /// smaller of the two distances. A root moving at any steady speed, or
+    /// with the body's velocity, scores 0; a 0.6 m teleport scores 0.6 m;
+    /// an ease that starts abruptly scores its first frame's step.
     pub max_root_snap_m: f32,
     /// Largest distance of a gripping hand from the nearest rung, over every
     /// frame on a ladder (mounting and dismounting included, a hand above
@@ -95,7 +100,8 @@ pub struct Summary {
     pub hand_hold_max_error_m: f32,
     /// Hand-frames counted in [`Summary::hand_hold_max_error_m`].
     pub hand_hold_frames: u64,
-    /// Largest distance of a gripping hand or standing foot from its rung, metres.
+    /// Largest distance of a gripping hand or standing foot from its rung
+    /// while climbing the rungs (not while climbing over the top), metres.
     pub rung_contact_max_error_m: f32,
     /// Largest joint displacement IK made on flat ground, metres (IK on vs off).
     pub ik_flat_ground_delta_m: f32,
@@ -159,6 +165,8 @@ pub struct Recorder {
     prev_speed: f32,
     /// The root's position and its displacement over the frame before.
     prev_root: Option<(Vec3, Option<Vec3>)>,
+    /// The simulation's velocity last frame.
+    prev_vel: Vec3,
 }
 
 impl Recorder {
@@ -246,9 +254,14 @@ impl Recorder {
 
         // Rung contact: gripping limbs against the nearest real rung.
         let mut rung_error = None;
+        // Climbing the rungs only: climbing over the top (an `OverTop`) the
+        // feet leave the rungs for the floor and the hands hold the rails;
+        // those frames are judged by the hand hold, the root snap and the
+        // joint speeds below.
         if let Locomotion::Ladder(li) = player.state
             && let Some(ladder) = level.ladders.get(li)
             && settled
+            && player.over_top.is_none()
             && p.debug.climb_weight >= 0.999
         {
             let limbs = c
@@ -256,20 +269,28 @@ impl Recorder {
                 .iter()
                 .take(2)
                 .zip(&p.debug.hands)
-                .map(|(l, d)| (l, d, c.rig.wrist_from_rung))
+                .map(|(l, d)| (l, d, c.rig.wrist_from_rung, true))
                 .chain(
                     c.legs
                         .iter()
                         .zip(&p.debug.rung_feet)
-                        .map(|(l, d)| (l, d, c.rig.ankle_from_rung)),
+                        .map(|(l, d)| (l, d, c.rig.ankle_from_rung, false)),
                 );
-            for (limb, d, offset) in limbs {
+            for (limb, d, offset, hand) in limbs {
                 if d.contact < PLANTED_CONTACT {
                     continue;
                 }
                 let end = (p.world * p.models[limb.end]).w_axis.truncate();
                 let o = p.world.transform_vector3(offset);
-                let Some(r) = ladder.nearest_rung(end.y - o.y) else {
+                // A hand also holds the rails' rungs above the top.
+                let nearest = if hand {
+                    ladder
+                        .hold_for(end.y - o.y, true)
+                        .or(ladder.nearest_grip(end.y - o.y))
+                } else {
+                    ladder.nearest_rung(end.y - o.y)
+                };
+                let Some(r) = nearest else {
                     continue;
                 };
                 // The rung is a bar along X in the plane z = 0: only height and
@@ -288,8 +309,9 @@ impl Recorder {
             }
         }
 
-        // Hand hold: every frame on a ladder, every gripping hand against the
-        // nearest rung, however far (a hand above the top rung holds nothing).
+        // Hand hold: every frame on a ladder (climbing over its top too),
+        // every gripping hand against its hold however far: the nearest grip,
+        // or above the rails' top the highest one ([`Ladder::hold_for`]).
         let mut hand_error = None;
         if let Locomotion::Ladder(li) = player.state
             && let Some(ladder) = level.ladders.get(li)
@@ -300,7 +322,8 @@ impl Recorder {
                 }
                 let end = (p.world * p.models[limb.end]).w_axis.truncate();
                 let o = p.world.transform_vector3(c.rig.wrist_from_rung);
-                let Some(r) = ladder.nearest_rung(end.y - o.y) else {
+                let y = end.y - o.y;
+                let Some(r) = ladder.hold_for(y, true).or(ladder.nearest_grip(y)) else {
                     continue;
                 };
                 let err = ((end.y - (r + o.y)).powi(2) + (end.z - o.z).powi(2)).sqrt();
@@ -360,13 +383,17 @@ impl Recorder {
             *cause = cause.max(max_speed);
         }
 
-        // Root snap: the change of the root's per-frame displacement.
+        // Root snap: the displacement beyond what a velocity explains.
         let root = p.world.w_axis.truncate();
+        let vel = player.vel.extend(0.0);
+        let prev_vel = std::mem::replace(&mut self.prev_vel, vel);
         let mut root_snap = 0.0;
         if let Some((prev, prev_delta)) = self.prev_root {
             let delta = root - prev;
             if let Some(pd) = prev_delta {
-                root_snap = (delta - pd).length();
+                let by_sim = distance_to_segment(delta, prev_vel * dt, vel * dt);
+                let by_own = (delta - pd).length();
+                root_snap = by_sim.min(by_own);
                 if root_snap.is_finite() {
                     s.max_root_snap_m = s.max_root_snap_m.max(root_snap);
                 }
@@ -395,6 +422,17 @@ impl Recorder {
             flat_ik_delta_m: flat_delta,
         });
     }
+}
+
+/// Distance from `p` to the segment `a..b`.
+fn distance_to_segment(p: Vec3, a: Vec3, b: Vec3) -> f32 {
+    let ab = b - a;
+    let t = if ab.length_squared() > 0.0 {
+        ((p - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (p - (a + ab * t)).length()
 }
 
 /// Whether the ground is one flat level stretch within [`FLAT_HALF_WIDTH`]
