@@ -55,6 +55,10 @@ pub const REACH_FRACTION: f32 = 0.97;
 const SWING_FOLD: f32 = 0.45;
 /// Seconds to fade foot IK in after landing and out after leaving the ground.
 const GROUND_FADE: f32 = 0.1;
+/// Soften ratio of ladder IK's limbs: reaches beyond this share of a
+/// limb's length approach full extension gradually (see
+/// `TwoBoneIk::soften`).
+const LADDER_SOFTEN: f32 = 0.9;
 /// Seconds to fade ladder IK in and out.
 const CLIMB_FADE: f32 = 0.15;
 /// Time constant of a swinging foot's ground height, seconds: a step edge
@@ -1031,26 +1035,35 @@ impl PosePipeline {
             // feet already reach for the rungs where they will be.
             let lag = Vec3::new(self.smooth.root_lag.x, 0.0, self.smooth.root_lag.z);
             let target_w = aw + Vec3::Y * delta + lag;
+            // Past the ladder's ends a limb holds nothing and keeps its
+            // animation: no solve (one toward a folded climbing leg's own
+            // position can flip the knee for a frame).
+            let weight = if rung.is_some() { cw } else { 0.0 };
             let opts = TwoBoneOptions {
                 knee: KneeStrategy::Pole {
                     pole: Pole::Direction(bend_direction(&self.limb_animated[slot], limb, axis)),
                     twist: 0.0,
                 },
                 hinge: Some(limb.hinge),
-                weight: cw,
+                weight,
+                // An arm reaching down to the rails' top while the body
+                // rises over it passes full extension: softened, the elbow
+                // never locks straight, so its bend never flips sides.
+                soften: LADDER_SOFTEN,
                 ..TwoBoneOptions::new(inv.transform_point3(target_w))
             };
-            if limb
-                .chain
-                .solve(&opts, &c.skeleton, &mut self.pose, &mut self.models)
-                .is_err()
+            if weight > 0.0
+                && limb
+                    .chain
+                    .solve(&opts, &c.skeleton, &mut self.pose, &mut self.models)
+                    .is_err()
             {
                 self.debug.ik_errors += 1;
             }
             let d = LimbDebug {
                 target: target_w,
                 probe: Vec3::new(target_w.x, rung.unwrap_or(target_w.y), 0.0),
-                weight: cw,
+                weight,
                 contact: limb.contact[climb_index].at(phase),
                 rung,
                 locked: false,

@@ -252,8 +252,9 @@ impl OverTop {
 }
 
 /// A cubic Hermite curve from `p.0` (velocity `v.0`) to `p.1` (velocity
-/// `v.1`) over the window `w` of a move's progress `u` (fractions of
-/// [`LADDER_TOP_TIME`]), constant outside it. Returns the value and its time
+/// `v.1`, each limited so the curve never overshoots) over the window `w`
+/// of a move's progress `u` (fractions of [`LADDER_TOP_TIME`]), constant
+/// outside it. Returns the value and its time
 /// derivative; before the window the velocity is `v.0`'s share that the
 /// window has not begun (0), after it 0: a window starting at 0 starts at
 /// `v.0`, one ending at 1 ends at `v.1`.
@@ -266,7 +267,19 @@ fn hermite_window(u: f32, w: (f32, f32), p: (f32, f32), v: (f32, f32)) -> (f32, 
         return (p.1, if w.1 >= 1.0 { v.1 } else { 0.0 });
     }
     let s = (u - w.0) / (w.1 - w.0);
-    let (m0, m1) = (v.0 * span, v.1 * span);
+    // End slopes that would carry the curve past an end (a velocity away
+    // from the target, or more than three times the mean) are limited, so
+    // the feet never overshoot into the wall beside a ladder: the curve
+    // stays monotone (Fritsch and Carlson's condition).
+    let d = p.1 - p.0;
+    let limit = |m: f32| {
+        if m * d <= 0.0 {
+            0.0
+        } else {
+            m.clamp(-3.0 * d.abs(), 3.0 * d.abs())
+        }
+    };
+    let (m0, m1) = (limit(v.0 * span), limit(v.1 * span));
     let (s2, s3) = (s * s, s * s * s);
     let value = (2.0 * s3 - 3.0 * s2 + 1.0) * p.0
         + (s3 - 2.0 * s2 + s) * m0

@@ -100,6 +100,9 @@ pub struct Summary {
     pub hand_hold_max_error_m: f32,
     /// Hand-frames counted in [`Summary::hand_hold_max_error_m`].
     pub hand_hold_frames: u64,
+    /// Frames on a ladder in which the hands are taken onto or off it (the
+    /// ladder's hold fading in or out), left out of the hand hold.
+    pub hand_release_frames: u64,
     /// Largest distance of a gripping hand or standing foot from its rung
     /// while climbing the rungs (not while climbing over the top), metres.
     pub rung_contact_max_error_m: f32,
@@ -309,12 +312,22 @@ impl Recorder {
             }
         }
 
-        // Hand hold: every frame on a ladder (climbing over its top too),
+        // Hand hold: every frame on a ladder (climbing over its top too)
+        // in which the ladder holds the hands fully (not while they reach
+        // for the first rungs as a climb starts, nor while they let go as the
+        // body steps off; [`Summary::hand_release_frames`] counts those),
         // every gripping hand against its hold however far: the nearest grip,
         // or above the rails' top the highest one ([`Ladder::hold_for`]).
         let mut hand_error = None;
-        if let Locomotion::Ladder(li) = player.state
-            && let Some(ladder) = level.ladders.get(li)
+        let on_ladder = match player.state {
+            Locomotion::Ladder(li) => level.ladders.get(li),
+            _ => None,
+        };
+        if on_ladder.is_some() && p.debug.climb_weight < 0.999 {
+            s.hand_release_frames += 1;
+        }
+        if let Some(ladder) = on_ladder
+            && p.debug.climb_weight >= 0.999
         {
             for (limb, d) in c.arms.iter().take(2).zip(&p.debug.hands) {
                 if d.contact < PLANTED_CONTACT {

@@ -110,7 +110,9 @@ fn running_over_every_slope_keeps_planted_feet_on_the_ground() {
 fn climbing_both_ladders_puts_hands_and_feet_on_rungs() {
     let s = run("ladders", 2400);
     common(&s);
-    assert!(f(&s, "rung_contact_frames") > 200.0, "both ladders climbed");
+    // Frames climbing the rungs (climbing over the top is judged by hand
+    // hold, root snap and joint speed instead): 123 today.
+    assert!(f(&s, "rung_contact_frames") > 100.0, "both ladders climbed");
     // Target 5 mm: met (1.1 mm; hands and feet reach for the rungs while
     // the body still eases into its climbing place).
     assert!(f(&s, "rung_contact_max_error_m") <= 0.005);
@@ -126,14 +128,19 @@ fn climbing_both_ladders_puts_hands_and_feet_on_rungs() {
     // 25.6 rad/s; a swinging knee now straightens at a bounded speed (17.1
     // there).
     assert!(f(&s, "joint_speed_by_cause/steady") <= 20.0);
-    // Over every frame the ladder transitions are far off issue 19's
-    // targets today: 120 rad/s stepping off the top (a foot turns as the
-    // root jumps 0.60 m sideways onto the floor), hands 1.43 m from any rung
-    // while the climb starts and ends. Held here so they get no worse.
-    assert!(f(&s, "max_joint_angular_speed_rad_s") <= 125.0);
-    assert!(f(&s, "max_root_snap_m") <= 0.61, "root snap");
-    assert!(f(&s, "hand_hold_max_error_m") <= 1.45, "hand hold");
-    assert!(f(&s, "hand_hold_frames") > 200.0);
+    // Over every frame: climbing over the ladders' tops is one continuous
+    // move now (was 120 rad/s and a 0.60 m root jump stepping off the top,
+    // hands 1.43 m from any rung). What is left: 63.7 rad/s at the jump's
+    // take-off (the jump clip's own crossfade), 28 rad/s as the arms reach
+    // for the first rungs mounting at the foot, a 6.4 cm root snap at a
+    // walk off a ledge (issue 19). Held here so they get no worse.
+    assert!(f(&s, "max_joint_angular_speed_rad_s") <= 65.0);
+    assert!(f(&s, "max_root_snap_m") <= 0.07, "root snap");
+    // Hands held by the ladder (rungs, and the rails' rungs above the top
+    // while climbing over it): 2.4 cm today (target 5 mm).
+    assert!(f(&s, "hand_hold_max_error_m") <= 0.03, "hand hold");
+    assert!(f(&s, "hand_hold_frames") > 120.0);
+    assert!(f(&s, "hand_release_frames") > 0.0);
 }
 
 #[test]
