@@ -170,9 +170,12 @@ impl AnimState {
             self.mode_time = 0.0;
             self.fade = 0.0;
             // Between the climb and the gait while climbing over a ladder's
-            // top the whole body changes pose: a longer crossfade keeps it at
-            // walking joint speeds.
-            self.fade_time = if player.over_top.is_some() {
+            // top, and stepping off one at its foot, the whole body changes
+            // pose: a longer crossfade keeps it at walking joint speeds. (Onto
+            // a ladder at its foot the hands must meet the rungs in step with
+            // the climb clip's grips: the short one.)
+            let leaving = self.previous.is_some_and(|(m, _)| m == Mode::Climb);
+            self.fade_time = if player.over_top.is_some() || leaving {
                 CLIMB_CROSSFADE
             } else {
                 CROSSFADE

@@ -58,7 +58,7 @@ const GROUND_FADE: f32 = 0.1;
 /// Soften ratio of ladder IK's limbs: reaches beyond this share of a
 /// limb's length approach full extension gradually (see
 /// `TwoBoneIk::soften`).
-const LADDER_SOFTEN: f32 = 0.9;
+const LADDER_SOFTEN: f32 = 0.95;
 /// Seconds to fade ladder IK in and out.
 const CLIMB_FADE: f32 = 0.15;
 /// Time constant of a swinging foot's ground height, seconds: a step edge
@@ -1033,12 +1033,14 @@ impl PosePipeline {
                 .transform_point3(pos(&self.limb_animated[slot][2]));
             // While the body still eases into its climbing place, hands and
             // feet already reach for the rungs where they will be.
-            let lag = Vec3::new(self.smooth.root_lag.x, 0.0, self.smooth.root_lag.z);
+            // Off the ladder (letting go) they stay where they held.
+            let lag = if matches!(input.player.state, Locomotion::Ladder(_)) {
+                Vec3::new(self.smooth.root_lag.x, 0.0, self.smooth.root_lag.z)
+            } else {
+                Vec3::ZERO
+            };
             let target_w = aw + Vec3::Y * delta + lag;
-            // Past the ladder's ends a limb holds nothing and keeps its
-            // animation: no solve (one toward a folded climbing leg's own
-            // position can flip the knee for a frame).
-            let weight = if rung.is_some() { cw } else { 0.0 };
+            let weight = cw;
             let opts = TwoBoneOptions {
                 knee: KneeStrategy::Pole {
                     pole: Pole::Direction(bend_direction(&self.limb_animated[slot], limb, axis)),
@@ -1052,11 +1054,10 @@ impl PosePipeline {
                 soften: LADDER_SOFTEN,
                 ..TwoBoneOptions::new(inv.transform_point3(target_w))
             };
-            if weight > 0.0
-                && limb
-                    .chain
-                    .solve(&opts, &c.skeleton, &mut self.pose, &mut self.models)
-                    .is_err()
+            if limb
+                .chain
+                .solve(&opts, &c.skeleton, &mut self.pose, &mut self.models)
+                .is_err()
             {
                 self.debug.ik_errors += 1;
             }

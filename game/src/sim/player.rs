@@ -71,6 +71,10 @@ pub const LEVEL_END_MARGIN: f32 = 0.25;
 /// takes to climb off a fixed ladder; long enough that the step across is
 /// walking pace (0.6 m in 0.65 s), so the walk clip carries it.
 pub const LADDER_TOP_TIME: f32 = 1.0;
+/// How far from a ladder's centre line a climber on the floor at its top
+/// can start down it, metres: where a climb over the top leaves him
+/// ([`LADDER_TOP_STEP`]) with a margin.
+pub const LADDER_TOP_REACH: f32 = LADDER_TOP_STEP + 0.1;
 /// How far below the ladder's top the feet are where a climb over the top
 /// begins (up) or ends (down), metres: the last stretch of the climb
 /// decelerates into the step across instead of stopping in one step.
@@ -491,7 +495,14 @@ impl Player {
         if input.move_y.abs() < 0.5 {
             return false;
         }
-        let Some((i, l)) = level.ladder_at(self.pos, LADDER_REACH) else {
+        // Down from the floor at a ladder's top, the climber may stand where
+        // a climb over that top left him, a little beyond arm's reach.
+        let reach = if input.move_y < 0.0 {
+            LADDER_TOP_REACH
+        } else {
+            LADDER_REACH
+        };
+        let Some((i, l)) = level.ladder_at(self.pos, reach) else {
             return false;
         };
         let at_bottom = self.pos.y < l.top - 0.5;
