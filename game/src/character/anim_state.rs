@@ -159,7 +159,7 @@ impl AnimState {
             Locomotion::Air => Mode::Fall,
             // Climbing over a ladder's top: the climb while on the rungs,
             // the gait for the step across.
-            Locomotion::Ladder(_) => match player.over_top {
+            Locomotion::Ladder(_) => match player.ladder_move {
                 Some(o) if o.off_ladder() >= 0.5 => Mode::Locomotion,
                 _ => Mode::Climb,
             },
@@ -175,7 +175,7 @@ impl AnimState {
             // a ladder at its foot the hands must meet the rungs in step with
             // the climb clip's grips: the short one.)
             let leaving = self.previous.is_some_and(|(m, _)| m == Mode::Climb);
-            self.fade_time = if player.over_top.is_some() || leaving {
+            self.fade_time = if player.ladder_move.is_some() || leaving {
                 CLIMB_CROSSFADE
             } else {
                 CROSSFADE

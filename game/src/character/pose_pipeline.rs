@@ -511,11 +511,11 @@ impl PosePipeline {
         // Climbing over a ladder's top, the body turns from the ladder to the
         // floor, leaves the ladder's depth and hands the limbs from the rungs
         // to the floor by how far across it is (0 on the rungs, 1 standing).
-        let off = match (on_ladder, p.over_top) {
+        let off = match (on_ladder, p.ladder_move) {
             (Some(_), Some(o)) => o.off_ladder(),
             _ => 0.0,
         };
-        let side_yaw = match p.over_top {
+        let side_yaw = match p.ladder_move {
             Some(o) if o.side != 0.0 => o.side,
             _ => p.facing,
         };
@@ -583,7 +583,11 @@ impl PosePipeline {
             0.0
         };
         s.ground_weight = step_toward(s.ground_weight, ground, dt / GROUND_FADE);
-        let climb = if on_ladder.is_some() { 1.0 - off } else { 0.0 };
+        let climb = match (on_ladder, p.ladder_move) {
+            (Some(_), Some(m)) => m.hold(),
+            (Some(_), None) => 1.0,
+            _ => 0.0,
+        };
         s.climb_weight = step_toward(s.climb_weight, climb, dt / CLIMB_FADE);
         if let Some((i, _)) = on_ladder {
             s.ladder = Some(i);
@@ -1050,8 +1054,14 @@ impl PosePipeline {
                 weight,
                 // An arm reaching down to the rails' top while the body
                 // rises over it passes full extension: softened, the elbow
-                // never locks straight, so its bend never flips sides.
-                soften: LADDER_SOFTEN,
+                // never locks straight, so its bend never flips sides. The
+                // softening comes in with how far the limb is pulled down
+                // below its animation (past half a spacing, only there), so
+                // a limb reaching up for a rung still reaches it.
+                soften: 1.0
+                    - (1.0 - LADDER_SOFTEN)
+                        * ((-delta - 0.5 * ladder.rung_spacing) / (0.5 * ladder.rung_spacing))
+                            .clamp(0.0, 1.0),
                 ..TwoBoneOptions::new(inv.transform_point3(target_w))
             };
             if limb

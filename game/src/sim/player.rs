@@ -71,6 +71,10 @@ pub const LEVEL_END_MARGIN: f32 = 0.25;
 /// takes to climb off a fixed ladder; long enough that the step across is
 /// walking pace (0.6 m in 0.65 s), so the walk clip carries it.
 pub const LADDER_TOP_TIME: f32 = 1.0;
+/// Seconds stepping onto a ladder at its foot takes: a shorter move (the
+/// climber is beside the rungs already), long enough for the hands to meet
+/// the rungs in step with the climb clip's grips.
+pub const LADDER_FOOT_TIME: f32 = 0.6;
 /// How far from a ladder's centre line a climber on the floor at its top
 /// can start down it, metres: where a climb over the top leaves him
 /// ([`LADDER_TOP_STEP`]) with a margin.
@@ -178,21 +182,27 @@ pub enum Locomotion {
     Ladder(usize),
 }
 
-/// A climb over a ladder's top in progress: the feet follow a fixed path
-/// from `from` to `to` over [`LADDER_TOP_TIME`], so the root moves
-/// continuously from the climb to standing (or back) and the pose pipeline
-/// hands the limbs between rungs and floor by the same progress.
+/// A move onto or off a ladder in progress: over its top onto the floor
+/// beside it, from that floor onto the rungs, or from the floor at its foot
+/// onto the rungs. The feet follow a fixed path from `from` to `to` over
+/// `duration` ([`LADDER_TOP_TIME`], or [`LADDER_FOOT_TIME`] onto a ladder at
+/// its foot), so the root moves continuously between climbing and
+/// standing and the pose pipeline hands the limbs between rungs and floor by
+/// the same progress.
 ///
 /// Each coordinate follows a cubic Hermite curve over its own window of the
 /// move, starting and ending at the velocities of the motions it joins (the
 /// climb speed where it joins a climb, the walking speed the climber came
 /// with, rest where it joins standing), so the velocity never jumps either.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct OverTop {
-    /// True climbing off the top onto the floor; false climbing on from it.
-    pub up: bool,
+pub struct LadderMove {
+    /// True climbing off over the top onto the floor; false climbing on
+    /// (from the floor at the top or at the foot).
+    pub leaving: bool,
     /// Seconds into the move.
     pub t: f32,
+    /// Seconds the whole move takes.
+    pub duration: f32,
     /// Feet position where the move started.
     pub from: Vec2,
     /// Feet position where it ends.
@@ -206,13 +216,13 @@ pub struct OverTop {
     pub side: f32,
 }
 
-impl OverTop {
-    /// The parts of the move (fractions of [`LADDER_TOP_TIME`]) in which x and
+impl LadderMove {
+    /// The parts of the move (fractions of its duration) in which x and
     /// y change: up, the body rises first and steps across second; down, it
     /// steps across first and goes down the rungs second. They overlap, so the
     /// motion never stops in between.
     fn windows(&self) -> ((f32, f32), (f32, f32)) {
-        if self.up {
+        if self.leaving {
             ((0.35, 1.0), (0.0, 0.6))
         } else {
             ((0.0, 0.6), (0.4, 1.0))
@@ -221,16 +231,18 @@ impl OverTop {
 
     /// Feet position and velocity `t` seconds into the move.
     pub fn at(&self, t: f32) -> (Vec2, Vec2) {
-        let u = (t / LADDER_TOP_TIME).clamp(0.0, 1.0);
+        let u = (t / self.duration).clamp(0.0, 1.0);
         let ((xa, xb), (ya, yb)) = self.windows();
         let (x, vx) = hermite_window(
             u,
+            self.duration,
             (xa, xb),
             (self.from.x, self.to.x),
             (self.v_from.x, self.v_to.x),
         );
         let (y, vy) = hermite_window(
             u,
+            self.duration,
             (ya, yb),
             (self.from.y, self.to.y),
             (self.v_from.y, self.v_to.y),
@@ -240,7 +252,19 @@ impl OverTop {
 
     /// Whether the move is over.
     pub fn done(&self) -> bool {
-        self.t >= LADDER_TOP_TIME - 1e-5
+        self.t >= self.duration - 1e-5
+    }
+
+    /// How much the ladder holds the limbs, 0 to 1: leaving, it lets go as
+    /// the body steps off ([`LadderMove::off_ladder`]); climbing on, it takes
+    /// them over the whole move, so the hands meet the rungs once the clips
+    /// have turned to the climb.
+    pub fn hold(&self) -> f32 {
+        if self.leaving {
+            1.0 - self.off_ladder()
+        } else {
+            smoothstep((self.t / self.duration).clamp(0.0, 1.0))
+        }
     }
 
     /// How far the climber is off the ladder, 0 (on the rungs) to 1 (standing
@@ -248,22 +272,22 @@ impl OverTop {
     /// pipeline fades ladder IK out, turns the body and hands the clips from
     /// the climb to the gait by it.
     pub fn off_ladder(&self) -> f32 {
-        let u = (self.t / LADDER_TOP_TIME).clamp(0.0, 1.0);
+        let u = (self.t / self.duration).clamp(0.0, 1.0);
         let ((xa, xb), _) = self.windows();
         let s = smoothstep(((u - xa) / (xb - xa)).clamp(0.0, 1.0));
-        if self.up { s } else { 1.0 - s }
+        if self.leaving { s } else { 1.0 - s }
     }
 }
 
 /// A cubic Hermite curve from `p.0` (velocity `v.0`) to `p.1` (velocity
 /// `v.1`, each limited so the curve never overshoots) over the window `w`
-/// of a move's progress `u` (fractions of [`LADDER_TOP_TIME`]), constant
+/// of a move's progress `u` (fractions of its duration `d`), constant
 /// outside it. Returns the value and its time
 /// derivative; before the window the velocity is `v.0`'s share that the
 /// window has not begun (0), after it 0: a window starting at 0 starts at
 /// `v.0`, one ending at 1 ends at `v.1`.
-fn hermite_window(u: f32, w: (f32, f32), p: (f32, f32), v: (f32, f32)) -> (f32, f32) {
-    let span = (w.1 - w.0) * LADDER_TOP_TIME;
+fn hermite_window(u: f32, d: f32, w: (f32, f32), p: (f32, f32), v: (f32, f32)) -> (f32, f32) {
+    let span = (w.1 - w.0) * d;
     if u < w.0 {
         return (p.0, 0.0);
     }
@@ -360,7 +384,7 @@ pub struct Player {
     pub walls_at: Vec2,
     /// A climb over the top of the ladder being climbed, while it lasts
     /// (only in [`Locomotion::Ladder`]).
-    pub over_top: Option<OverTop>,
+    pub ladder_move: Option<LadderMove>,
 }
 
 impl Player {
@@ -382,7 +406,7 @@ impl Player {
             carry_vx: 0.0,
             wall_faces: (f32::NEG_INFINITY, f32::INFINITY),
             walls_at: Vec2::NAN,
-            over_top: None,
+            ladder_move: None,
         }
     }
 
@@ -459,7 +483,7 @@ impl Player {
         if self.state != s {
             self.state = s;
             self.state_time = 0.0;
-            self.over_top = None;
+            self.ladder_move = None;
         }
     }
 
@@ -508,9 +532,21 @@ impl Player {
         let at_bottom = self.pos.y < l.top - 0.5;
         // Up at the bottom, or down while standing on the floor at its top.
         if input.move_y > 0.0 && at_bottom {
+            // At the foot: step onto the rungs and start up, one continuous
+            // move (walking speed in, climbing speed out).
+            let v_from = Vec2::new(self.vel.x, 0.0);
             self.set_state(Locomotion::Ladder(i));
-            self.vel = Vec2::ZERO;
             self.climb_distance = 0.0;
+            self.ladder_move = Some(LadderMove {
+                leaving: false,
+                t: 0.0,
+                duration: LADDER_FOOT_TIME,
+                from: self.pos,
+                to: Vec2::new(l.x, (self.pos.y + LADDER_TOP_RISE).min(l.top)),
+                v_from,
+                v_to: Vec2::new(0.0, params.climb_speed),
+                side: (self.pos.x - l.x).signum(),
+            });
             return true;
         }
         if input.move_y < 0.0 && !at_bottom {
@@ -519,9 +555,10 @@ impl Player {
             let v_from = Vec2::new(self.vel.x, 0.0);
             self.set_state(Locomotion::Ladder(i));
             self.climb_distance = 0.0;
-            self.over_top = Some(OverTop {
-                up: false,
+            self.ladder_move = Some(LadderMove {
+                leaving: false,
                 t: 0.0,
+                duration: LADDER_TOP_TIME,
                 from: self.pos,
                 to: Vec2::new(l.x, l.top - LADDER_TOP_RISE),
                 v_from,
@@ -780,8 +817,8 @@ impl Player {
             return;
         };
         self.since_grounded = 0.0;
-        if let Some(o) = self.over_top {
-            self.step_over_top(level, o);
+        if let Some(o) = self.ladder_move {
+            self.step_ladder_move(level, o);
             return;
         }
         if input.jump_pressed {
@@ -809,16 +846,17 @@ impl Player {
             && self.pos.y + dy >= l.top - LADDER_TOP_RISE
             && let Some((to, side)) = self.top_exit(level, &l)
         {
-            let o = OverTop {
-                up: true,
+            let o = LadderMove {
+                leaving: true,
                 t: 0.0,
+                duration: LADDER_TOP_TIME,
                 from: self.pos,
                 to,
                 v_from: Vec2::new(0.0, dy / DT),
                 v_to: Vec2::ZERO,
                 side,
             };
-            self.step_over_top(level, o);
+            self.step_ladder_move(level, o);
             return;
         }
         // Slide onto the centre line, then climb. Near the foot of a ladder
@@ -913,22 +951,22 @@ impl Player {
         })
     }
 
-    /// One step of a climb over a ladder's top ([`OverTop`]): the feet
+    /// One step of a climb over a ladder's top ([`LadderMove`]): the feet
     /// follow its path; at its end the climber stands on the floor (up) or
     /// climbs on down the rungs (down).
-    fn step_over_top(&mut self, level: &Level, mut o: OverTop) {
-        o.t = (o.t + DT).min(LADDER_TOP_TIME);
+    fn step_ladder_move(&mut self, level: &Level, mut o: LadderMove) {
+        o.t = (o.t + DT).min(o.duration);
         let (pos, vel) = o.at(o.t);
         // The climb cycle goes on with the height climbed.
         self.climb_distance += pos.y - self.pos.y;
         self.pos = pos;
         self.vel = vel;
         if !o.done() {
-            self.over_top = Some(o);
+            self.ladder_move = Some(o);
             return;
         }
-        self.over_top = None;
-        if !o.up {
+        self.ladder_move = None;
+        if !o.leaving {
             return;
         }
         if o.side != 0.0 {

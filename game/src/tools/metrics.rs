@@ -257,14 +257,14 @@ impl Recorder {
 
         // Rung contact: gripping limbs against the nearest real rung.
         let mut rung_error = None;
-        // Climbing the rungs only: climbing over the top (an `OverTop`) the
+        // Climbing the rungs only: climbing over the top (an `LadderMove`) the
         // feet leave the rungs for the floor and the hands hold the rails;
         // those frames are judged by the hand hold, the root snap and the
         // joint speeds below.
         if let Locomotion::Ladder(li) = player.state
             && let Some(ladder) = level.ladders.get(li)
             && settled
-            && player.over_top.is_none()
+            && player.ladder_move.is_none()
             && p.debug.climb_weight >= 0.999
         {
             let limbs = c
