@@ -164,7 +164,20 @@ impl AnimState {
                 _ => Mode::Climb,
             },
         };
-        if mode != self.current {
+        if mode != self.current
+            && let Some((prev, prev_time)) = self.previous
+            && prev == mode
+            && self.fade < 1.0
+        {
+            // Back to the state a crossfade is leaving (a step in the air
+            // between two steps on the ground): the crossfade turns round
+            // from where it is instead of starting the old state's clip
+            // over at full weight.
+            self.previous = Some((self.current, self.mode_time));
+            self.current = mode;
+            self.mode_time = prev_time;
+            self.fade = 1.0 - self.fade;
+        } else if mode != self.current {
             self.previous = Some((self.current, self.mode_time));
             self.current = mode;
             self.mode_time = 0.0;

@@ -647,15 +647,16 @@ impl PosePipeline {
             // contact point: the nearest floor below a step above the body's
             // own floor (a higher rise is a wall, for the feet too), no
             // deeper than a leg reaches down a step or a slope while
-            // standing; in the air, deeper, so the foot's ground is known
-            // on landing.
+            // standing or stepping onto a ladder (a ladder caught beside a
+            // ledge must not pull the feet toward the floor below); in the
+            // air, deeper, so the foot's ground is known on landing.
             // Never beyond a wall beside the body.
             let ax = input.player.foot_probe_x(ax);
             let (top, depth) = foot_probe_range(body, ax);
-            let depth = if input.player.state == Locomotion::Ground {
-                depth
-            } else {
+            let depth = if input.player.state == Locomotion::Air {
                 depth.max(AIR_PROBE_DEPTH)
+            } else {
+                depth
             };
             let under = level.floor_below(ax, top, depth);
             let n = under.map_or(Vec2::Y, |h| h.normal());

@@ -203,6 +203,12 @@ pub struct LadderMove {
     pub t: f32,
     /// Seconds the whole move takes.
     pub duration: f32,
+    /// The parts of the move (fractions of `duration`) in which x and y
+    /// change: climbing off over the top the body rises first and steps
+    /// across second; climbing on it steps across first and goes along the
+    /// rungs second; catching a ladder in the air both at once. They
+    /// overlap, so the motion never stops in between.
+    pub windows: ((f32, f32), (f32, f32)),
     /// Feet position where the move started.
     pub from: Vec2,
     /// Feet position where it ends.
@@ -217,22 +223,10 @@ pub struct LadderMove {
 }
 
 impl LadderMove {
-    /// The parts of the move (fractions of its duration) in which x and
-    /// y change: up, the body rises first and steps across second; down, it
-    /// steps across first and goes down the rungs second. They overlap, so the
-    /// motion never stops in between.
-    fn windows(&self) -> ((f32, f32), (f32, f32)) {
-        if self.leaving {
-            ((0.35, 1.0), (0.0, 0.6))
-        } else {
-            ((0.0, 0.6), (0.4, 1.0))
-        }
-    }
-
     /// Feet position and velocity `t` seconds into the move.
     pub fn at(&self, t: f32) -> (Vec2, Vec2) {
         let u = (t / self.duration).clamp(0.0, 1.0);
-        let ((xa, xb), (ya, yb)) = self.windows();
+        let ((xa, xb), (ya, yb)) = self.windows;
         let (x, vx) = hermite_window(
             u,
             self.duration,
@@ -248,6 +242,22 @@ impl LadderMove {
             (self.v_from.y, self.v_to.y),
         );
         (Vec2::new(x, y), Vec2::new(vx, vy))
+    }
+
+    /// Whether the feet and the climbing body stay out of every solid along
+    /// the whole move (looked at every step's worth of progress).
+    pub fn path_clear(&self, level: &Level) -> bool {
+        let steps = (self.duration / DT).ceil() as usize;
+        (0..=steps).all(|k| {
+            let (p, _) = self.at(k as f32 * DT);
+            !level.solid_overlaps(p.x - 1e-3, p.x + 1e-3, p.y + 0.01, p.y + 0.011)
+                && !level.solid_overlaps(
+                    p.x - CLIMB_HALF_WIDTH + 0.01,
+                    p.x + CLIMB_HALF_WIDTH - 0.01,
+                    p.y + MAX_STEP_UP + 0.01,
+                    p.y + BODY_HEIGHT - 0.01,
+                )
+        })
     }
 
     /// Whether the move is over.
@@ -273,11 +283,22 @@ impl LadderMove {
     /// the climb to the gait by it.
     pub fn off_ladder(&self) -> f32 {
         let u = (self.t / self.duration).clamp(0.0, 1.0);
-        let ((xa, xb), _) = self.windows();
+        let ((xa, xb), _) = self.windows;
         let s = smoothstep(((u - xa) / (xb - xa)).clamp(0.0, 1.0));
         if self.leaving { s } else { 1.0 - s }
     }
 }
+
+/// [`LadderMove::windows`] climbing off over a ladder's top.
+const OFF_WINDOWS: ((f32, f32), (f32, f32)) = ((0.35, 1.0), (0.0, 0.6));
+/// [`LadderMove::windows`] climbing onto a ladder from a floor.
+const ON_WINDOWS: ((f32, f32), (f32, f32)) = ((0.0, 0.6), (0.4, 1.0));
+/// [`LadderMove::windows`] catching a ladder in the air.
+const CATCH_WINDOWS: ((f32, f32), (f32, f32)) = ((0.0, 0.6), (0.0, 0.6));
+/// Seconds of its vertical speed a body catching a ladder in the air
+/// travels on along the ladder while the hands take the rungs: the fall is
+/// braked, not stopped in a step.
+const CATCH_TRAVEL: f32 = 0.12;
 
 /// A cubic Hermite curve from `p.0` (velocity `v.0`) to `p.1` (velocity
 /// `v.1`, each limited so the curve never overshoots) over the window `w`
@@ -530,6 +551,40 @@ impl Player {
             return false;
         };
         let at_bottom = self.pos.y < l.top - 0.5;
+        if self.state == Locomotion::Air {
+            // Caught in the air, up or down held (falling or at a jump's top,
+            // past the ladder within reach): the body goes on a little at its
+            // speed while it comes onto the rungs, then hangs there.
+            if self.vel.y > 0.0 {
+                return false;
+            }
+            let y = (self.pos.y + self.vel.y * CATCH_TRAVEL)
+                .clamp(l.bottom, (l.top - LADDER_TOP_RISE).max(l.bottom));
+            let mut m = LadderMove {
+                leaving: false,
+                t: 0.0,
+                duration: LADDER_FOOT_TIME,
+                windows: CATCH_WINDOWS,
+                from: self.pos,
+                to: Vec2::new(l.x, y),
+                v_from: self.vel,
+                v_to: Vec2::ZERO,
+                side: (self.pos.x - l.x).signum(),
+            };
+            // Beside the floor's edge at the ladder's top the body first
+            // moves across onto the rungs, then down: the straight path
+            // would cut through the block under that floor.
+            if !m.path_clear(level) {
+                m.windows = ON_WINDOWS;
+                if !m.path_clear(level) {
+                    return false;
+                }
+            }
+            self.set_state(Locomotion::Ladder(i));
+            self.climb_distance = 0.0;
+            self.ladder_move = Some(m);
+            return true;
+        }
         // Up at the bottom, or down while standing on the floor at its top.
         if input.move_y > 0.0 && at_bottom {
             // At the foot: step onto the rungs and start up, one continuous
@@ -541,6 +596,7 @@ impl Player {
                 leaving: false,
                 t: 0.0,
                 duration: LADDER_FOOT_TIME,
+                windows: ON_WINDOWS,
                 from: self.pos,
                 to: Vec2::new(l.x, (self.pos.y + LADDER_TOP_RISE).min(l.top)),
                 v_from,
@@ -559,6 +615,7 @@ impl Player {
                 leaving: false,
                 t: 0.0,
                 duration: LADDER_TOP_TIME,
+                windows: ON_WINDOWS,
                 from: self.pos,
                 to: Vec2::new(l.x, l.top - LADDER_TOP_RISE),
                 v_from,
@@ -704,7 +761,7 @@ impl Player {
         {
             self.jump(params);
         }
-        if self.try_start_climb(level, params, input) && self.vel.y <= 0.0 {
+        if self.try_start_climb(level, params, input) {
             return;
         }
         let g = params.gravity();
@@ -850,6 +907,7 @@ impl Player {
                 leaving: true,
                 t: 0.0,
                 duration: LADDER_TOP_TIME,
+                windows: OFF_WINDOWS,
                 from: self.pos,
                 to,
                 v_from: Vec2::new(0.0, dy / DT),
