@@ -433,6 +433,17 @@ struct SpatialIndex {
     solids: Buckets<u32>,
 }
 
+/// A place a player who falls out of the level comes back to, once they
+/// have passed it (a Tiled `Checkpoint` object).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checkpoint {
+    /// Feet position, metres.
+    pub pos: Vec2,
+    /// The object's name in the map, or `checkpoint N` (counted from 1)
+    /// when it has none: what the HUD and `check-level` call it.
+    pub name: String,
+}
+
 /// A whole level.
 ///
 /// Build one with [`Level::new`] (or the loader), which indexes its floors
@@ -457,6 +468,10 @@ pub struct Level {
     pub exit: Vec2,
     /// Below this height a falling player is lost and respawns.
     pub kill_height: f32,
+    /// Checkpoints in the map's order (the spawn is not among them; the game
+    /// treats it as the first). [`Level::new`] leaves this empty; the Tiled
+    /// loader fills it from `Checkpoint` objects.
+    pub checkpoints: Vec<Checkpoint>,
     index: SpatialIndex,
     /// [`Level::extent`], computed by [`Level::reindex`].
     ends: (f32, f32),
@@ -485,6 +500,7 @@ impl Level {
             spawn,
             exit,
             kill_height,
+            checkpoints: Vec::new(),
             index: SpatialIndex::default(),
             ends: (0.0, 0.0),
         };
