@@ -301,13 +301,12 @@ impl Game {
                 _ => "Restart level".into(),
             },
             Item::Level(i) => {
-                let name = &self.sequence.names[i];
                 let best = self
                     .progress
-                    .best_time(name)
+                    .best_time(&self.sequence.names[i])
                     .map_or(String::new(), |t| format!("   best {}", format_time(t)));
                 let lock = if self.unlocked(i) { "" } else { "   (locked)" };
-                format!("{}. {name}{best}{lock}", i + 1)
+                format!("{}. {}{best}{lock}", i + 1, self.sequence.titles[i])
             }
             Item::Fullscreen => format!(
                 "Display: {}",
@@ -672,6 +671,56 @@ mod tests {
             "long",
         );
         assert_eq!(g.current, Current::Sequence(2));
+    }
+
+    #[test]
+    fn reaching_the_exit_records_the_run_and_opens_the_panel() {
+        use std::sync::Arc;
+
+        use glam::Vec2;
+
+        use crate::character::Character;
+        use crate::sim::world::{GroundSegment, Level};
+        let level = Level::from_profile(
+            "flat",
+            vec![GroundSegment::ground(0.0, 8.0, 0.0, 0.0)],
+            Vec::new(),
+            Vec2::new(1.0, 0.0),
+            Vec2::new(3.0, 0.0),
+            -3.0,
+        );
+        let mut sim = Sim::new(level, Arc::new(Character::knight().unwrap()));
+        let mut g = Game::playing(
+            Sequence::shipped().unwrap(),
+            Progress::default(),
+            Settings::default(),
+            "tutorial",
+        );
+        g.level_name = "Tutorial".into();
+        let right = Input {
+            move_x: 1.0,
+            ..Input::default()
+        };
+        let mut commands = Vec::new();
+        for _ in 0..64 * 10 {
+            g.begin_frame();
+            commands = g.step(&mut sim, &right);
+            if !commands.is_empty() {
+                break;
+            }
+        }
+        assert_eq!(commands, [Command::SaveProgress]);
+        assert_eq!(g.screen, Screen::LevelComplete);
+        assert!(matches!(g.events[..], [FlowEvent::LevelComplete { .. }]));
+        let c = g.last.clone().unwrap();
+        assert_eq!(c.name, "Tutorial");
+        assert!(c.new_best && c.falls == 0 && c.time_s == c.best_time_s);
+        assert_eq!(g.progress.best_time("tutorial"), Some(c.time_s));
+        assert!(g.unlocked(1));
+        // The panel holds the world still.
+        let steps = sim.steps;
+        assert!(g.step(&mut sim, &right).is_empty());
+        assert_eq!(sim.steps, steps);
     }
 
     #[test]

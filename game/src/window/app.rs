@@ -85,7 +85,7 @@ pub struct PlayArgs {
     /// (comma separated), into `--screenshot-dir`.
     #[arg(long, value_delimiter = ',')]
     pub screenshot_at: Vec<u64>,
-    /// Directory for `--screenshot-at` pictures.
+    /// Directory for `--screenshot-at` pictures (and those F12 takes).
     #[arg(long, default_value = ".")]
     pub screenshot_dir: PathBuf,
     /// When Esc quits, draw one more frame and save it as a screenshot
@@ -307,6 +307,8 @@ struct App {
     /// Esc was pressed with `--screenshot-on-exit`: the next frame is saved,
     /// then the program quits.
     quit_after_screenshot: bool,
+    /// F12 was pressed: the next frame is saved as a screenshot.
+    screenshot_next: bool,
     error: Option<anyhow::Error>,
 }
 
@@ -516,6 +518,7 @@ impl App {
                     r.overlay.visible = !r.overlay.visible;
                 }
             }
+            KeyCode::F12 if down && !event.repeat => self.screenshot_next = true,
             _ => {}
         }
         Ok(())
@@ -550,8 +553,12 @@ impl App {
         }
         let prof = &mut r.overlay.profiler;
         for _ in 0..steps.steps {
+            // A script's presses are played only while the player moves
+            // (not in menus or a respawn's fade), as a player's would be.
+            let moving = self.game.screen == Screen::Playing && self.game.run.is_playing();
             let input = prof.time(Stage::Input, || match scripted.as_mut() {
-                Some(s) => s.next_input(),
+                Some(s) if moving => s.next_input(),
+                Some(_) => Input::default(),
                 None => combine(self.keys.input(), self.pads.poll()),
             });
             self.keys.jump_edge = false;
@@ -607,7 +614,10 @@ impl App {
                 .profiler
                 .add(Stage::Present, present_start.elapsed());
             self.frames += 1;
-            if self.args.screenshot_at.contains(&self.frames) || self.quit_after_screenshot {
+            if self.args.screenshot_at.contains(&self.frames)
+                || self.quit_after_screenshot
+                || std::mem::take(&mut self.screenshot_next)
+            {
                 // The swapchain cannot be read back portably: draw the same
                 // frame into an offscreen target of the window's size.
                 let size = r.surface.size();
@@ -698,7 +708,9 @@ impl ApplicationHandler for Handler<'_> {
         if let Some(r) = self.app.running.as_mut() {
             r.overlay.on_window_event(&r.window, &event);
             r.flow_ui.on_window_event(&r.window, &event);
-            if r.designer.on_event(&r.window, &event) {
+            // Over a menu, keys and the mouse are the menu's, not the
+            // designer's (its arrows would pan the view instead).
+            if !self.app.game.in_menu() && r.designer.on_event(&r.window, &event) {
                 return;
             }
         }
@@ -783,6 +795,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
         pacer: FramePacer::new(TARGET_FPS),
         frames: 0,
         quit_after_screenshot: false,
+        screenshot_next: false,
         error: None,
     };
     let mut handler = Handler {

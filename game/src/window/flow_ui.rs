@@ -24,6 +24,8 @@ const MENU_WIDTH: f32 = 340.0;
 const ITEM_HEIGHT: f32 = 34.0;
 /// How dark a menu makes the level behind it (alpha of black, 0–255).
 const MENU_DIM: u8 = 150;
+/// The title menu's distance from the window's left edge, points.
+const TITLE_MARGIN: f32 = 60.0;
 /// The menus' accent (the selected item's fill).
 const ACCENT: Color32 = Color32::from_rgb(196, 150, 60);
 
@@ -37,7 +39,7 @@ pub struct Pointer {
 }
 
 /// The controls table: (action, keyboard, gamepad).
-pub const CONTROLS: [(&str, &str, &str); 9] = [
+pub const CONTROLS: [(&str, &str, &str); 10] = [
     ("walk", "← / → or A / D", "left stick, d-pad"),
     ("run", "hold Shift", "hold West (X / □) or right trigger"),
     ("jump", "Space (hold for height)", "South (A / ✕)"),
@@ -47,6 +49,7 @@ pub const CONTROLS: [(&str, &str, &str); 9] = [
     ("menus", "arrows, Enter, Esc; the mouse", "d-pad or stick, South, East"),
     ("toggle IK / debug overlay", "I / F1", ""),
     ("profiler / designer mode", "F3 / F2", ""),
+    ("screenshot", "F12", ""),
 ];
 
 /// egui for the flow's screens.
@@ -100,8 +103,14 @@ pub fn draw(ctx: &egui::Context, game: &Game, pointer: &mut Pointer) {
         return;
     }
     back.rect_filled(screen, 0.0, Color32::from_black_alpha(MENU_DIM));
+    // The title menu stands left of the knight (the camera centres him);
+    // the others in the middle.
+    let (align, offset) = match game.screen {
+        Screen::Title => (Align2::LEFT_CENTER, [TITLE_MARGIN, 0.0]),
+        _ => (Align2::CENTER_CENTER, [0.0, 0.0]),
+    };
     egui::Area::new(egui::Id::unique("flow menu"))
-        .anchor(Align2::CENTER_CENTER, [0.0, 0.0])
+        .anchor(align, offset)
         .show(ctx, |ui| {
             egui::Frame::window(ui.style())
                 .fill(Color32::from_black_alpha(200))
@@ -228,10 +237,10 @@ fn heading(ui: &mut egui::Ui, game: &Game) {
                 .spacing([24.0, 4.0])
                 .show(ui, |ui| {
                     let mut total = 0.0;
-                    for name in &game.sequence.names {
+                    for (name, title) in game.sequence.names.iter().zip(&game.sequence.titles) {
                         let t = game.progress.best_time(name);
                         total += t.unwrap_or(0.0);
-                        ui.label(name.as_str());
+                        ui.label(title.as_str());
                         ui.monospace(t.map_or("–".into(), format_time));
                         ui.end_row();
                     }
