@@ -231,7 +231,11 @@ impl Game {
     /// Whether level `i` of the sequence may be played: the first, any
     /// completed one, and the one after a completed one.
     pub fn unlocked(&self, i: usize) -> bool {
-        let done = |k: usize| self.progress.completed.contains_key(&self.sequence.names[k]);
+        let done = |k: usize| {
+            self.progress
+                .completed
+                .contains_key(&self.sequence.names[k])
+        };
         i == 0 || (i < self.sequence.len() && (done(i) || done(i - 1)))
     }
 

@@ -315,7 +315,10 @@ mod tests {
         let FlowEvent::Fell { at } = events[1] else {
             panic!("{events:?}")
         };
-        assert!(at.x > 6.0 && at.x < 8.5 && at.y < 0.0, "fell in the pit: {at}");
+        assert!(
+            at.x > 6.0 && at.x < 8.5 && at.y < 0.0,
+            "fell in the pit: {at}"
+        );
         assert_eq!(run.falls, 1);
         // The fade holds the player where they fell; the world stands still.
         let held = sim.player_state().pos;

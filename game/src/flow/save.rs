@@ -123,10 +123,7 @@ impl Default for Settings {
 impl Settings {
     fn validate(&self) -> Result<(), String> {
         if !(0.0..=1.0).contains(&self.volume) {
-            return Err(format!(
-                "volume is {}, not between 0 and 1",
-                self.volume
-            ));
+            return Err(format!("volume is {}, not between 0 and 1", self.volume));
         }
         Ok(())
     }

@@ -172,7 +172,9 @@ mod tests {
 
     #[test]
     fn malformed_or_empty_files_are_errors_naming_the_file() {
-        let e = Sequence::parse("(levels: [", "seq.ron").unwrap_err().to_string();
+        let e = Sequence::parse("(levels: [", "seq.ron")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("seq.ron: "), "{e}");
         let e = Sequence::parse("(levels: [])", "seq.ron")
             .unwrap_err()

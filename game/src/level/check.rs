@@ -27,8 +27,8 @@ use super::{Diagnostic, GRID_EPSILON, LoadedLevel, Severity, TILE_METRES};
 use crate::knight::{clips, skeleton};
 use crate::scene::PLANK_THICKNESS;
 use crate::sim::player::{
-    BODY_HALF_WIDTH, BODY_HEIGHT, CLIMB_HALF_WIDTH, LADDER_FOOT_CLEARING, LADDER_REACH, MAX_STEP_UP,
-    MAX_WALKABLE_SLOPE, MoveParams,
+    BODY_HALF_WIDTH, BODY_HEIGHT, CLIMB_HALF_WIDTH, LADDER_FOOT_CLEARING, LADDER_REACH,
+    MAX_STEP_UP, MAX_WALKABLE_SLOPE, MoveParams,
 };
 use crate::sim::world::{FloorFilter, FloorKind, Ladder, Level, MovingPlatform};
 use crate::tools::autopilot::EXIT_RADIUS;
@@ -909,11 +909,17 @@ mod tests {
     #[test]
     fn a_checkpoint_in_the_air_is_an_error_naming_it_and_one_on_the_ground_passes() {
         let on_ground = point(3, "Checkpoint", 3.0, 7);
-        let errs = check(&[WALL], &(ends() + &ladder(4, 170.0, 32.0, 16.0, 192.0, 0.30) + &on_ground));
+        let errs = check(
+            &[WALL],
+            &(ends() + &ladder(4, 170.0, 32.0, 16.0, 192.0, 0.30) + &on_ground),
+        );
         assert!(errs.is_empty(), "{errs:?}");
         // Named "ledge", two metres over the low ground (row boundary 3).
         let floating = "<object id=\"5\" name=\"ledge\" type=\"Checkpoint\" x=\"112\" y=\"96\"><point/></object>";
-        let errs = check(&[WALL], &(ends() + &ladder(4, 170.0, 32.0, 16.0, 192.0, 0.30) + floating));
+        let errs = check(
+            &[WALL],
+            &(ends() + &ladder(4, 170.0, 32.0, 16.0, 192.0, 0.30) + floating),
+        );
         assert_eq!(errs.len(), 1, "{errs:?}");
         assert!(
             errs[0].starts_with("object 5: error: checkpoint 'ledge' at (1.75, 2.50) m")

@@ -1530,10 +1530,18 @@ mod tests {
         let c = &l.level.checkpoints;
         assert_eq!(c.len(), 2);
         assert_eq!(c[0].name, "checkpoint 1");
-        assert!((c[0].pos - Vec2::new(1.75, 1.0)).length() < 1e-5, "{:?}", c[0]);
+        assert!(
+            (c[0].pos - Vec2::new(1.75, 1.0)).length() < 1e-5,
+            "{:?}",
+            c[0]
+        );
         // A rectangle's feet are its bottom centre; the name is trimmed.
         assert_eq!(c[1].name, "the far side");
-        assert!((c[1].pos - Vec2::new(2.75, 1.0)).length() < 1e-5, "{:?}", c[1]);
+        assert!(
+            (c[1].pos - Vec2::new(2.75, 1.0)).length() < 1e-5,
+            "{:?}",
+            c[1]
+        );
         assert_eq!(l.checkpoint_ids, [3, 4]);
         assert!(l.diagnostics.is_empty(), "{:?}", l.diagnostics);
     }

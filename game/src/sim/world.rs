@@ -1,6 +1,6 @@
 //! The level as the simulation sees it: floors at any height (ground, one-way
 //! planks, moving platforms), solids that block from the sides and from
-//! below, ladders, spawn and exit — and the queries that collision, the foot
+//! below, ladders, spawn, exit and checkpoints — and the queries that collision, the foot
 //! probes and the renderer share.
 //!
 //! The side-scroller plays in the XY plane (metres, +Y up). A floor is a

@@ -109,7 +109,11 @@ pub fn play_level(
             .iter()
             .filter(|e| matches!(e, FlowEvent::CheckpointReached { .. }))
             .count() as u32;
-        if sim.steps == stepped_before && !events.iter().any(|e| matches!(e, FlowEvent::Respawned { .. })) {
+        if sim.steps == stepped_before
+            && !events
+                .iter()
+                .any(|e| matches!(e, FlowEvent::Respawned { .. }))
+        {
             continue;
         }
         sim.pose(DT);
@@ -184,17 +188,15 @@ pub fn run(
 ) -> Result<()> {
     let sequence = Sequence::shipped()?;
     let frames = frames.unwrap_or(autopilot::DEFAULT_FRAMES);
-    let summary = play_sequence(&sequence, character, frames, ik, |l| {
-        match &l.failure {
-            None => println!(
-                "campaign: {} ({}): exit reached in {} frames ({:.2} s), {} falls, {} checkpoints",
-                l.level, l.name, l.frames, l.time_s, l.falls, l.checkpoints_reached
-            ),
-            Some(why) => println!(
-                "campaign: {} ({}): NOT completed after {} frames, {} falls: {why}",
-                l.level, l.name, l.frames, l.falls
-            ),
-        }
+    let summary = play_sequence(&sequence, character, frames, ik, |l| match &l.failure {
+        None => println!(
+            "campaign: {} ({}): exit reached in {} frames ({:.2} s), {} falls, {} checkpoints",
+            l.level, l.name, l.frames, l.time_s, l.falls, l.checkpoints_reached
+        ),
+        Some(why) => println!(
+            "campaign: {} ({}): NOT completed after {} frames, {} falls: {why}",
+            l.level, l.name, l.frames, l.falls
+        ),
     })?;
     println!(
         "campaign: {} of {} levels completed, {} falls, {:.2} s",

@@ -165,7 +165,11 @@ impl StickLatch {
         } else if y.abs() >= x.abs() {
             Some(if y > 0.0 { MenuKey::Up } else { MenuKey::Down })
         } else {
-            Some(if x > 0.0 { MenuKey::Right } else { MenuKey::Left })
+            Some(if x > 0.0 {
+                MenuKey::Right
+            } else {
+                MenuKey::Left
+            })
         };
         let pressed = dir.filter(|d| self.held != Some(*d));
         self.held = dir;
@@ -333,8 +337,7 @@ impl App {
         )
         .context("starting the GPU for the window")?;
         let mut renderer = Renderer::new(gpu.clone(), surface.format());
-        let (mut designer, level) =
-            Designer::open(&self.game.current_level_arg(), self.args.edit)?;
+        let (mut designer, level) = Designer::open(&self.game.current_level_arg(), self.args.edit)?;
         designer.attach(&window, &renderer);
         let mut sim = Sim::new(level, self.character.clone());
         sim.ik_enabled = self.game.settings.ik;
@@ -363,7 +366,11 @@ impl App {
             designer,
             flow_ui,
         });
-        println!("flow: level {} ({})", self.game.current_level_arg(), self.game.level_name);
+        println!(
+            "flow: level {} ({})",
+            self.game.current_level_arg(),
+            self.game.level_name
+        );
         Ok(())
     }
 
@@ -482,11 +489,12 @@ impl App {
         };
         let down = event.state == ElementState::Pressed;
         let in_menu = self.game.in_menu();
-        if down && (in_menu || code == KeyCode::Escape) {
-            if let Some(key) = keyboard_menu_key(code) {
-                let commands = self.game.key(key);
-                return self.apply(commands, el);
-            }
+        if down
+            && (in_menu || code == KeyCode::Escape)
+            && let Some(key) = keyboard_menu_key(code)
+        {
+            let commands = self.game.key(key);
+            return self.apply(commands, el);
         }
         let k = &mut self.keys;
         match code {

@@ -43,10 +43,18 @@ pub const CONTROLS: [(&str, &str, &str); 10] = [
     ("walk", "← / → or A / D", "left stick, d-pad"),
     ("run", "hold Shift", "hold West (X / □) or right trigger"),
     ("jump", "Space (hold for height)", "South (A / ✕)"),
-    ("climb a ladder", "↑ / ↓ or W / S", "stick / d-pad up or down"),
+    (
+        "climb a ladder",
+        "↑ / ↓ or W / S",
+        "stick / d-pad up or down",
+    ),
     ("drop through a plank", "↓ + Space", "down + South"),
     ("pause", "Esc", "Start"),
-    ("menus", "arrows, Enter, Esc; the mouse", "d-pad or stick, South, East"),
+    (
+        "menus",
+        "arrows, Enter, Esc; the mouse",
+        "d-pad or stick, South, East",
+    ),
     ("toggle IK / debug overlay", "I / F1", ""),
     ("profiler / designer mode", "F3 / F2", ""),
     ("screenshot", "F12", ""),
@@ -77,7 +85,8 @@ impl FlowUi {
     /// Lays out this frame's screens for `game`; returns what the mouse did.
     pub fn prepare(&mut self, window: &Window, game: &Game) -> Pointer {
         let mut pointer = Pointer::default();
-        self.egui.run(window, |ui| draw(ui.ctx(), game, &mut pointer));
+        self.egui
+            .run(window, |ui| draw(ui.ctx(), game, &mut pointer));
         pointer
     }
 
@@ -211,7 +220,12 @@ fn heading(ui: &mut egui::Ui, game: &Game) {
                     .show(ui, |ui| {
                         let row = |ui: &mut egui::Ui, k: &str, v: String| {
                             ui.label(RichText::new(k).size(18.0));
-                            ui.label(RichText::new(v).size(18.0).monospace().color(Color32::WHITE));
+                            ui.label(
+                                RichText::new(v)
+                                    .size(18.0)
+                                    .monospace()
+                                    .color(Color32::WHITE),
+                            );
                             ui.end_row();
                         };
                         row(ui, "time", format_time(c.time_s));
@@ -264,7 +278,8 @@ fn menu(ui: &mut egui::Ui, game: &Game, pointer: &mut Pointer) {
         } else {
             text.color(Color32::WHITE)
         };
-        let button = egui::Button::selectable(selected, text).min_size([MENU_WIDTH, ITEM_HEIGHT].into());
+        let button =
+            egui::Button::selectable(selected, text).min_size([MENU_WIDTH, ITEM_HEIGHT].into());
         let r = ui.add_enabled(game.enabled(item), button);
         if r.hovered() && moving {
             pointer.hovered = Some(i);
@@ -327,13 +342,23 @@ mod tests {
     fn the_title_shows_its_menu_and_play_shows_only_the_hud() {
         let mut g = game();
         let t = texts(&g);
-        for label in ["IRONSTEP", "Play", "Level select", "Controls", "Settings", "Quit"] {
+        for label in [
+            "IRONSTEP",
+            "Play",
+            "Level select",
+            "Controls",
+            "Settings",
+            "Quit",
+        ] {
             assert!(t.contains(label), "{label} missing from {t}");
         }
         g.key(crate::flow::MenuKey::Confirm);
         g.level_name = "Tutorial".into();
         let t = texts(&g);
-        assert!(t.contains("Tutorial") && t.contains("time 0:00.00   falls 0"), "{t}");
+        assert!(
+            t.contains("Tutorial") && t.contains("time 0:00.00   falls 0"),
+            "{t}"
+        );
         assert!(!t.contains("Quit"), "{t}");
     }
 
@@ -349,7 +374,14 @@ mod tests {
             new_best: true,
         });
         let t = texts(&g);
-        for want in ["Level complete", "1:01.50", "falls", "|2|", "new best!", "Next level"] {
+        for want in [
+            "Level complete",
+            "1:01.50",
+            "falls",
+            "|2|",
+            "new best!",
+            "Next level",
+        ] {
             assert!(t.contains(want), "{want} missing from {t}");
         }
     }

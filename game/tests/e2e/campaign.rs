@@ -48,7 +48,10 @@ fn the_autopilot_completes_the_whole_sequence_and_reports_each_level() {
         let frames = l["frames"].as_u64().unwrap();
         let t = l["time_s"].as_f64().unwrap();
         assert!(frames > 64, "{name}: a level takes more than a second");
-        assert!((t - frames as f64 / 64.0).abs() < 1e-3, "{name}: {t} s for {frames} frames");
+        assert!(
+            (t - frames as f64 / 64.0).abs() < 1e-3,
+            "{name}: {t} s for {frames} frames"
+        );
         let f = l["falls"].as_u64().unwrap();
         falls += f;
         time += t;
@@ -66,14 +69,19 @@ fn the_autopilot_completes_the_whole_sequence_and_reports_each_level() {
     assert_eq!(s["falls"].as_u64(), Some(falls));
     assert!((s["time_s"].as_f64().unwrap() - time).abs() < 1e-2);
     assert!(
-        out.contains(&format!("campaign: {n} of {n} levels completed, {falls} falls")),
+        out.contains(&format!(
+            "campaign: {n} of {n} levels completed, {falls} falls"
+        )),
         "{out}"
     );
     // The tutorial alone: the same frames to its exit.
     let (code, out, err) = ironstep(&["run", "--autopilot", "--level", &sequence.names[0]]);
     assert_eq!(code, 0, "{out}\n{err}");
     let frames = levels[0]["frames"].as_u64().unwrap();
-    assert!(out.contains(&format!("exit reached in {frames} frames")), "{out}");
+    assert!(
+        out.contains(&format!("exit reached in {frames} frames")),
+        "{out}"
+    );
 }
 
 #[test]

@@ -34,7 +34,10 @@ fn a_fall_into_the_tutorials_gap_respawns_at_the_checkpoint_before_it() {
     };
     let mut events = Vec::new();
     let mut steps = 0;
-    while !events.iter().any(|e| matches!(e, FlowEvent::Respawned { .. })) {
+    while !events
+        .iter()
+        .any(|e| matches!(e, FlowEvent::Respawned { .. }))
+    {
         run.step(&mut sim, &walk, &mut events);
         sim.pose(game::sim::player::DT);
         steps += 1;
@@ -49,7 +52,10 @@ fn a_fall_into_the_tutorials_gap_respawns_at_the_checkpoint_before_it() {
         panic!("{events:?}")
     };
     assert_eq!((*index, name.as_str()), (checkpoint, "before the gap"));
-    assert!(fell.x > at.x && fell.y < at.y - 2.0, "fell into the gap at {fell}");
+    assert!(
+        fell.x > at.x && fell.y < at.y - 2.0,
+        "fell into the gap at {fell}"
+    );
     assert_eq!(*back, at);
     assert_eq!(run.falls, 1);
     // The rest of the fade, then the knight stands at the checkpoint.

@@ -119,7 +119,10 @@ echo "exit $?""#
     // The knight walked while playing and stood still while paused.
     let x_start = seen[3].2;
     let x_paused = seen[4].2;
-    assert!(x_paused > x_start + 0.1, "walked right: {x_start} then {x_paused}");
+    assert!(
+        x_paused > x_start + 0.1,
+        "walked right: {x_start} then {x_paused}"
+    );
     // The picture taken on quitting is the pause menu over the level.
     let shot = out
         .lines()
@@ -137,7 +140,11 @@ fn corrupt_save_files_are_reported_kept_and_replaced_and_the_game_plays() {
     let dir = fresh_dir("menus-corrupt-save");
     let data = dir.join("data");
     std::fs::create_dir_all(&data).unwrap();
-    std::fs::write(data.join("progress.ron"), "(completed: {\"tutorial\": (best_").unwrap();
+    std::fs::write(
+        data.join("progress.ron"),
+        "(completed: {\"tutorial\": (best_",
+    )
+    .unwrap();
     std::fs::write(data.join("settings.ron"), "(volume: 3.5)").unwrap();
     let bin = env!("CARGO_BIN_EXE_ironstep");
     let script = format!(
@@ -145,7 +152,10 @@ fn corrupt_save_files_are_reported_kept_and_replaced_and_the_game_plays() {
     );
     run_in_xvfb(&script, &dir);
     let err = std::fs::read_to_string(dir.join("err.txt")).unwrap();
-    for (file, reason) in [("progress.ron", "unexpected field named `best_`"), ("settings.ron", "volume is 3.5")] {
+    for (file, reason) in [
+        ("progress.ron", "unexpected field named `best_`"),
+        ("settings.ron", "volume is 3.5"),
+    ] {
         let path = data.join(file);
         let lines: Vec<&str> = err
             .lines()

@@ -18,7 +18,14 @@ fn f3_overlay_renders_in_the_window() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scripts/slopes_walk.txt");
     let out = xvfb("1280x720x24")
         .arg(env!("CARGO_BIN_EXE_ironstep"))
-        .args(["play", "--level", "builtin", "--profile", "--window-size", "960x540"])
+        .args([
+            "play",
+            "--level",
+            "builtin",
+            "--profile",
+            "--window-size",
+            "960x540",
+        ])
         .args(["--exit-after", "30", "--screenshot-at", "28"])
         .arg("--input")
         .arg(&script)
