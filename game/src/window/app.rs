@@ -537,19 +537,25 @@ impl App {
         el: &ActiveEventLoop,
         scripted: &mut Option<ScriptPlayer<'_>>,
     ) -> Result<()> {
+        if self.running.is_none() {
+            return Ok(());
+        }
+        self.game.begin_frame();
+        // Gamepad menu keys first, and what they ask for at once: a level
+        // they load must not see this frame's steps of the old one.
+        for key in self.pads.pump() {
+            if self.game.in_menu() || key == MenuKey::Back {
+                let commands = self.game.key(key);
+                self.apply(commands, el)?;
+            }
+        }
         let Some(r) = self.running.as_mut() else {
             return Ok(());
         };
         let now = Instant::now();
         let elapsed = (now - r.last).as_secs_f32();
         r.last = now;
-        self.game.begin_frame();
         let mut commands = Vec::new();
-        for key in self.pads.pump() {
-            if self.game.in_menu() || key == MenuKey::Back {
-                commands.extend(self.game.key(key));
-            }
-        }
         r.designer
             .update(&mut r.sim, &mut r.renderer, &r.handles, elapsed)?;
         let mut steps = r.clock.advance(elapsed);
@@ -847,6 +853,37 @@ mod tests {
         assert_eq!(c.move_y, 0.8);
         assert!(c.run && c.jump_pressed && c.jump_held);
         assert_eq!(combine(keys, None), keys);
+    }
+
+    #[test]
+    fn a_pushed_stick_presses_one_menu_key_until_it_comes_back() {
+        let mut s = StickLatch::default();
+        assert_eq!(s.update(0.1, -0.2), None, "inside the press threshold");
+        assert_eq!(s.update(0.0, -0.9), Some(MenuKey::Down));
+        assert_eq!(s.update(0.1, -1.0), None, "still held down");
+        assert_eq!(s.update(0.0, 0.0), None);
+        assert_eq!(s.update(0.0, -0.7), Some(MenuKey::Down), "pushed again");
+        assert_eq!(s.update(0.8, -0.3), Some(MenuKey::Right), "turned right");
+        assert_eq!(s.update(-0.2, 0.9), Some(MenuKey::Up));
+    }
+
+    #[test]
+    fn keyboard_and_gamepad_buttons_map_onto_the_same_menu_keys() {
+        use gilrs::Button;
+        for (code, button, key) in [
+            (KeyCode::ArrowUp, Button::DPadUp, MenuKey::Up),
+            (KeyCode::ArrowDown, Button::DPadDown, MenuKey::Down),
+            (KeyCode::ArrowLeft, Button::DPadLeft, MenuKey::Left),
+            (KeyCode::ArrowRight, Button::DPadRight, MenuKey::Right),
+            (KeyCode::Enter, Button::South, MenuKey::Confirm),
+            (KeyCode::Escape, Button::East, MenuKey::Back),
+        ] {
+            assert_eq!(keyboard_menu_key(code), Some(key));
+            assert_eq!(pad_menu_key(button), Some(key));
+        }
+        assert_eq!(pad_menu_key(Button::Start), Some(MenuKey::Back), "pause");
+        assert_eq!(keyboard_menu_key(KeyCode::KeyI), None);
+        assert_eq!(pad_menu_key(Button::West), None);
     }
 
     #[test]

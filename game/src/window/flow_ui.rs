@@ -77,8 +77,18 @@ impl FlowUi {
         Self { egui }
     }
 
-    /// Feeds a window event to egui (the mouse over the menus).
+    /// Feeds a window event to egui: the mouse only. Keys reach the menus
+    /// through [`Game::key`]; were egui to see them too, Enter on a button
+    /// it had focused (after a click) would activate it a second time.
     pub fn on_window_event(&mut self, window: &Window, event: &WindowEvent) {
+        if matches!(
+            event,
+            WindowEvent::KeyboardInput { .. }
+                | WindowEvent::Ime(_)
+                | WindowEvent::ModifiersChanged(_)
+        ) {
+            return;
+        }
         let _ = self.egui.on_window_event(window, event);
     }
 
@@ -269,7 +279,9 @@ fn heading(ui: &mut egui::Ui, game: &Game) {
 
 /// The screen's menu: one button per item, the selected one highlighted.
 fn menu(ui: &mut egui::Ui, game: &Game, pointer: &mut Pointer) {
-    let moving = ui.input(|i| i.pointer.is_moving());
+    // Only a pointer that moved this frame takes the selection: one resting
+    // over an item leaves it to the keyboard and gamepad.
+    let moving = ui.input(|i| i.pointer.delta() != egui::Vec2::ZERO);
     for (i, item) in game.items().into_iter().enumerate() {
         let selected = i == game.selected;
         let text = RichText::new(game.label(item)).size(20.0);
@@ -317,6 +329,71 @@ mod tests {
             collect_text(&clipped.shape, &mut s);
         }
         s
+    }
+
+    /// Runs one UI frame with `events`; returns what the mouse did and
+    /// where each text was drawn.
+    fn frame(
+        ctx: &egui::Context,
+        game: &Game,
+        events: Vec<egui::Event>,
+    ) -> (Pointer, Vec<(String, egui::Rect)>) {
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(1280.0, 720.0),
+            )),
+            events,
+            ..Default::default()
+        };
+        let mut pointer = Pointer::default();
+        let mut out = ctx.run_ui(input, |ui| draw(ui.ctx(), game, &mut pointer));
+        out.textures_delta.clear();
+        let mut texts = Vec::new();
+        for clipped in &out.shapes {
+            if let egui::Shape::Text(t) = &clipped.shape {
+                texts.push((
+                    t.galley.text().to_string(),
+                    t.galley.rect.translate(t.pos.to_vec2()),
+                ));
+            }
+        }
+        (pointer, texts)
+    }
+
+    #[test]
+    fn the_mouse_selects_by_moving_over_an_item_and_activates_by_clicking() {
+        let g = game();
+        let ctx = egui::Context::default();
+        frame(&ctx, &g, Vec::new());
+        let (_, texts) = frame(&ctx, &g, Vec::new());
+        let at = texts
+            .iter()
+            .find(|(t, _)| t == "Settings")
+            .map(|(_, r)| r.center())
+            .expect("the Settings item is drawn");
+        // Onto the window (no movement known yet), then over the item.
+        frame(
+            &ctx,
+            &g,
+            vec![egui::Event::PointerMoved(at - egui::vec2(0.0, 4.0))],
+        );
+        let (p, _) = frame(&ctx, &g, vec![egui::Event::PointerMoved(at)]);
+        assert_eq!(p.hovered, Some(3));
+        assert_eq!(p.clicked, None);
+        let button = |pressed| egui::Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        };
+        frame(&ctx, &g, vec![button(true)]);
+        let (p, _) = frame(&ctx, &g, vec![button(false)]);
+        assert_eq!(p.clicked, Some(3));
+        // A pointer resting over an item does not take the selection back
+        // from the keyboard.
+        let (p, _) = frame(&ctx, &g, Vec::new());
+        assert_eq!(p, Pointer::default());
     }
 
     fn collect_text(shape: &egui::Shape, s: &mut String) {
