@@ -4,7 +4,7 @@
 //!
 //! Keys: ←/→ or A/D walk, Shift runs, Space jumps, ↑/↓ or W/S climb, I toggles
 //! IK, F1 toggles the debug overlay, F2 designer mode (see `crate::window::designer`),
-//! Esc pauses. Gamepads (gilrs): left stick or
+//! F3 the profiler, F12 saves a screenshot, Esc pauses. Gamepads (gilrs): left stick or
 //! d-pad to move and climb, South (A / Cross) to jump, West (X / Square) or
 //! the right trigger to run, Start to pause.
 //!
@@ -430,14 +430,23 @@ impl App {
         let arg = self.game.current_level_arg();
         let level = match r.designer.doc() {
             Some(doc) if self.opened_level == arg => doc.level().clone(),
-            _ => {
-                let (mut designer, level) = Designer::open(&arg, r.designer.enabled)?;
-                designer.attach(&r.window, &r.renderer);
-                r.designer = designer;
-                level
-            }
+            _ => match Designer::open(&arg, r.designer.enabled) {
+                Ok((mut designer, level)) => {
+                    designer.attach(&r.window, &r.renderer);
+                    r.designer = designer;
+                    self.opened_level = arg;
+                    level
+                }
+                // Only a level file can fail here (the sequence's levels
+                // are embedded and checked): keep playing the level open,
+                // from its spawn, and say why.
+                Err(e) => {
+                    eprintln!("ironstep: {e:#}");
+                    println!("flow: load failed: {e:#}");
+                    r.sim.level.clone()
+                }
+            },
         };
-        self.opened_level = arg;
         r.renderer
             .replace_world_mesh(r.handles.world, &world_mesh(&level)?)?;
         let mut sim = Sim::new(level, self.character.clone());
