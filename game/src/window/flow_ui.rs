@@ -331,6 +331,24 @@ mod tests {
         s
     }
 
+    #[test]
+    fn the_finish_screen_lists_every_levels_best_time_and_their_sum() {
+        let mut g = game();
+        for (i, name) in g.sequence.names.clone().iter().enumerate() {
+            g.progress.record(name, 10.0 * (i + 1) as f32, 0);
+        }
+        g.screen = Screen::Finished;
+        let t = texts(&g);
+        for title in &g.sequence.titles {
+            assert!(t.contains(title.as_str()), "{title} missing from {t}");
+        }
+        // 10 + 20 + 30 + 40 s with four levels.
+        let n = g.sequence.len() as f32;
+        let sum = 10.0 * n * (n + 1.0) / 2.0;
+        assert!(t.contains(&format_time(sum)), "{t}");
+        assert!(t.contains("Title screen") && t.contains("Quit"), "{t}");
+    }
+
     /// Runs one UI frame with `events`; returns what the mouse did and
     /// where each text was drawn.
     fn frame(
