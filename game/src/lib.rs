@@ -11,12 +11,16 @@
 //!   glTF writer).
 //! - [`window`]: the game window, designer mode, the profiling overlay and
 //!   the egui glue.
+//! - [`flow`]: the game around the levels: a level's run (timer, falls,
+//!   checkpoints, respawn, exit), the level sequence, menus and screens,
+//!   saved progress and settings; no window needed.
 //! - [`tools`]: the command-line tools (`run`, `bench`, `inspect`,
 //!   `render`, `ik-lab`) and the fuzz targets' bodies.
 //! - [`scene`] (what the renderer is given), [`profile`] (our profiler and
 //!   counting allocator) and [`fsio`] (atomic file writes) serve them all.
 
 pub mod character;
+pub mod flow;
 pub mod fsio;
 pub mod knight;
 pub mod level;

@@ -22,7 +22,7 @@ struct Cli {
 enum Command {
     /// Print a glTF model's joints, clips, meshes and warnings (for artists and riggers).
     Inspect(game::tools::inspect::InspectArgs),
-    /// Play the game in a window (the default with no command).
+    /// Play the game in a window (the default with no command): the title screen, or `--level L` straight into play.
     Play(game::window::app::PlayArgs),
     /// Run the simulation headless from an input script and report motion metrics.
     Run(game::tools::headless::RunArgs),
@@ -45,8 +45,8 @@ fn main() -> ExitCode {
         Some(Command::IkLab(args)) => game::tools::ik_lab::run(args),
         Some(Command::Render(args)) => game::tools::render_model::run(&args),
         Some(Command::Bench(args)) => game::tools::bench::run(&args),
+        // The title screen first.
         None => game::window::app::play(game::window::app::PlayArgs {
-            level: "builtin".into(),
             screenshot_dir: ".".into(),
             ..Default::default()
         }),

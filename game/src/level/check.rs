@@ -27,8 +27,8 @@ use super::{Diagnostic, GRID_EPSILON, LoadedLevel, Severity, TILE_METRES};
 use crate::knight::{clips, skeleton};
 use crate::scene::PLANK_THICKNESS;
 use crate::sim::player::{
-    BODY_HEIGHT, CLIMB_HALF_WIDTH, LADDER_FOOT_CLEARING, LADDER_REACH, MAX_STEP_UP,
-    MAX_WALKABLE_SLOPE, MoveParams,
+    BODY_HALF_WIDTH, BODY_HEIGHT, CLIMB_HALF_WIDTH, LADDER_FOOT_CLEARING, LADDER_REACH,
+    MAX_STEP_UP, MAX_WALKABLE_SLOPE, MoveParams,
 };
 use crate::sim::world::{FloorFilter, FloorKind, Ladder, Level, MovingPlatform};
 use crate::tools::autopilot::EXIT_RADIUS;
@@ -164,6 +164,7 @@ pub fn check_level(loaded: &LoadedLevel) -> Vec<Diagnostic> {
             ));
         }
     }
+    out.extend(checkpoints(loaded));
     out.extend(low_planks(loaded));
     out.extend(headroom(loaded));
     out.extend(platform_paths(loaded));
@@ -233,6 +234,55 @@ fn low_planks(loaded: &LoadedLevel) -> Vec<Diagnostic> {
                     "one-way plank at {:.2} m is {gap:.2} m over the floor under it, lower than the knight ({BODY_HEIGHT} m): walking under it his head passes through the plank",
                     s.y0
                 ),
+            });
+        }
+    }
+    out
+}
+
+/// Every checkpoint must stand on a static floor (within a step,
+/// [`MAX_STEP_UP`], above or below its feet) with room for the knight's
+/// body above it: a player respawned there must land where they stand,
+/// not fall again or start inside a wall.
+fn checkpoints(loaded: &LoadedLevel) -> Vec<Diagnostic> {
+    let level = &loaded.level;
+    let mut out = Vec::new();
+    for (i, c) in level.checkpoints.iter().enumerate() {
+        let id = loaded.checkpoint_ids.get(i).copied().unwrap_or_default();
+        let place = format!("'{}' at ({:.2}, {:.2}) m", c.name, c.pos.x, c.pos.y);
+        let floor = level.floor_below_filtered(
+            c.pos.x,
+            c.pos.y + MAX_STEP_UP,
+            2.0 * MAX_STEP_UP,
+            FloorFilter::Static,
+        );
+        let mut problem = None;
+        match floor {
+            None => {
+                problem = Some(format!(
+                    "checkpoint {place} stands on no floor (none within {MAX_STEP_UP} m of its feet): a player respawned there would fall"
+                ))
+            }
+            Some(f) => {
+                let half = BODY_HALF_WIDTH;
+                if level.solid_overlaps(
+                    c.pos.x - half,
+                    c.pos.x + half,
+                    f.y + MAX_STEP_UP,
+                    f.y + BODY_HEIGHT,
+                ) {
+                    problem = Some(format!(
+                        "checkpoint {place} has no room for the knight ({BODY_HEIGHT} m tall, {:.2} m wide) above its floor",
+                        2.0 * half
+                    ));
+                }
+            }
+        }
+        if let Some(message) = problem {
+            out.push(Diagnostic {
+                severity: Severity::Error,
+                location: format!("object {id}"),
+                message,
             });
         }
     }
@@ -852,6 +902,28 @@ mod tests {
         assert_eq!(errs.len(), 1, "{errs:?}");
         assert!(
             errs[0].contains("tile (2,1)") && errs[0].contains("overlapping solids"),
+            "{errs:?}"
+        );
+    }
+
+    #[test]
+    fn a_checkpoint_in_the_air_is_an_error_naming_it_and_one_on_the_ground_passes() {
+        let on_ground = point(3, "Checkpoint", 3.0, 7);
+        let errs = check(
+            &[WALL],
+            &(ends() + &ladder(4, 170.0, 32.0, 16.0, 192.0, 0.30) + &on_ground),
+        );
+        assert!(errs.is_empty(), "{errs:?}");
+        // Named "ledge", two metres over the low ground (row boundary 3).
+        let floating = "<object id=\"5\" name=\"ledge\" type=\"Checkpoint\" x=\"112\" y=\"96\"><point/></object>";
+        let errs = check(
+            &[WALL],
+            &(ends() + &ladder(4, 170.0, 32.0, 16.0, 192.0, 0.30) + floating),
+        );
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(
+            errs[0].starts_with("object 5: error: checkpoint 'ledge' at (1.75, 2.50) m")
+                && errs[0].contains("stands on no floor"),
             "{errs:?}"
         );
     }

@@ -697,7 +697,8 @@ mod tests {
         let base = d.loaded().grid.row_bottom(cell.row);
         let h = d.level().ground_height(x1).unwrap();
         assert!((h - (base + 0.75 * TILE_METRES)).abs() < 1e-3, "{h}");
-        assert!(d.text().contains("nextobjectid=\"8\""));
+        // The tutorial's objects end at id 8; the new one is 9.
+        assert!(d.text().contains("nextobjectid=\"10\""));
         let len = d.text().len();
         d.set_slope_height(cell.col, cell.row, SlopeSide::Left, 0.5)
             .unwrap();

@@ -12,8 +12,11 @@
 //!   from h(x)). The topmost `Solid`/`Slope` tile of each column gives the
 //!   ground there; a column without one is a gap.
 //! - Object classes: `Ladder` (a rectangle; `rung_spacing` and
-//!   `first_rung_offset` in metres), `Spawn` and `Exit` (points, or the
-//!   bottom centre of a rectangle), and `Slope` (a rectangle covering whole
+//!   `first_rung_offset` in metres), `Spawn`, `Exit` and `Checkpoint`
+//!   (points, or the bottom centre of a rectangle; a player who falls out of
+//!   the level comes back at the last checkpoint passed, the spawn being the
+//!   first; a checkpoint's name in Tiled is what the game calls it), and
+//!   `Slope` (a rectangle covering whole
 //!   tiles: a per-cell override of the ground, with the `Slope` tile class's
 //!   members; what designer mode writes when it edits one slope's heights).
 //! - Tiles and objects with no class are decoration and are ignored; tiles
@@ -45,7 +48,7 @@ use tiled::{
 
 #[cfg(test)]
 use crate::sim::world::FloorKind;
-use crate::sim::world::{GroundSegment, Ladder, Level, MovingPlatform, SolidBox};
+use crate::sim::world::{Checkpoint, GroundSegment, Ladder, Level, MovingPlatform, SolidBox};
 
 /// Size of one tile in metres, both ways: half a metre makes the knight
 /// (1.80 m) 3.6 tiles tall, a 45° slope one tile up per tile across, and a
@@ -107,7 +110,14 @@ pub const TUTORIAL_LABEL: &str = "assets/levels/tutorial.tmx";
 pub const TILE_CLASSES: [&str; 3] = ["Solid", "OneWay", "Slope"];
 /// The object classes the game knows (`Slope` is both a tile class and an
 /// object class: the object overrides the cells it covers).
-pub const OBJECT_CLASSES: [&str; 5] = ["Ladder", "Spawn", "Exit", "Slope", "MovingPlatform"];
+pub const OBJECT_CLASSES: [&str; 6] = [
+    "Ladder",
+    "Spawn",
+    "Exit",
+    "Slope",
+    "MovingPlatform",
+    "Checkpoint",
+];
 /// The default of a class member (0 for a member we do not declare).
 fn class_default(class: &str, key: &str) -> f32 {
     CLASS_DEFAULTS
@@ -193,6 +203,9 @@ pub struct LoadedLevel {
     /// The Tiled object id of each moving platform, in
     /// [`Level::platforms`] order.
     pub platform_ids: Vec<u32>,
+    /// The Tiled object id of each checkpoint, in
+    /// [`Level::checkpoints`] order.
+    pub checkpoint_ids: Vec<u32>,
     /// The Tiled object id of the spawn.
     pub spawn_id: u32,
     /// The Tiled object id of the exit.
@@ -645,6 +658,8 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
     let mut exit = None;
     let mut platforms = Vec::new();
     let mut platform_ids = Vec::new();
+    let mut checkpoints = Vec::new();
+    let mut checkpoint_ids = Vec::new();
     for o in &objects {
         let loc = format!("object {}", o.id);
         let feet = |o: &Obj| -> Result<Vec2, LevelError> {
@@ -773,6 +788,18 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
                 }
                 *slot = Some((o.id, feet(o)?));
             }
+            "Checkpoint" => {
+                let name = if o.name.trim().is_empty() {
+                    format!("checkpoint {}", checkpoints.len() + 1)
+                } else {
+                    o.name.trim().to_string()
+                };
+                checkpoints.push(Checkpoint {
+                    pos: feet(o)?,
+                    name,
+                });
+                checkpoint_ids.push(o.id);
+            }
             _ => {}
         }
     }
@@ -818,18 +845,21 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
             .file_stem()
             .map_or_else(|| file.to_string(), |s| s.to_string_lossy().into_owned()),
     };
+    let mut level = Level::new(
+        name,
+        segments.iter().chain(&one_way).copied().collect(),
+        solids,
+        ladders,
+        platforms,
+        spawn,
+        exit,
+        kill_height,
+    );
+    level.checkpoints = checkpoints;
     Ok(LoadedLevel {
-        level: Level::new(
-            name,
-            segments.iter().chain(&one_way).copied().collect(),
-            solids,
-            ladders,
-            platforms,
-            spawn,
-            exit,
-            kill_height,
-        ),
+        level,
         one_way,
+        checkpoint_ids,
         ladder_ids,
         platform_ids,
         spawn_id,
@@ -961,6 +991,7 @@ fn slope_cell(
 struct Obj {
     id: u32,
     class: String,
+    name: String,
     x: f32,
     y: f32,
     shape: ObjectShape,
@@ -1087,6 +1118,7 @@ fn collect_layer(
                 objects.push(Obj {
                     id: o.id(),
                     class,
+                    name: o.name.clone(),
                     x: o.x,
                     y: o.y,
                     shape: o.shape.clone(),
@@ -1486,6 +1518,32 @@ mod tests {
         assert_eq!(from_disk.level.ladders, from_text.level.ladders);
         let e = load_with_text(&path, "<map").unwrap_err().to_string();
         assert!(e.contains("external_tileset_and_template.tmx"), "{e}");
+    }
+
+    #[test]
+    fn checkpoints_load_in_map_order_with_their_names() {
+        let objs = point(1, "Spawn", 1.0, 2)
+            + &point(2, "Exit", 8.0, 2)
+            + &point(3, "Checkpoint", 3.0, 2)
+            + "<object id=\"4\" name=\"  the far side \" type=\"Checkpoint\" x=\"160\" y=\"32\" width=\"32\" height=\"32\"/>";
+        let l = flat_with(&objs).unwrap();
+        let c = &l.level.checkpoints;
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0].name, "checkpoint 1");
+        assert!(
+            (c[0].pos - Vec2::new(1.75, 1.0)).length() < 1e-5,
+            "{:?}",
+            c[0]
+        );
+        // A rectangle's feet are its bottom centre; the name is trimmed.
+        assert_eq!(c[1].name, "the far side");
+        assert!(
+            (c[1].pos - Vec2::new(2.75, 1.0)).length() < 1e-5,
+            "{:?}",
+            c[1]
+        );
+        assert_eq!(l.checkpoint_ids, [3, 4]);
+        assert!(l.diagnostics.is_empty(), "{:?}", l.diagnostics);
     }
 
     #[test]

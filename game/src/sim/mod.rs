@@ -134,6 +134,29 @@ impl Sim {
         pose_observed(&mut self.world, &self.level, self.ik_enabled, dt, observer);
     }
 
+    /// Puts the player back at `at` (feet, metres) as if just spawned
+    /// there: a fresh controller, standing animation, and a pose pipeline
+    /// that forgets its smoothing (a respawn or a restart).
+    pub fn respawn_player(&mut self, at: Vec2) {
+        let (player, prev, state, body) = self
+            .world
+            .query_one_mut::<(&mut Player, &mut PrevPos, &mut AnimState, &mut Body)>(self.player)
+            .expect("the player entity lives as long as the sim");
+        *player = Player::new(at);
+        prev.0 = at;
+        *state = AnimState::default();
+        body.pipeline.reset();
+    }
+
+    /// Replaces the player's controller state (the flow puts a player lost
+    /// out of the level back where they fell from, for the fade).
+    pub fn set_player(&mut self, p: Player) {
+        *self
+            .world
+            .get::<&mut Player>(self.player)
+            .expect("the player entity lives as long as the sim") = p;
+    }
+
     /// A copy of the player's controller state.
     pub fn player_state(&self) -> Player {
         *self

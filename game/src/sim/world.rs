@@ -1,6 +1,6 @@
 //! The level as the simulation sees it: floors at any height (ground, one-way
 //! planks, moving platforms), solids that block from the sides and from
-//! below, ladders, spawn and exit — and the queries that collision, the foot
+//! below, ladders, spawn, exit and checkpoints — and the queries that collision, the foot
 //! probes and the renderer share.
 //!
 //! The side-scroller plays in the XY plane (metres, +Y up). A floor is a
@@ -488,6 +488,17 @@ struct SpatialIndex {
     solids: Buckets<u32>,
 }
 
+/// A place a player who falls out of the level comes back to, once they
+/// have passed it (a Tiled `Checkpoint` object).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checkpoint {
+    /// Feet position, metres.
+    pub pos: Vec2,
+    /// The object's name in the map, or `checkpoint N` (counted from 1)
+    /// when it has none: what the HUD and `check-level` call it.
+    pub name: String,
+}
+
 /// A whole level.
 ///
 /// Build one with [`Level::new`] (or the loader), which indexes its floors
@@ -512,6 +523,10 @@ pub struct Level {
     pub exit: Vec2,
     /// Below this height a falling player is lost and respawns.
     pub kill_height: f32,
+    /// Checkpoints in the map's order (the spawn is not among them; the game
+    /// treats it as the first). [`Level::new`] leaves this empty; the Tiled
+    /// loader fills it from `Checkpoint` objects.
+    pub checkpoints: Vec<Checkpoint>,
     index: SpatialIndex,
     /// [`Level::extent`], computed by [`Level::reindex`].
     ends: (f32, f32),
@@ -540,6 +555,7 @@ impl Level {
             spawn,
             exit,
             kill_height,
+            checkpoints: Vec::new(),
             index: SpatialIndex::default(),
             ends: (0.0, 0.0),
         };

@@ -14,6 +14,9 @@
 //! could not finish, `autopilot_failure` (where and why), and the command
 //! fails when the exit was not reached.
 //!
+//! With `--campaign --autopilot`, the whole level sequence is played in
+//! order ([`crate::tools::campaign`]).
+//!
 //! One frame is one fixed simulation step (64 per second), so a run is
 //! deterministic: the same script gives the same metrics on every machine.
 
@@ -56,6 +59,12 @@ pub struct RunArgs {
     /// script.
     #[arg(long)]
     pub autopilot: bool,
+    /// With `--autopilot`: play the whole level sequence
+    /// (`assets/levels/sequence.ron`) in order through the game's flow
+    /// (falls, checkpoints, exits) and report levels completed, falls and
+    /// time per level; `--frames` caps each level.
+    #[arg(long, requires = "autopilot", conflicts_with_all = ["level", "input", "screenshot_every", "strip", "out"])]
+    pub campaign: bool,
     /// Frames to run (one per 64 Hz simulation step); with `--autopilot`
     /// the most frames it may take.
     #[arg(long)]
@@ -456,6 +465,15 @@ pub fn run(args: &RunArgs) -> Result<()> {
     };
     if frames == 0 || frames > MAX_FRAMES {
         bail!("--frames {frames} must be between 1 and {MAX_FRAMES}");
+    }
+    if args.campaign {
+        let character = Arc::new(args.model.load()?);
+        return crate::tools::campaign::run(
+            character,
+            args.frames,
+            !args.no_ik,
+            args.metrics.as_deref(),
+        );
     }
     let level = load_level(&args.level)?;
     let script = args.input.as_deref().map(Script::load).transpose()?;

@@ -1,5 +1,6 @@
 //! The command-line tools of the `ironstep` binary besides `play`:
-//! `run` ([`headless`], with its motion [`metrics`] and the [`autopilot`]), `bench` ([`bench`]),
+//! `run` ([`headless`], with its motion [`metrics`], the [`autopilot`] and
+//! the whole level sequence, [`campaign`]), `bench` ([`bench`]),
 //! `inspect` ([`inspect`]), `render` ([`render_model`]), `ik-lab`
 //! ([`ik_lab`], a window of its own) and the bodies of the fuzz targets
 //! ([`fuzzing`]). `check-level` lives with the levels
@@ -7,6 +8,7 @@
 
 pub mod autopilot;
 pub mod bench;
+pub mod campaign;
 pub mod fuzzing;
 pub mod headless;
 pub mod ik_lab;

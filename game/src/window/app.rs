@@ -4,13 +4,23 @@
 //!
 //! Keys: ←/→ or A/D walk, Shift runs, Space jumps, ↑/↓ or W/S climb, I toggles
 //! IK, F1 toggles the debug overlay, F2 designer mode (see `crate::window::designer`),
-//! Esc quits. Gamepads (gilrs): left stick or
+//! F3 the profiler, F12 saves a screenshot, Esc pauses. Gamepads (gilrs): left stick or
 //! d-pad to move and climb, South (A / Cross) to jump, West (X / Square) or
-//! the right trigger to run.
+//! the right trigger to run, Start to pause.
 //!
-//! Each frame, in order: input → fixed steps (controller, animation state) →
-//! pose pipeline → camera → fill the renderer's frame → render and present →
-//! wait for the pacer's deadline.
+//! The game around the levels is [`crate::flow::Game`]: a bare `ironstep`
+//! (or `play` without `--level`) opens on the title screen, `play --level L`
+//! goes straight into play. In menus the arrows (or W/S/A/D), Enter or
+//! Space, Esc or Backspace, the mouse, and a gamepad's d-pad or stick,
+//! South and East navigate ([`crate::window::flow_ui`] draws them). Each
+//! screen change and flow event is printed to stdout as a `flow: ...`
+//! line, which the end-to-end tests wait on.
+//!
+//! Each frame, in order: input → fixed steps (the flow's run: controller,
+//! animation state, falls, checkpoints, exit) → pose pipeline → camera →
+//! fill the renderer's frame → render and present (the 3D picture, then
+//! designer, flow screens and profiler over it) → wait for the pacer's
+//! deadline.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -25,18 +35,20 @@ use winit::dpi::PhysicalSize;
 use winit::event::{ElementState, KeyEvent, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
-use winit::window::{Window, WindowId};
+use winit::window::{Fullscreen, Window, WindowId};
 
 use crate::character::Character;
+use crate::flow::{Command, Game, MenuKey, SaveStore, Screen, Sequence};
 use crate::profile::Stage;
 use crate::scene::{
-    CameraRig, SceneHandles, draw_character, draw_platforms, lighting, upload_scene,
+    CameraRig, SceneHandles, draw_character, draw_platforms, lighting, upload_scene, world_mesh,
 };
 use crate::sim::clock::{FixedClock, FramePacer};
 use crate::sim::player::{DT, Input};
 use crate::sim::script::{Script, ScriptPlayer};
 use crate::sim::{Body, Sim};
 use crate::window::designer::Designer;
+use crate::window::flow_ui::FlowUi;
 use crate::window::overlay::{PoseTimer, ProfileOverlay};
 
 /// Frames per second the loop paces itself to (presenting is not throttled
@@ -48,10 +60,16 @@ const WINDOW_SIZE: (u32, u32) = (1280, 720);
 /// Arguments of `ironstep play` (also the defaults of a bare `ironstep`).
 #[derive(Args, Debug, Default, Clone)]
 pub struct PlayArgs {
-    /// The level: `builtin` (the default), a shipped level (`tutorial`,
-    /// `long`, `tower`), or a Tiled .tmx file (watched: saving it reloads the level).
-    #[arg(long, default_value = "builtin")]
-    pub level: String,
+    /// Go straight into play on this level: `builtin`, a shipped level
+    /// (`tutorial`, `long`, `tower`), or a Tiled .tmx file (watched: saving
+    /// it reloads the level). Without it the game opens on the title screen.
+    #[arg(long)]
+    pub level: Option<String>,
+    /// The folder of the save files (progress, settings) instead of the
+    /// platform's per-user data folder (also the `IRONSTEP_DATA_DIR`
+    /// environment variable; this flag wins).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
     /// Start in designer mode (F2 toggles it): drag ladder ends and slope
     /// heights, edit values in the panel, Ctrl+S saves the TMX.
     #[arg(long)]
@@ -67,7 +85,7 @@ pub struct PlayArgs {
     /// (comma separated), into `--screenshot-dir`.
     #[arg(long, value_delimiter = ',')]
     pub screenshot_at: Vec<u64>,
-    /// Directory for `--screenshot-at` pictures.
+    /// Directory for `--screenshot-at` pictures (and those F12 takes).
     #[arg(long, default_value = ".")]
     pub screenshot_dir: PathBuf,
     /// When Esc quits, draw one more frame and save it as a screenshot
@@ -116,12 +134,61 @@ impl Keys {
 /// sticks rest a little off centre).
 const STICK_DEAD_ZONE: f32 = 0.25;
 
+/// Stick deflection past which a stick counts as a menu key press, and
+/// below which it must come back before the next one (a latch, so one push
+/// moves the selection once).
+const STICK_MENU_PRESS: f32 = 0.6;
+
 /// Gamepads through gilrs: the left stick or d-pad moves and climbs, South
-/// (A / Cross) jumps, West (X / Square) or the right trigger runs.
+/// (A / Cross) jumps, West (X / Square) or the right trigger runs; in menus
+/// the d-pad or stick moves, South confirms, East goes back, Start pauses.
 struct Pads {
     gilrs: Option<gilrs::Gilrs>,
     jump_held: bool,
     jump_edge: bool,
+    /// The stick's menu direction last reported, until it comes back.
+    stick: StickLatch,
+}
+
+/// Turns a stick's deflection into single menu key presses.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct StickLatch {
+    held: Option<MenuKey>,
+}
+
+impl StickLatch {
+    /// The key a stick at (`x`, `y`) presses now, if it was not already
+    /// held that way (y up).
+    fn update(&mut self, x: f32, y: f32) -> Option<MenuKey> {
+        let dir = if x.abs().max(y.abs()) < STICK_MENU_PRESS {
+            None
+        } else if y.abs() >= x.abs() {
+            Some(if y > 0.0 { MenuKey::Up } else { MenuKey::Down })
+        } else {
+            Some(if x > 0.0 {
+                MenuKey::Right
+            } else {
+                MenuKey::Left
+            })
+        };
+        let pressed = dir.filter(|d| self.held != Some(*d));
+        self.held = dir;
+        pressed
+    }
+}
+
+/// The menu key a gamepad button presses.
+fn pad_menu_key(b: gilrs::Button) -> Option<MenuKey> {
+    use gilrs::Button;
+    match b {
+        Button::DPadUp => Some(MenuKey::Up),
+        Button::DPadDown => Some(MenuKey::Down),
+        Button::DPadLeft => Some(MenuKey::Left),
+        Button::DPadRight => Some(MenuKey::Right),
+        Button::South => Some(MenuKey::Confirm),
+        Button::East | Button::Start => Some(MenuKey::Back),
+        _ => None,
+    }
 }
 
 impl Pads {
@@ -137,25 +204,46 @@ impl Pads {
             gilrs,
             jump_held: false,
             jump_edge: false,
+            stick: StickLatch::default(),
         }
     }
 
-    /// Drains gamepad events (edges) and returns the first pad's state.
-    fn poll(&mut self) -> Option<Input> {
+    /// Drains gamepad events once per frame: records jump edges, and
+    /// returns the menu keys pressed (buttons, and the left stick pushed
+    /// past [`STICK_MENU_PRESS`]). In play only Start (pause) is used of
+    /// them; the jump edge is only used in play.
+    fn pump(&mut self) -> Vec<MenuKey> {
         use gilrs::{Axis, Button, EventType};
-        let g = self.gilrs.as_mut()?;
+        let mut keys = Vec::new();
+        let Some(g) = self.gilrs.as_mut() else {
+            return keys;
+        };
         while let Some(ev) = g.next_event() {
             match ev.event {
-                EventType::ButtonPressed(Button::South, _) => {
-                    if !self.jump_held {
-                        self.jump_edge = true;
+                EventType::ButtonPressed(b, _) => {
+                    if b == Button::South {
+                        if !self.jump_held {
+                            self.jump_edge = true;
+                        }
+                        self.jump_held = true;
                     }
-                    self.jump_held = true;
+                    keys.extend(pad_menu_key(b));
                 }
                 EventType::ButtonReleased(Button::South, _) => self.jump_held = false,
                 _ => {}
             }
         }
+        if let Some((_, pad)) = g.gamepads().next() {
+            let (x, y) = (pad.value(Axis::LeftStickX), pad.value(Axis::LeftStickY));
+            keys.extend(self.stick.update(x, y));
+        }
+        keys
+    }
+
+    /// The first pad's state as the controller's input.
+    fn poll(&mut self) -> Option<Input> {
+        use gilrs::{Axis, Button};
+        let g = self.gilrs.as_mut()?;
         let (_, pad) = g.gamepads().next()?;
         let axis = |a: Axis| {
             let v = pad.value(a);
@@ -201,12 +289,21 @@ struct Running {
     last: Instant,
     overlay: ProfileOverlay,
     designer: Designer,
+    flow_ui: FlowUi,
 }
 
 struct App {
     args: PlayArgs,
     character: Arc<Character>,
     running: Option<Running>,
+    /// The game around the levels: screens, menus, the run, progress.
+    game: Game,
+    /// Where progress and settings are saved (none: no home folder).
+    store: Option<SaveStore>,
+    /// The screen and selection last printed as a `flow:` line.
+    announced: Option<(Screen, usize)>,
+    /// The `--level` argument of the level the designer has open.
+    opened_level: String,
     keys: Keys,
     pads: Pads,
     pacer: FramePacer,
@@ -214,6 +311,8 @@ struct App {
     /// Esc was pressed with `--screenshot-on-exit`: the next frame is saved,
     /// then the program quits.
     quit_after_screenshot: bool,
+    /// F12 was pressed: the next frame is saved as a screenshot.
+    screenshot_next: bool,
     error: Option<anyhow::Error>,
 }
 
@@ -222,7 +321,13 @@ impl App {
         let (w, h) = self.args.window_size.unwrap_or(WINDOW_SIZE);
         let attrs = Window::default_attributes()
             .with_title("Ironstep")
-            .with_inner_size(PhysicalSize::new(w, h));
+            .with_inner_size(PhysicalSize::new(w, h))
+            .with_fullscreen(
+                self.game
+                    .settings
+                    .fullscreen
+                    .then_some(Fullscreen::Borderless(None)),
+            );
         let window = Arc::new(el.create_window(attrs).context("opening the window")?);
         let size = window.inner_size();
         let (gpu, surface) = SurfaceTarget::create(
@@ -232,13 +337,16 @@ impl App {
         )
         .context("starting the GPU for the window")?;
         let mut renderer = Renderer::new(gpu.clone(), surface.format());
-        let (mut designer, level) = Designer::open(&self.args.level, self.args.edit)?;
+        let (mut designer, level) = Designer::open(&self.game.current_level_arg(), self.args.edit)?;
         designer.attach(&window, &renderer);
-        let sim = Sim::new(level, self.character.clone());
+        let mut sim = Sim::new(level, self.character.clone());
+        sim.ik_enabled = self.game.settings.ik;
+        self.game.level_name = sim.level.name.clone();
         let handles = upload_scene(&mut renderer, &sim.level, &self.character)
             .context("uploading the scene")?;
         let mut frame = Frame::new();
-        frame.show_debug = self.args.debug;
+        frame.show_debug = self.args.debug || self.game.settings.debug;
+        let flow_ui = FlowUi::new(&window, &renderer);
         eprintln!("ironstep: rendering with {}", gpu.describe());
         let overlay = ProfileOverlay::new(&window, &renderer, self.args.profile);
         window.request_redraw();
@@ -256,15 +364,147 @@ impl App {
             last: Instant::now(),
             overlay,
             designer,
+            flow_ui,
         });
+        println!(
+            "flow: level {} ({})",
+            self.game.current_level_arg(),
+            self.game.level_name
+        );
         Ok(())
     }
 
-    fn key(&mut self, event: &KeyEvent, el: &ActiveEventLoop) {
+    /// Carries out what the flow asked for.
+    fn apply(&mut self, commands: Vec<Command>, el: &ActiveEventLoop) -> Result<()> {
+        for c in commands {
+            match c {
+                Command::Load(_) => self.load_current()?,
+                Command::SaveProgress => {
+                    if let Some(store) = &self.store
+                        && let Err(e) = store.save_progress(&self.game.progress)
+                    {
+                        eprintln!("ironstep: {e}");
+                    }
+                }
+                Command::SettingsChanged => self.settings_changed(),
+                Command::Quit => self.quit(el),
+            }
+        }
+        Ok(())
+    }
+
+    /// Quits, after one more screenshot with `--screenshot-on-exit`.
+    fn quit(&mut self, el: &ActiveEventLoop) {
+        if self.args.screenshot_on_exit {
+            self.quit_after_screenshot = true;
+        } else {
+            el.exit();
+        }
+    }
+
+    /// Applies the settings to the window and the game, and saves them.
+    fn settings_changed(&mut self) {
+        let s = self.game.settings;
+        if let Some(r) = self.running.as_mut() {
+            r.sim.ik_enabled = s.ik;
+            r.frame.show_debug = s.debug;
+            let want = s.fullscreen.then_some(Fullscreen::Borderless(None));
+            if r.window.fullscreen().is_some() != want.is_some() {
+                r.window.set_fullscreen(want);
+            }
+        }
+        if let Some(store) = &self.store
+            && let Err(e) = store.save_settings(&s)
+        {
+            eprintln!("ironstep: {e}");
+        }
+    }
+
+    /// Puts the flow's current level into the window: the same level
+    /// again (a restart) keeps the designer and its edits, another one is
+    /// opened afresh; the player starts at its spawn.
+    fn load_current(&mut self) -> Result<()> {
+        let Some(r) = self.running.as_mut() else {
+            return Ok(());
+        };
+        let arg = self.game.current_level_arg();
+        let level = match r.designer.doc() {
+            Some(doc) if self.opened_level == arg => doc.level().clone(),
+            _ => match Designer::open(&arg, r.designer.enabled) {
+                Ok((mut designer, level)) => {
+                    designer.attach(&r.window, &r.renderer);
+                    r.designer = designer;
+                    self.opened_level = arg;
+                    level
+                }
+                // Only a level file can fail here (the sequence's levels
+                // are embedded and checked): keep playing the level open,
+                // from its spawn, and say why.
+                Err(e) => {
+                    eprintln!("ironstep: {e:#}");
+                    println!("flow: load failed: {e:#}");
+                    r.sim.level.clone()
+                }
+            },
+        };
+        r.renderer
+            .replace_world_mesh(r.handles.world, &world_mesh(&level)?)?;
+        let mut sim = Sim::new(level, self.character.clone());
+        sim.ik_enabled = self.game.settings.ik;
+        r.sim = sim;
+        r.clock = FixedClock::game();
+        r.camera = CameraRig::default();
+        r.prev_world = current_world(&r.sim);
+        self.game.level_name = r.sim.level.name.clone();
+        self.keys.jump_edge = false;
+        self.pads.jump_edge = false;
+        println!(
+            "flow: level {} ({})",
+            self.opened_level, self.game.level_name
+        );
+        Ok(())
+    }
+
+    /// Prints the screen and selection when they changed, and the flow's
+    /// events of this frame (what the end-to-end tests wait on).
+    fn announce(&mut self) {
+        let now = (self.game.screen, self.game.selected);
+        if self.announced != Some(now) {
+            self.announced = Some(now);
+            let item = self
+                .game
+                .items()
+                .get(now.1)
+                .map(|&i| self.game.label(i))
+                .unwrap_or_default();
+            let pos = self
+                .running
+                .as_ref()
+                .map(|r| r.sim.player_state().pos)
+                .unwrap_or_default();
+            println!(
+                "flow: screen {:?} selected {:?} player {:.3} {:.3}",
+                now.0, item, pos.x, pos.y
+            );
+        }
+        for e in &self.game.events {
+            println!("flow: event {e:?}");
+        }
+    }
+
+    fn key(&mut self, event: &KeyEvent, el: &ActiveEventLoop) -> Result<()> {
         let PhysicalKey::Code(code) = event.physical_key else {
-            return;
+            return Ok(());
         };
         let down = event.state == ElementState::Pressed;
+        let in_menu = self.game.in_menu();
+        if down
+            && (in_menu || code == KeyCode::Escape)
+            && let Some(key) = keyboard_menu_key(code)
+        {
+            let commands = self.game.key(key);
+            return self.apply(commands, el);
+        }
         let k = &mut self.keys;
         match code {
             KeyCode::ArrowLeft | KeyCode::KeyA => k.left = down,
@@ -273,36 +513,32 @@ impl App {
             KeyCode::ArrowDown | KeyCode::KeyS => k.down = down,
             KeyCode::ShiftLeft | KeyCode::ShiftRight => k.run = down,
             KeyCode::Space => {
-                if down && !k.jump {
+                if down && !k.jump && !in_menu {
                     k.jump_edge = true;
                 }
                 k.jump = down;
             }
             KeyCode::KeyI if down && !event.repeat => {
-                if let Some(r) = self.running.as_mut() {
-                    r.sim.ik_enabled = !r.sim.ik_enabled;
-                    eprintln!(
-                        "ironstep: IK {}",
-                        if r.sim.ik_enabled { "on" } else { "off" }
-                    );
-                }
+                self.game.settings.ik = !self.game.settings.ik;
+                eprintln!(
+                    "ironstep: IK {}",
+                    if self.game.settings.ik { "on" } else { "off" }
+                );
+                self.settings_changed();
             }
             KeyCode::F1 if down && !event.repeat => {
-                if let Some(r) = self.running.as_mut() {
-                    r.frame.show_debug = !r.frame.show_debug;
-                }
+                self.game.settings.debug = !self.game.settings.debug;
+                self.settings_changed();
             }
             KeyCode::F3 if down && !event.repeat => {
                 if let Some(r) = self.running.as_mut() {
                     r.overlay.visible = !r.overlay.visible;
                 }
             }
-            KeyCode::Escape if down && self.args.screenshot_on_exit => {
-                self.quit_after_screenshot = true;
-            }
-            KeyCode::Escape if down => el.exit(),
+            KeyCode::F12 if down && !event.repeat => self.screenshot_next = true,
             _ => {}
         }
+        Ok(())
     }
 
     fn redraw(
@@ -310,12 +546,25 @@ impl App {
         el: &ActiveEventLoop,
         scripted: &mut Option<ScriptPlayer<'_>>,
     ) -> Result<()> {
+        if self.running.is_none() {
+            return Ok(());
+        }
+        self.game.begin_frame();
+        // Gamepad menu keys first, and what they ask for at once: a level
+        // they load must not see this frame's steps of the old one.
+        for key in self.pads.pump() {
+            if self.game.in_menu() || key == MenuKey::Back {
+                let commands = self.game.key(key);
+                self.apply(commands, el)?;
+            }
+        }
         let Some(r) = self.running.as_mut() else {
             return Ok(());
         };
         let now = Instant::now();
         let elapsed = (now - r.last).as_secs_f32();
         r.last = now;
+        let mut commands = Vec::new();
         r.designer
             .update(&mut r.sim, &mut r.renderer, &r.handles, elapsed)?;
         let mut steps = r.clock.advance(elapsed);
@@ -327,13 +576,18 @@ impl App {
         }
         let prof = &mut r.overlay.profiler;
         for _ in 0..steps.steps {
+            // A script's presses are played only while the player moves
+            // (not in menus or a respawn's fade), as a player's would be.
+            let moving = self.game.screen == Screen::Playing && self.game.run.is_playing();
             let input = prof.time(Stage::Input, || match scripted.as_mut() {
-                Some(s) => s.next_input(),
+                Some(s) if moving => s.next_input(),
+                Some(_) => Input::default(),
                 None => combine(self.keys.input(), self.pads.poll()),
             });
             self.keys.jump_edge = false;
             r.prev_world = current_world(&r.sim);
-            prof.time(Stage::Sim, || r.sim.step(&input));
+            let game = &mut self.game;
+            commands.extend(prof.time(Stage::Sim, || game.step(&mut r.sim, &input)));
             r.sim.pose_observed(DT, &mut PoseTimer::new(prof));
         }
         let scene_start = Instant::now();
@@ -362,6 +616,7 @@ impl App {
             );
         }
         r.designer.ui(&r.window);
+        let pointer = r.flow_ui.prepare(&r.window, &self.game);
         let light = lighting(Vec3::new(player.pos.x, player.pos.y, 0.0));
         r.overlay.profiler.add(Stage::Scene, scene_start.elapsed());
         r.overlay.prepare(&r.window);
@@ -373,6 +628,7 @@ impl App {
             r.overlay
                 .record_render(&stats, r.renderer.last_pass_times());
             r.designer.paint(&r.renderer, &view, r.surface.size());
+            r.flow_ui.paint(&r.renderer, &view, r.surface.size());
             r.overlay.paint(&r.renderer, &view, r.surface.size());
             let present_start = Instant::now();
             r.window.pre_present_notify();
@@ -381,7 +637,10 @@ impl App {
                 .profiler
                 .add(Stage::Present, present_start.elapsed());
             self.frames += 1;
-            if self.args.screenshot_at.contains(&self.frames) || self.quit_after_screenshot {
+            if self.args.screenshot_at.contains(&self.frames)
+                || self.quit_after_screenshot
+                || std::mem::take(&mut self.screenshot_next)
+            {
                 // The swapchain cannot be read back portably: draw the same
                 // frame into an offscreen target of the window's size.
                 let size = r.surface.size();
@@ -389,6 +648,7 @@ impl App {
                 r.renderer
                     .render(&mut r.frame, &camera, &light, target.view(), size)?;
                 r.designer.paint(&r.renderer, target.view(), size);
+                r.flow_ui.paint(&r.renderer, target.view(), size);
                 r.overlay.paint(&r.renderer, target.view(), size);
                 let path = self
                     .args
@@ -408,7 +668,27 @@ impl App {
         }
         let gpu_ms = r.overlay.gpu.map(|g| g.shadow_ms + g.main_ms);
         r.overlay.profiler.end_frame(gpu_ms);
-        Ok(())
+        if let Some(i) = pointer.hovered {
+            self.game.hover(i);
+        }
+        if let Some(i) = pointer.clicked {
+            commands.extend(self.game.activate(i));
+        }
+        self.announce();
+        self.apply(commands, el)
+    }
+}
+
+/// The menu key a keyboard key presses.
+fn keyboard_menu_key(code: KeyCode) -> Option<MenuKey> {
+    match code {
+        KeyCode::ArrowUp | KeyCode::KeyW => Some(MenuKey::Up),
+        KeyCode::ArrowDown | KeyCode::KeyS => Some(MenuKey::Down),
+        KeyCode::ArrowLeft | KeyCode::KeyA => Some(MenuKey::Left),
+        KeyCode::ArrowRight | KeyCode::KeyD => Some(MenuKey::Right),
+        KeyCode::Enter | KeyCode::NumpadEnter | KeyCode::Space => Some(MenuKey::Confirm),
+        KeyCode::Escape | KeyCode::Backspace => Some(MenuKey::Back),
+        _ => None,
     }
 }
 
@@ -450,7 +730,10 @@ impl ApplicationHandler for Handler<'_> {
     fn window_event(&mut self, el: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         if let Some(r) = self.app.running.as_mut() {
             r.overlay.on_window_event(&r.window, &event);
-            if r.designer.on_event(&r.window, &event) {
+            r.flow_ui.on_window_event(&r.window, &event);
+            // Over a menu, keys and the mouse are the menu's, not the
+            // designer's (its arrows would pan the view instead).
+            if !self.app.game.in_menu() && r.designer.on_event(&r.window, &event) {
                 return;
             }
         }
@@ -461,7 +744,12 @@ impl ApplicationHandler for Handler<'_> {
                     r.surface.resize(&r.gpu, (size.width, size.height));
                 }
             }
-            WindowEvent::KeyboardInput { event, .. } => self.app.key(&event, el),
+            WindowEvent::KeyboardInput { event, .. } => {
+                if let Err(e) = self.app.key(&event, el) {
+                    self.app.error = Some(e);
+                    el.exit();
+                }
+            }
             WindowEvent::RedrawRequested => {
                 if let Err(e) = self.app.redraw(el, &mut self.scripted) {
                     self.app.error = Some(e);
@@ -484,7 +772,24 @@ impl ApplicationHandler for Handler<'_> {
 /// Plays the game in a window until the player quits.
 pub fn play(args: PlayArgs) -> Result<()> {
     // An unknown level name fails here, before a window opens.
-    crate::level::shipped::LevelSource::resolve(&args.level)?;
+    if let Some(level) = &args.level {
+        crate::level::shipped::LevelSource::resolve(level)?;
+    }
+    let store = SaveStore::locate(args.data_dir.as_deref());
+    let (progress, settings) = match &store {
+        Some(s) => (s.load_progress().0, s.load_settings().0),
+        None => {
+            eprintln!(
+                "ironstep: no per-user data folder (no home folder?); progress and settings are not saved (give --data-dir DIR)"
+            );
+            Default::default()
+        }
+    };
+    let sequence = Sequence::shipped()?;
+    let game = match &args.level {
+        Some(level) => Game::playing(sequence, progress, settings, level),
+        None => Game::new(sequence, progress, settings),
+    };
     for &n in &args.screenshot_at {
         if n == 0 {
             bail!("--screenshot-at counts frames from 1");
@@ -504,11 +809,16 @@ pub fn play(args: PlayArgs) -> Result<()> {
         args,
         character,
         running: None,
+        opened_level: game.current_level_arg(),
+        game,
+        store,
+        announced: None,
         keys: Keys::default(),
         pads: Pads::new(),
         pacer: FramePacer::new(TARGET_FPS),
         frames: 0,
         quit_after_screenshot: false,
+        screenshot_next: false,
         error: None,
     };
     let mut handler = Handler {
@@ -552,6 +862,37 @@ mod tests {
         assert_eq!(c.move_y, 0.8);
         assert!(c.run && c.jump_pressed && c.jump_held);
         assert_eq!(combine(keys, None), keys);
+    }
+
+    #[test]
+    fn a_pushed_stick_presses_one_menu_key_until_it_comes_back() {
+        let mut s = StickLatch::default();
+        assert_eq!(s.update(0.1, -0.2), None, "inside the press threshold");
+        assert_eq!(s.update(0.0, -0.9), Some(MenuKey::Down));
+        assert_eq!(s.update(0.1, -1.0), None, "still held down");
+        assert_eq!(s.update(0.0, 0.0), None);
+        assert_eq!(s.update(0.0, -0.7), Some(MenuKey::Down), "pushed again");
+        assert_eq!(s.update(0.8, -0.3), Some(MenuKey::Right), "turned right");
+        assert_eq!(s.update(-0.2, 0.9), Some(MenuKey::Up));
+    }
+
+    #[test]
+    fn keyboard_and_gamepad_buttons_map_onto_the_same_menu_keys() {
+        use gilrs::Button;
+        for (code, button, key) in [
+            (KeyCode::ArrowUp, Button::DPadUp, MenuKey::Up),
+            (KeyCode::ArrowDown, Button::DPadDown, MenuKey::Down),
+            (KeyCode::ArrowLeft, Button::DPadLeft, MenuKey::Left),
+            (KeyCode::ArrowRight, Button::DPadRight, MenuKey::Right),
+            (KeyCode::Enter, Button::South, MenuKey::Confirm),
+            (KeyCode::Escape, Button::East, MenuKey::Back),
+        ] {
+            assert_eq!(keyboard_menu_key(code), Some(key));
+            assert_eq!(pad_menu_key(button), Some(key));
+        }
+        assert_eq!(pad_menu_key(Button::Start), Some(MenuKey::Back), "pause");
+        assert_eq!(keyboard_menu_key(KeyCode::KeyI), None);
+        assert_eq!(pad_menu_key(Button::West), None);
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! The game window and what draws over it: the winit application
-//! ([`app`]), designer mode ([`designer`]), the F3 profiling overlay
-//! ([`overlay`]) and the egui glue they share ([`ui`]).
+//! ([`app`]), designer mode ([`designer`]), the game flow's screens and HUD
+//! ([`flow_ui`]), the F3 profiling overlay ([`overlay`]) and the egui glue
+//! they share ([`ui`]).
 
 pub mod app;
 pub mod designer;
+pub mod flow_ui;
 pub mod overlay;
 pub mod ui;

@@ -83,7 +83,7 @@ fn drag_a_ladder_top_save_and_survive_a_broken_reload() {
     // and reloads); give up after 60 s.
     let script = format!(
         r#"cd '{dir}'
-export XDG_RUNTIME_DIR='{runtime}' WGPU_DEBUG=0
+export XDG_RUNTIME_DIR='{runtime}' WGPU_DEBUG=0 IRONSTEP_DATA_DIR='{runtime}/data'
 waitfor() {{ n=0; until grep -q "$1" out.txt; do n=$((n+1)); [ $n -gt 600 ] && {{ echo "timed out waiting for $1"; cat out.txt; kill $game; exit 1; }}; sleep 0.1; done; }}
 '{bin}' play --edit --level copy.tmx --window-size 1280x720 --exit-after 1000000 --screenshot-at 40 --screenshot-dir . > out.txt 2> err.txt &
 game=$!
@@ -111,7 +111,7 @@ printf '<map><layer' > copy.tmx
 waitfor 'reload failed'
 cp fixed.tmx.txt copy.tmx
 waitfor 'designer: reloaded'
-xdotool key Escape
+xdotool key Escape Up Return
 wait $game
 echo "exit $?""#,
         dir = dir.display(),
@@ -204,7 +204,7 @@ fn drag_a_plank_end_and_a_path_point_undo_redo_and_save() {
     // 1.5 m apart, give the pixels per metre on the play plane.
     let script = format!(
         r#"cd '{dir}'
-export XDG_RUNTIME_DIR='{runtime}' WGPU_DEBUG=0
+export XDG_RUNTIME_DIR='{runtime}' WGPU_DEBUG=0 IRONSTEP_DATA_DIR='{runtime}/data'
 waitfor() {{ n=0; until grep -q "$1" out.txt; do n=$((n+1)); [ $n -gt 600 ] && {{ echo "timed out waiting for $1"; cat out.txt; kill $game; exit 1; }}; sleep 0.1; done; }}
 handle() {{ grep "handle $1 at" out.txt | head -n 1 | sed 's/.* at \([0-9-]*\) \([0-9-]*\) px.*/\1 \2/'; }}
 drag() {{ xdotool mousemove --window "$win" $1 $2; sleep 0.3; xdotool mousedown 1; sleep 0.3
@@ -233,7 +233,7 @@ xdotool key ctrl+y
 waitfor 'designer: redo'
 xdotool key ctrl+s
 waitfor 'designer: saved'
-xdotool key Escape
+xdotool key Escape Up Return
 wait $game
 echo "exit $?""#,
         dir = dir.display(),

@@ -94,6 +94,7 @@ fn check_level_takes_shipped_names_and_rejects_unknown_ones() {
 fn play_opens_every_level_name_and_rejects_unknown_ones() {
     require("xvfb-run", "xvfb xauth");
     let bin = env!("CARGO_BIN_EXE_ironstep");
+    let data = fresh_dir("level-names-data");
     for name in level_names() {
         let out = xvfb("1024x768x24")
             .args([
@@ -107,6 +108,7 @@ fn play_opens_every_level_name_and_rejects_unknown_ones() {
                 "5",
             ])
             .env("WGPU_DEBUG", "0")
+            .env("IRONSTEP_DATA_DIR", &data)
             .output()
             .expect("running xvfb-run");
         assert!(

@@ -18,13 +18,21 @@ fn f3_overlay_renders_in_the_window() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scripts/slopes_walk.txt");
     let out = xvfb("1280x720x24")
         .arg(env!("CARGO_BIN_EXE_ironstep"))
-        .args(["play", "--profile", "--window-size", "960x540"])
+        .args([
+            "play",
+            "--level",
+            "builtin",
+            "--profile",
+            "--window-size",
+            "960x540",
+        ])
         .args(["--exit-after", "30", "--screenshot-at", "28"])
         .arg("--input")
         .arg(&script)
         .arg("--screenshot-dir")
         .arg(&dir)
         .env("WGPU_DEBUG", "0")
+        .env("IRONSTEP_DATA_DIR", dir.join("data"))
         .output()
         .expect("run xvfb-run");
     let stdout = String::from_utf8_lossy(&out.stdout);

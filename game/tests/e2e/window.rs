@@ -1,7 +1,8 @@
-//! End-to-end: the real `ironstep` opens its window under Xvfb, real key
-//! presses (XTEST, via xdotool) walk the knight, and two screenshots of the
-//! window's picture (at frame 3, and when Esc quits) show him moved, on a
-//! picture that is not blank.
+//! End-to-end: the real `ironstep` opens its window under Xvfb straight
+//! into play (`--level builtin`), real key presses (XTEST, via xdotool) walk
+//! the knight, and two screenshots of the window's picture (at frame 3, and
+//! when the pause menu's Quit quits) show him moved, on a picture that is
+//! not blank.
 //!
 //! Needs `xvfb-run` and `xdotool` (tests/run installs them); without them the
 //! test fails with what to install rather than skipping.
@@ -18,24 +19,26 @@ fn keys_walk_the_knight_in_a_real_window() {
     let dir = fresh_dir("window-e2e");
     let bin = env!("CARGO_BIN_EXE_ironstep");
     // xdotool finds the window, focuses it, holds the right arrow for three
-    // seconds and presses Esc; the game saves a screenshot at frame 3 and
-    // one more when Esc quits it. Everything waits on events (the window
+    // seconds and quits through the pause menu (Esc pauses, Up wraps to
+    // Quit, Enter); the game saves a screenshot at frame 3 and one more
+    // when it quits. Everything waits on events (the window
     // appearing, the key presses in order), not on a frame count, so a slow
     // or loaded machine only makes the walk shorter, never missed.
     let script = format!(
-        r#"'{bin}' play --window-size 640x360 --screenshot-at 3 --screenshot-on-exit --screenshot-dir '{dir}' &
+        r#"'{bin}' play --level builtin --window-size 640x360 --screenshot-at 3 --screenshot-on-exit --screenshot-dir '{dir}' &
 game=$!
 win=$(xdotool search --sync --name '^Ironstep$' | head -n 1)
 xdotool windowfocus --sync "$win"
 xdotool keydown Right
 sleep 3
 xdotool keyup Right
-xdotool key Escape
+xdotool key Escape Up Return
 wait $game"#,
         dir = dir.display()
     );
     let out = xvfb("1024x768x24")
         .args(["sh", "-c", &script])
+        .env("IRONSTEP_DATA_DIR", dir.join("data"))
         .output()
         .expect("run xvfb-run");
     let stdout = String::from_utf8_lossy(&out.stdout);
