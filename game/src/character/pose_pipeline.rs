@@ -719,7 +719,18 @@ impl PosePipeline {
             sm.foot_align[i] += (down - sm.foot_align[i]) * approach(dt, ALIGN_TAU);
             let slope = sm.foot_slope[i];
             let n = Vec2::new(-slope.sin(), slope.cos());
-            let free = aw + Vec3::Y * (sm.foot_ground[i] - floor - settled);
+            // Off the ground (in the air, or caught by a ladder) the feet
+            // know the floor below (for the landing) but do not reach down
+            // for it: walking off a ledge, a foot keeps its animated height
+            // instead of stretching toward the floor far below while foot
+            // IK fades out.
+            let offset = sm.foot_ground[i] - floor - settled;
+            let offset = if input.player.state != Locomotion::Ground {
+                offset.max(0.0)
+            } else {
+                offset
+            };
+            let free = aw + Vec3::Y * offset;
 
             // Lock a planted foot where it landed; release it into its swing.
             let drift = sm.lock[i].map_or(0.0, |l| Vec2::new(l.x - free.x, l.z - free.z).length());
