@@ -14,7 +14,8 @@
 //!   [`PLANT_CONTACT`] takes its place.
 //! - **Rung plants and grips** on a ladder start where a foot's or hand's
 //!   contact weight in the climb cycle crosses [`GRIP_CONTACT`] (the same
-//!   curves ladder IK holds rungs with).
+//!   curves ladder IK holds rungs with), at a rung: a hand reaching on past
+//!   the ladder's top rung holds nothing and makes no sound.
 //! - **Jumps and landings** come from the controller's state: leaving the
 //!   ground or a ladder upwards, and its one-step `just_landed` flag, with
 //!   the fall speed of the step before touching down.
@@ -434,28 +435,50 @@ impl EventTracker {
             }
             self.planted[i] = planted;
 
-            // Feet and hands on rungs: the climb cycle's contact.
+            // Feet and hands on rungs: the climb cycle's contact, where the
+            // limb is at a rung (past the ladder's top rung a limb reaching
+            // on holds nothing: no sound).
+            let at_rung = |joint: usize, from_rung: Vec3| {
+                let ladder = match p.state {
+                    Locomotion::Ladder(k) => input.level.ladders.get(k),
+                    _ => None,
+                };
+                let at = joint_world(joint);
+                let held = at.y - from_rung.y;
+                ladder
+                    .and_then(|l| l.nearest_rung(held).map(|r| (l, r)))
+                    .is_some_and(|(l, r)| (held - r).abs() <= 0.5 * l.rung_spacing)
+                    .then_some(at)
+            };
             let on_rung = on_ladder && layer_contact(leg, input.layers) >= GRIP_CONTACT;
-            if on_rung && !self.rung_feet[i] && !first && self.since_foot[i] >= MIN_CONTACT_INTERVAL
+            if on_rung
+                && !self.rung_feet[i]
+                && !first
+                && self.since_foot[i] >= MIN_CONTACT_INTERVAL
+                && let Some(position) = at_rung(leg.end, c.rig.ankle_from_rung)
             {
                 self.since_foot[i] = 0.0;
                 self.events.push(CharacterEvent::FootPlant {
                     foot: side,
-                    position: joint_world(leg.end),
+                    position,
                     surface: Surface::Rung,
                     speed,
                 });
             }
             self.rung_feet[i] = on_rung;
-            let gripping = on_ladder
-                && c.arms
-                    .get(i)
-                    .is_some_and(|arm| layer_contact(arm, input.layers) >= GRIP_CONTACT);
-            if gripping && !self.hands[i] && !first && self.since_hand[i] >= MIN_CONTACT_INTERVAL {
+            let arm = c.arms.get(i);
+            let gripping =
+                on_ladder && arm.is_some_and(|arm| layer_contact(arm, input.layers) >= GRIP_CONTACT);
+            if gripping
+                && !self.hands[i]
+                && !first
+                && self.since_hand[i] >= MIN_CONTACT_INTERVAL
+                && let Some(position) = arm.and_then(|a| at_rung(a.end, c.rig.wrist_from_rung))
+            {
                 self.since_hand[i] = 0.0;
                 self.events.push(CharacterEvent::LadderGrip {
                     hand: side,
-                    position: joint_world(c.arms[i].end),
+                    position,
                 });
             }
             self.hands[i] = gripping;

@@ -8,8 +8,8 @@
 //! d-pad to move and climb, South (A / Cross) to jump, West (X / Square) or
 //! the right trigger to run.
 //!
-//! Each frame, in order: input → fixed steps (controller, animation state) →
-//! pose pipeline → camera → fill the renderer's frame → render and present →
+//! Each frame, in order: input → fixed steps (controller, animation state,
+//! pose pipeline, the contact events' sounds: [`crate::audio`]) → camera → fill the renderer's frame → render and present →
 //! wait for the pacer's deadline.
 
 use std::path::{Path, PathBuf};
@@ -27,7 +27,10 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
+use crate::audio::Audio;
+use crate::audio::output::DEFAULT_VOLUME;
 use crate::character::Character;
+use crate::character::events::EventTracker;
 use crate::profile::Stage;
 use crate::scene::{
     CameraRig, SceneHandles, draw_character, draw_platforms, lighting, upload_scene,
@@ -84,6 +87,10 @@ pub struct PlayArgs {
     /// Initial window size, WIDTHxHEIGHT (default 1280x720).
     #[arg(long, value_parser = crate::tools::headless::parse_size)]
     pub window_size: Option<(u32, u32)>,
+    /// Master volume of the sound, 0 (silent: no audio device is opened)
+    /// to 1; default [`crate::audio::output::DEFAULT_VOLUME`].
+    #[arg(long, value_parser = crate::audio::output::parse_volume)]
+    pub volume: Option<f32>,
     /// Another character than the knight (`--character MODEL --rig RIG.ron`).
     #[command(flatten)]
     pub model: crate::character::model::CharacterArgs,
@@ -201,6 +208,9 @@ struct Running {
     last: Instant,
     overlay: ProfileOverlay,
     designer: Designer,
+    /// The sound, and the contact events that drive it.
+    audio: Audio,
+    events: EventTracker,
 }
 
 struct App {
@@ -241,6 +251,7 @@ impl App {
         frame.show_debug = self.args.debug;
         eprintln!("ironstep: rendering with {}", gpu.describe());
         let overlay = ProfileOverlay::new(&window, &renderer, self.args.profile);
+        let audio = Audio::open(self.args.volume.unwrap_or(DEFAULT_VOLUME));
         window.request_redraw();
         self.running = Some(Running {
             window,
@@ -256,6 +267,8 @@ impl App {
             last: Instant::now(),
             overlay,
             designer,
+            audio,
+            events: EventTracker::new(),
         });
         Ok(())
     }
@@ -335,6 +348,7 @@ impl App {
             r.prev_world = current_world(&r.sim);
             prof.time(Stage::Sim, || r.sim.step(&input));
             r.sim.pose_observed(DT, &mut PoseTimer::new(prof));
+            r.audio.play_events(r.events.observe_sim(&r.sim));
         }
         let scene_start = Instant::now();
         let player = r.sim.player_state();
