@@ -110,7 +110,11 @@ const CHIME_VOLUME: f32 = 0.8;
 /// landings by the speed of impact (a higher fall lands louder).
 pub fn cue_for(event: &CharacterEvent) -> Cue {
     let lerp = |(lo, hi): (f32, f32), t: f32| {
-        let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
+        let t = if t.is_finite() {
+            t.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         lo + (hi - lo) * t
     };
     match *event {

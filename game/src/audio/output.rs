@@ -10,7 +10,7 @@
 use std::num::NonZero;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::time::Duration;
 
 use crate::audio::synth::{SAMPLE_RATE, SoundBank};
@@ -78,7 +78,11 @@ impl Audio {
                 }
             }
             Err(why) => {
-                eprintln!("ironstep: no audio device ({why}); playing without sound");
+                // The device error and its cause (cpal's), in one line.
+                let cause = std::error::Error::source(&why)
+                    .map(|c| format!(": {c}"))
+                    .unwrap_or_default();
+                eprintln!("ironstep: no audio device ({why}{cause}); playing without sound");
                 Self { master, out: None }
             }
         }
@@ -126,7 +130,11 @@ impl Audio {
 }
 
 fn clamp_volume(v: f32) -> f32 {
-    if v.is_finite() { v.clamp(0.0, 1.0) } else { 0.0 }
+    if v.is_finite() {
+        v.clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
 }
 
 /// Opens the default output device. On Linux, ALSA's own complaints while
@@ -174,11 +182,9 @@ impl Voices {
 
     /// Starts the cues waiting in the queue.
     fn take_cues(&mut self) {
-        loop {
-            match self.cues.try_recv() {
-                Ok(cue) => self.start(cue),
-                Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
-            }
+        // Empty or disconnected (the game quit): nothing more to start.
+        while let Ok(cue) = self.cues.try_recv() {
+            self.start(cue);
         }
     }
 

@@ -72,7 +72,12 @@ pub fn synthesize(id: SoundId) -> Buffer {
         SoundId::Footstep(Surface::Plank) => wood_knock(&mut rng),
         SoundId::Footstep(Surface::Rung) => metal_clank(
             &mut rng,
-            &[(620.0, 0.16), (1_710.0, 0.11), (2_950.0, 0.08), (4_100.0, 0.05)],
+            &[
+                (620.0, 0.16),
+                (1_710.0, 0.11),
+                (2_950.0, 0.08),
+                (4_100.0, 0.05),
+            ],
             0.35,
         ),
         SoundId::Footstep(Surface::Platform) => metal_clank(
@@ -127,7 +132,8 @@ fn stone_step(rng: &mut Noise) -> Vec<f32> {
             let scuff = attack_decay(t, 0.012, 0.05);
             let grain = if rng.next().abs() > 0.985 { 3.0 } else { 0.0 };
             let x = rng.next();
-            bp.run(x * scuff + grain * rng.next() * scuff) + low.run(x * attack_decay(t, 0.002, 0.02))
+            bp.run(x * scuff + grain * rng.next() * scuff)
+                + low.run(x * attack_decay(t, 0.002, 0.02))
         })
         .collect()
 }
@@ -234,7 +240,8 @@ fn chime(notes: &[(f32, f32)], length: f32) -> Vec<f32> {
                 .map(|(f, start)| {
                     let u = t - start;
                     let env = attack_decay(u, 0.004, length * 0.3);
-                    ((TAU * f * u).sin() + 0.4 * (TAU * 2.0 * f * u).sin() * (-u / 0.15).exp()
+                    ((TAU * f * u).sin()
+                        + 0.4 * (TAU * 2.0 * f * u).sin() * (-u / 0.15).exp()
                         + 0.15 * (TAU * 3.01 * f * u).sin() * (-u / 0.08).exp())
                         * env
                 })
@@ -381,7 +388,11 @@ mod tests {
                 "{id:?} lasts {} s",
                 b.duration()
             );
-            assert_eq!(b.samples.last().copied(), Some(0.0), "{id:?} ends on a click");
+            assert_eq!(
+                b.samples.last().copied(),
+                Some(0.0),
+                "{id:?} ends on a click"
+            );
         }
     }
 

@@ -284,7 +284,9 @@ pub struct EventInput<'a> {
     pub character: &'a Character,
     /// The clips the state machine chose this step.
     pub layers: &'a [Layer],
-    /// The pose pipeline after this step's pose (its foot locks and pose).
+    /// The pose pipeline after this step's pose (its foot locks and pose):
+    /// a full one ([`PosePipeline::new`]), since a lean one's model
+    /// matrices hold the palette once the frame is done.
     pub pipeline: &'a PosePipeline,
     /// Whether the pose ran with IK (foot locks exist only then).
     pub ik_enabled: bool,
@@ -379,7 +381,8 @@ impl EventTracker {
                     _ => p.since_grounded.is_infinite() && prev.since_grounded.is_finite(),
                 };
             if jumped {
-                self.events.push(CharacterEvent::Jump { position: feet_pos });
+                self.events
+                    .push(CharacterEvent::Jump { position: feet_pos });
             }
             if p.just_landed {
                 self.since_land = 0.0;
@@ -467,8 +470,8 @@ impl EventTracker {
             }
             self.rung_feet[i] = on_rung;
             let arm = c.arms.get(i);
-            let gripping =
-                on_ladder && arm.is_some_and(|arm| layer_contact(arm, input.layers) >= GRIP_CONTACT);
+            let gripping = on_ladder
+                && arm.is_some_and(|arm| layer_contact(arm, input.layers) >= GRIP_CONTACT);
             if gripping
                 && !self.hands[i]
                 && !first

@@ -130,7 +130,10 @@ fn check_cadence(cues: &[Cue]) -> usize {
             .map(|c| c.volume)
     };
     if let (Some(walk), Some(run)) = (volume_at(params.walk_speed), volume_at(params.run_speed)) {
-        assert!(run > walk, "running steps ({run}) louder than walking ({walk})");
+        assert!(
+            run > walk,
+            "running steps ({run}) louder than walking ({walk})"
+        );
     }
     steady_pairs
 }
@@ -228,9 +231,12 @@ fn planks_platforms_and_falls_sound_as_themselves_on_the_tutorial() {
     };
     let on_path = |c: &Cue| {
         level.platforms.iter().any(|p| {
-            let (lo, hi) = p.path.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), q| {
-                (lo.min(q.x - p.half_width), hi.max(q.x + p.half_width))
-            });
+            let (lo, hi) = p
+                .path
+                .iter()
+                .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), q| {
+                    (lo.min(q.x - p.half_width), hi.max(q.x + p.half_width))
+                });
             (lo..=hi).contains(&(c.pos[0] as f32))
         })
     };
@@ -249,7 +255,10 @@ fn planks_platforms_and_falls_sound_as_themselves_on_the_tutorial() {
             _ => assert!(!on_plank(c), "{c:?} is on a plank"),
         }
     }
-    assert!(planks >= 8 && platforms >= 2, "{planks} plank and {platforms} platform steps");
+    assert!(
+        planks >= 8 && platforms >= 2,
+        "{planks} plank and {platforms} platform steps"
+    );
 
     // Landings: louder the further the fall from where the feet last left
     // a floor (the last footstep or jump before the landing): a jump up
@@ -305,7 +314,10 @@ fn deriving_sound_events_allocates_nothing_per_frame() {
     assert!(seen > 100, "{seen} events");
     // The simulation and pose allocate nothing either (see no_alloc), so
     // every allocation here would be the events'.
-    assert_eq!(allocations, 0, "allocations in 2,300 frames with {seen} events");
+    assert_eq!(
+        allocations, 0,
+        "allocations in 2,300 frames with {seen} events"
+    );
 }
 
 #[test]
@@ -317,13 +329,23 @@ fn the_window_without_an_audio_device_plays_on_with_one_line() {
             .env("WGPU_DEBUG", "0")
             .args([env!("CARGO_BIN_EXE_ironstep"), "play", "--input"])
             .arg("assets/scripts/ladders.txt")
-            .args(["--exit-after", "90", "--window-size", "640x360", "--volume", volume])
+            .args([
+                "--exit-after",
+                "90",
+                "--window-size",
+                "640x360",
+                "--volume",
+                volume,
+            ])
             .output()
             .expect("run ironstep play");
         let stderr = String::from_utf8_lossy(&out.stderr).to_string();
         assert!(out.status.success(), "ironstep play failed: {stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
-        assert!(!stderr.contains("ALSA lib"), "ALSA's own messages leaked: {stderr}");
+        assert!(
+            !stderr.contains("ALSA lib"),
+            "ALSA's own messages leaked: {stderr}"
+        );
         stderr
     };
     // Without a device (CI, this box) one line says so; with one, none.
@@ -332,7 +354,8 @@ fn the_window_without_an_audio_device_plays_on_with_one_line() {
     assert!(lines(&stderr) <= 1, "{stderr}");
     if lines(&stderr) == 1 {
         assert!(
-            stderr.contains("ironstep: no audio device (") && stderr.contains("playing without sound"),
+            stderr.contains("ironstep: no audio device (")
+                && stderr.contains("playing without sound"),
             "{stderr}"
         );
     }
