@@ -126,39 +126,38 @@ fn stone_step(rng: &mut Noise) -> Vec<f32> {
     let n = samples_for(0.16);
     let mut bp = Biquad::band_pass(2_500.0, 0.9);
     let mut low = Biquad::low_pass(600.0, 0.7);
+    // Takes the harsh top off the grit.
+    let mut top = Biquad::low_pass(6_000.0, 0.7);
     (0..n)
         .map(|i| {
             let t = time(i);
             let scuff = attack_decay(t, 0.012, 0.05);
             let grain = if rng.next().abs() > 0.985 { 3.0 } else { 0.0 };
             let x = rng.next();
-            bp.run(x * scuff + grain * rng.next() * scuff)
+            top.run(bp.run(x * scuff + grain * rng.next() * scuff))
                 + low.run(x * attack_decay(t, 0.002, 0.02))
         })
         .collect()
 }
 
-/// A hollow wooden knock: a click exciting two resonances of a board, with
-/// a little noise.
+/// A hollow wooden knock: a board's few low modes, damped within tens of
+/// milliseconds (metal rings ten times longer), after a dull click.
 fn wood_knock(rng: &mut Noise) -> Vec<f32> {
-    let n = samples_for(0.18);
-    let mut modes = [
-        Biquad::band_pass(310.0, 14.0),
-        Biquad::band_pass(740.0, 12.0),
-        Biquad::band_pass(1_380.0, 9.0),
+    let n = samples_for(0.15);
+    let modes = [
+        (240.0, 0.045, 1.0),
+        (590.0, 0.03, 0.6),
+        (1_150.0, 0.016, 0.35),
     ];
-    let gains = [1.0, 0.6, 0.3];
-    let mut hiss = Biquad::high_pass(1_500.0, 0.7);
+    let mut click = Biquad::low_pass(3_000.0, 0.7);
     (0..n)
         .map(|i| {
             let t = time(i);
-            let click = if i < 60 { rng.next() } else { 0.0 };
             let body: f32 = modes
-                .iter_mut()
-                .zip(gains)
-                .map(|(m, g)| m.run(click) * g)
+                .iter()
+                .map(|(f, decay, gain)| (TAU * f * t).sin() * attack_decay(t, 0.001, *decay) * gain)
                 .sum();
-            body * 6.0 + hiss.run(rng.next()) * attack_decay(t, 0.001, 0.01) * 0.3
+            body + click.run(rng.next()) * attack_decay(t, 0.0005, 0.004) * 0.6
         })
         .collect()
 }
