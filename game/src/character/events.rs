@@ -11,7 +11,7 @@
 //!   rising), so a footstep sounds exactly when the foot stops on the floor,
 //!   at the pace of the distance-driven gait. With IK switched off (a debug
 //!   toggle) nothing locks, and the clip's own contact weight crossing
-//!   [`PLANT_CONTACT`] takes its place.
+//!   [`PLANT_CONTACT`] with the ankle down ([`PLANT_LIFT`]) takes its place.
 //! - **Rung plants and grips** on a ladder start where a foot's or hand's
 //!   contact weight in the climb cycle crosses [`GRIP_CONTACT`] (the same
 //!   curves ladder IK holds rungs with), at a rung: a hand reaching on past
@@ -33,7 +33,7 @@ use glam::{Vec2, Vec3};
 use crate::character::Character;
 use crate::character::anim_state::Layer;
 use crate::character::pose_pipeline::{PosePipeline, layer_contact};
-use crate::sim::player::{DT, Locomotion, Player};
+use crate::sim::player::{DT, Locomotion, Player, foot_probe_range};
 use crate::sim::world::{FloorKind, Level};
 use crate::sim::{Body, Layers, Sim};
 
@@ -45,6 +45,12 @@ pub const MAX_EVENTS: usize = 8;
 /// A clip contact weight at or above which a foot counts as planted when IK
 /// is off: the weight at which the pose pipeline locks a foot when it is on.
 pub const PLANT_CONTACT: f32 = 0.9;
+
+/// ...and when its ankle is at most this high above where it stands at
+/// rest, metres: the lift at which the pose pipeline locks a foot (a foot
+/// still coming down, or one the walk/run blend reads as still, is not
+/// planted yet).
+pub const PLANT_LIFT: f32 = 0.02;
 
 /// A contact weight at or above which a hand or foot holds a rung: half way,
 /// where the climb cycle's grip windows are cut
@@ -410,7 +416,8 @@ impl EventTracker {
                 && if input.ik_enabled {
                     foot.locked
                 } else {
-                    layer_contact(leg, input.layers) >= PLANT_CONTACT
+                    let lift = input.pipeline.models[leg.end].w_axis.y - c.rest_ankle_height[i];
+                    layer_contact(leg, input.layers) >= PLANT_CONTACT && lift <= PLANT_LIFT
                 };
             if planted
                 && !self.planted[i]
@@ -422,12 +429,18 @@ impl EventTracker {
                 let position = if input.ik_enabled {
                     foot.probe
                 } else {
+                    // The floor under the ankle, looked for where foot IK
+                    // would look (a slope rises or falls under a foot).
                     let a = joint_world(leg.end);
-                    let y = input
-                        .level
-                        .floor_below(a.x, p.pos.y + SURFACE_ABOVE, SURFACE_BELOW)
-                        .map_or(p.pos.y, |h| h.y);
-                    Vec3::new(a.x, y, a.z)
+                    // A foot hanging past a floor's end (at the level's end)
+                    // is heard where the body stands.
+                    let x = p.foot_probe_x(a.x);
+                    let (top, depth) = foot_probe_range(p.pos, x);
+                    let (x, y) = match input.level.floor_below(x, top, depth) {
+                        Some(h) => (x, h.y),
+                        None => (p.pos.x, p.pos.y),
+                    };
+                    Vec3::new(x, y, a.z)
                 };
                 self.events.push(CharacterEvent::FootPlant {
                     foot: side,

@@ -39,17 +39,18 @@ struct Cue {
     impact_speed: Option<f64>,
 }
 
-/// Runs `script` on `level` through the real binary with `--sound-log` and
-/// returns its cues.
-fn sound_log(level: &str, script: &str, frames: u32) -> Vec<Cue> {
+/// Runs `script` on `level` through the real binary with `--sound-log` (and
+/// `extra` arguments) and returns its cues.
+fn sound_log(level: &str, script: &str, frames: u32, extra: &[&str]) -> Vec<Cue> {
     let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let log = out_dir.join(format!("{script}.sounds.json"));
+    let log = out_dir.join(format!("{script}{}.sounds.json", extra.join("")));
     let out = Command::new(env!("CARGO_BIN_EXE_ironstep"))
         .current_dir(repo())
         .args(["run", "--level", level, "--input"])
         .arg(format!("assets/scripts/{script}.txt"))
         .args(["--frames", &frames.to_string(), "--sound-log"])
         .arg(&log)
+        .args(extra)
         .output()
         .expect("run ironstep");
     assert!(
@@ -187,9 +188,20 @@ fn check_rungs(level: &Level, cues: &[Cue]) -> (usize, usize) {
     (feet, grips)
 }
 
+/// A footstep sounds as a slope exactly where the floor under it slopes.
+fn check_slopes(level: &Level, cues: &[Cue]) {
+    for c in cues.iter().filter(|c| is_floor_step(c)) {
+        let hit = level
+            .floor_below(c.pos[0] as f32, c.pos[1] as f32 + 0.01, 0.1)
+            .unwrap_or_else(|| panic!("no floor under {c:?}"));
+        let sloped = hit.segment.angle().abs() > 0.05;
+        assert_eq!(c.sound == "footstep_slope", sloped, "{c:?} on {hit:?}");
+    }
+}
+
 #[test]
 fn footsteps_follow_the_gait_and_hands_grip_rungs_on_the_ladders_script() {
-    let cues = sound_log("builtin", "ladders", 2400);
+    let cues = sound_log("builtin", "ladders", 2400, &[]);
     let pairs = check_cadence(&cues);
     // Running the slopes, walking to and between the ladders and to the exit.
     assert!(pairs >= 40, "only {pairs} steady footstep pairs");
@@ -203,19 +215,24 @@ fn footsteps_follow_the_gait_and_hands_grip_rungs_on_the_ladders_script() {
     assert_eq!(count("jump"), 1, "one jump over the gap");
     assert_eq!(count("land"), 1, "one landing after it");
     assert!(count("footstep_slope") >= 10);
-    // A footstep sounds as a slope exactly where the floor under it slopes.
-    for c in cues.iter().filter(|c| is_floor_step(c)) {
-        let hit = level
-            .floor_below(c.pos[0] as f32, c.pos[1] as f32 + 0.01, 0.1)
-            .unwrap_or_else(|| panic!("no floor under {c:?}"));
-        let sloped = hit.segment.angle().abs() > 0.05;
-        assert_eq!(c.sound == "footstep_slope", sloped, "{c:?} on {hit:?}");
-    }
+    check_slopes(&level, &cues);
+}
+
+#[test]
+fn without_ik_footsteps_follow_the_clips_contact_instead() {
+    // No foot locks without IK: the clips' contact weights plant the feet,
+    // at the same cadence, on the floor under each ankle.
+    let cues = sound_log("builtin", "ladders", 2400, &["--no-ik"]);
+    let pairs = check_cadence(&cues);
+    assert!(pairs >= 40, "only {pairs} steady footstep pairs");
+    check_slopes(&Level::builtin(), &cues);
+    let rungs = cues.iter().filter(|c| c.sound == "footstep_rung").count();
+    assert!(rungs >= 14, "{rungs} rung steps");
 }
 
 #[test]
 fn planks_platforms_and_falls_sound_as_themselves_on_the_tutorial() {
-    let cues = sound_log("tutorial", "tutorial", 3900);
+    let cues = sound_log("tutorial", "tutorial", 3900, &[]);
     let level = game::tools::headless::load_level("tutorial").unwrap();
     check_cadence(&cues);
     check_rungs(&level, &cues);
