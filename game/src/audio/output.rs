@@ -3,7 +3,7 @@
 //! [`Audio::open`] opens the device with rodio and hands it one endless
 //! source, our [`Voices`] mixer: a fixed set of voices, each playing one
 //! bank buffer at a volume, fed through a bounded queue. Playing a cue is a
-//! `try_send` of two numbers, so the game's frame never allocates or waits
+//! `try_send` of a small value, so the game's frame never allocates or waits
 //! for sound. Without a device (CI, a headless box, Xvfb) the game plays on
 //! silent, after one line on stderr saying why.
 
@@ -138,13 +138,23 @@ fn clamp_volume(v: f32) -> f32 {
 }
 
 /// Opens the default output device. On Linux, ALSA's own complaints while
-/// looking for one (a box without a sound card prints a dozen lines) are
+/// looking for one (a box without a sound card prints eight lines) are
 /// caught in a buffer instead of going to stderr: the caller says once, in
-/// one line, that the game is silent.
+/// one line, that the game is silent. Errors of the open stream (an
+/// underrun on a busy machine, a device unplugged) are reported once, not
+/// on every occurrence as rodio's default does.
 fn open_device() -> Result<rodio::MixerDeviceSink, rodio::DeviceSinkError> {
     #[cfg(target_os = "linux")]
     let _quiet = alsa::Output::local_error_handler();
-    rodio::DeviceSinkBuilder::open_default_sink()
+    let mut reported = false;
+    rodio::DeviceSinkBuilder::from_default_device()?
+        .with_error_callback(move |err| {
+            if !reported {
+                reported = true;
+                eprintln!("ironstep: audio stream error: {err} (later ones are not shown)");
+            }
+        })
+        .open_sink_or_fallback()
 }
 
 /// One sound playing: which buffer, how far in, how loud.
