@@ -6,12 +6,17 @@
 //! simulation and the pose pipeline already computed, and keeps nothing of
 //! its own but the previous frame's edges:
 //!
-//! - **Foot plants** on the ground start where the pose pipeline locks a foot
-//!   to the ground ([`crate::character::pose_pipeline::LimbDebug::locked`]
-//!   rising), so a footstep sounds exactly when the foot stops on the floor,
-//!   at the pace of the distance-driven gait. With IK switched off (a debug
-//!   toggle) nothing locks, and the clip's own contact weight crossing
-//!   [`PLANT_CONTACT`] with the ankle down ([`PLANT_LIFT`]) takes its place.
+//! - **Foot plants** on the ground start, while walking or running, where
+//!   the gait clips' contact weight of a foot crosses [`PLANT_CONTACT`] with
+//!   its animated ankle down ([`PLANT_LIFT`]): the conditions on which the
+//!   pose pipeline locks a foot, so a footstep sounds when the foot stops on
+//!   the floor, at the pace of the distance-driven gait. (The lock itself
+//!   can wait a few frames more for the foot to turn from a slope to flat,
+//!   which the sound must not.) While standing (the standing layer weighs
+//!   more than the gait), a foot the pipeline steps back under the body
+//!   plants where its lock starts
+//!   ([`crate::character::pose_pipeline::LimbDebug::locked`]); without IK
+//!   (a debug toggle) nothing locks and standing feet make no sound.
 //! - **Rung plants and grips** on a ladder start where a foot's or hand's
 //!   contact weight in the climb cycle crosses [`GRIP_CONTACT`] (the same
 //!   curves ladder IK holds rungs with), at a rung: a hand reaching on past
@@ -31,7 +36,7 @@
 use glam::{Vec2, Vec3};
 
 use crate::character::Character;
-use crate::character::anim_state::Layer;
+use crate::character::anim_state::{Layer, MAX_LAYERS};
 use crate::character::pose_pipeline::{PosePipeline, layer_contact};
 use crate::sim::player::{DT, Locomotion, Player, foot_probe_range};
 use crate::sim::world::{FloorKind, Level};
@@ -51,6 +56,15 @@ pub const PLANT_CONTACT: f32 = 0.9;
 /// still coming down, or one the walk/run blend reads as still, is not
 /// planted yet).
 pub const PLANT_LIFT: f32 = 0.02;
+
+/// A walking foot has left the ground (and may plant again) once its gait
+/// contact falls below this, or its animated ankle rises above
+/// [`SWING_LIFT`]. While the walk and run blend into each other their
+/// contact curves mix, and a foot at the end of its stance can read as
+/// planted again; only a foot that swung plants.
+pub const SWING_CONTACT: f32 = 0.5;
+/// See [`SWING_CONTACT`], metres: twice [`PLANT_LIFT`].
+pub const SWING_LIFT: f32 = 0.04;
 
 /// A contact weight at or above which a hand or foot holds a rung: half way,
 /// where the climb cycle's grip windows are cut
@@ -303,6 +317,8 @@ pub struct EventInput<'a> {
 pub struct EventTracker {
     prev: Option<Player>,
     planted: [bool; 2],
+    /// Whether each foot has swung (left the ground) since it last planted.
+    swung: [bool; 2],
     rung_feet: [bool; 2],
     hands: [bool; 2],
     /// Seconds since each foot's and each hand's last contact event.
@@ -406,46 +422,79 @@ impl EventTracker {
         let on_ground = p.state == Locomotion::Ground;
         let on_ladder = matches!(p.state, Locomotion::Ladder(_));
         let speed = p.vel.length();
+        // The walking and running layers alone, and their share of the mix
+        // (the standing layer counts both feet down whatever they do).
+        let unused = Layer {
+            clip: c.clip_set.idle,
+            time: 0.0,
+            weight: 0.0,
+            looping: true,
+            still: false,
+        };
+        let mut gait = [unused; MAX_LAYERS];
+        let mut gait_count = 0;
+        let (mut gait_sum, mut total) = (0.0, 0.0);
+        for l in input.layers {
+            total += l.weight;
+            if !l.still && gait_count < MAX_LAYERS {
+                gait[gait_count] = *l;
+                gait_count += 1;
+                gait_sum += l.weight;
+            }
+        }
+        let gait_weight = if total > 0.0 { gait_sum / total } else { 0.0 };
         for side in Side::BOTH {
             let i = side.index();
             let leg = &c.legs[i];
-            // Feet on the ground: the pose pipeline's lock, or the clip's
-            // contact without IK.
+            // Feet on the ground: while walking or running, the gait clips'
+            // contact with the animated ankle down; while standing, the pose
+            // pipeline's foot lock (a foot stepped back under the body).
+            // The animated ankle (before IK, which lifts a foot onto a slope).
             let foot = input.pipeline.debug.feet[i];
+            let animated = input
+                .pipeline
+                .animated
+                .get(leg.end)
+                .unwrap_or(&input.pipeline.models[leg.end]);
+            let lift = animated.w_axis.y - c.rest_ankle_height[i];
+            let contact = layer_contact(leg, &gait[..gait_count]);
+            if contact < SWING_CONTACT || lift > SWING_LIFT {
+                self.swung[i] = true;
+            }
+            let walking = gait_weight >= 0.5;
             let planted = on_ground
-                && if input.ik_enabled {
-                    foot.locked
+                && if walking {
+                    contact >= PLANT_CONTACT && lift <= PLANT_LIFT
                 } else {
-                    let lift = input.pipeline.models[leg.end].w_axis.y - c.rest_ankle_height[i];
-                    layer_contact(leg, input.layers) >= PLANT_CONTACT && lift <= PLANT_LIFT
+                    input.ik_enabled && foot.locked
                 };
-            if planted
-                && !self.planted[i]
+            // A walking foot plants once per swing.
+            let new_plant = planted && !self.planted[i] && (self.swung[i] || !walking);
+            if new_plant {
+                self.swung[i] = false;
+            }
+            // The floor under the sole (foot IK's probe) or, without IK,
+            // under the ankle, looked for where foot IK would look (a slope
+            // rises or falls under a foot). A foot over no floor (hanging
+            // past an edge) plants on nothing and makes no sound.
+            let ankle = joint_world(leg.end);
+            let probe_x = if input.ik_enabled {
+                foot.probe.x
+            } else {
+                p.foot_probe_x(ankle.x)
+            };
+            let (top, depth) = foot_probe_range(p.pos, probe_x);
+            if new_plant
                 && !first
                 && self.since_land >= LAND_QUIET
                 && self.since_foot[i] >= MIN_CONTACT_INTERVAL
+                && let Some(floor) = input.level.floor_below(probe_x, top, depth)
             {
                 self.since_foot[i] = 0.0;
-                let position = if input.ik_enabled {
-                    foot.probe
-                } else {
-                    // The floor under the ankle, looked for where foot IK
-                    // would look (a slope rises or falls under a foot).
-                    let a = joint_world(leg.end);
-                    // A foot hanging past a floor's end (at the level's end)
-                    // is heard where the body stands.
-                    let x = p.foot_probe_x(a.x);
-                    let (top, depth) = foot_probe_range(p.pos, x);
-                    let (x, y) = match input.level.floor_below(x, top, depth) {
-                        Some(h) => (x, h.y),
-                        None => (p.pos.x, p.pos.y),
-                    };
-                    Vec3::new(x, y, a.z)
-                };
                 self.events.push(CharacterEvent::FootPlant {
                     foot: side,
-                    position,
-                    surface: surface_under(input.level, position.truncate(), p),
+                    position: Vec3::new(probe_x, floor.y, ankle.z),
+                    surface: Surface::of_floor(floor.kind(), floor.segment.angle()),
                     speed,
                 });
             }
