@@ -4,7 +4,7 @@
 //!
 //! [`EventTracker`] derives them after each fixed step from what the
 //! simulation and the pose pipeline already computed, and keeps nothing of
-//! its own but the previous frame's edges:
+//! its own but the previous frame's edges and a few timers:
 //!
 //! - **Foot plants** on the ground start, while walking or running, where
 //!   the gait clips' contact weight of a foot crosses [`PLANT_CONTACT`] with
@@ -47,8 +47,8 @@ use crate::sim::{Body, Layers, Sim};
 /// landing, a checkpoint and a level completed make eight.
 pub const MAX_EVENTS: usize = 8;
 
-/// A clip contact weight at or above which a foot counts as planted when IK
-/// is off: the weight at which the pose pipeline locks a foot when it is on.
+/// A clip contact weight at or above which a walking foot counts as
+/// planted: the weight at which the pose pipeline locks a foot...
 pub const PLANT_CONTACT: f32 = 0.9;
 
 /// ...and when its ankle is at most this high above where it stands at
@@ -422,8 +422,9 @@ impl EventTracker {
         let on_ground = p.state == Locomotion::Ground;
         let on_ladder = matches!(p.state, Locomotion::Ladder(_));
         let speed = p.vel.length();
-        // The walking and running layers alone, and their share of the mix
-        // (the standing layer counts both feet down whatever they do).
+        // The layers but the standing one (walking, running, landing), and
+        // their share of the mix: the standing layer counts both feet down
+        // whatever they do.
         let unused = Layer {
             clip: c.clip_set.idle,
             time: 0.0,
@@ -447,9 +448,9 @@ impl EventTracker {
             let i = side.index();
             let leg = &c.legs[i];
             // Feet on the ground: while walking or running, the gait clips'
-            // contact with the animated ankle down; while standing, the pose
-            // pipeline's foot lock (a foot stepped back under the body).
-            // The animated ankle (before IK, which lifts a foot onto a slope).
+            // contact with the animated ankle (before IK, which lifts a foot
+            // onto a slope) down; while standing, the pose pipeline's foot
+            // lock (a foot stepped back under the body).
             let foot = input.pipeline.debug.feet[i];
             let animated = input
                 .pipeline
