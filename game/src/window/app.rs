@@ -17,7 +17,8 @@
 //! line, which the end-to-end tests wait on.
 //!
 //! Each frame, in order: input → fixed steps (the flow's run: controller,
-//! animation state, falls, checkpoints, exit) → pose pipeline → camera →
+//! animation state, falls, checkpoints, exit) → pose pipeline → the step's
+//! contact and flow events' sounds ([`crate::audio`]) → camera →
 //! fill the renderer's frame → render and present (the 3D picture, then
 //! designer, flow screens and profiler over it) → wait for the pacer's
 //! deadline.
@@ -37,8 +38,10 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Fullscreen, Window, WindowId};
 
+use crate::audio::Audio;
 use crate::character::Character;
-use crate::flow::{Command, Game, MenuKey, SaveStore, Screen, Sequence};
+use crate::character::events::{CharacterEvent, EventTracker};
+use crate::flow::{Command, FlowEvent, Game, MenuKey, SaveStore, Screen, Sequence};
 use crate::profile::Stage;
 use crate::scene::{
     CameraRig, SceneHandles, draw_character, draw_platforms, lighting, upload_scene, world_mesh,
@@ -102,6 +105,11 @@ pub struct PlayArgs {
     /// Initial window size, WIDTHxHEIGHT (default 1280x720).
     #[arg(long, value_parser = crate::tools::headless::parse_size)]
     pub window_size: Option<(u32, u32)>,
+    /// Master volume of the sound, 0 (silent: no audio device is opened)
+    /// to 1, for this session; without it, the settings' volume (saved with
+    /// the progress, changed on the settings screen).
+    #[arg(long, value_parser = crate::audio::output::parse_volume)]
+    pub volume: Option<f32>,
     /// Another character than the knight (`--character MODEL --rig RIG.ron`).
     #[command(flatten)]
     pub model: crate::character::model::CharacterArgs,
@@ -290,6 +298,9 @@ struct Running {
     overlay: ProfileOverlay,
     designer: Designer,
     flow_ui: FlowUi,
+    /// The sound, and the contact events that drive it.
+    audio: Audio,
+    events: EventTracker,
 }
 
 struct App {
@@ -349,6 +360,8 @@ impl App {
         let flow_ui = FlowUi::new(&window, &renderer);
         eprintln!("ironstep: rendering with {}", gpu.describe());
         let overlay = ProfileOverlay::new(&window, &renderer, self.args.profile);
+        // `--volume` overrides the saved setting for this session.
+        let audio = Audio::open(self.args.volume.unwrap_or(self.game.settings.volume));
         window.request_redraw();
         self.running = Some(Running {
             window,
@@ -365,6 +378,8 @@ impl App {
             overlay,
             designer,
             flow_ui,
+            audio,
+            events: EventTracker::new(),
         });
         println!(
             "flow: level {} ({})",
@@ -452,6 +467,7 @@ impl App {
         let mut sim = Sim::new(level, self.character.clone());
         sim.ik_enabled = self.game.settings.ik;
         r.sim = sim;
+        r.events.reset();
         r.clock = FixedClock::game();
         r.camera = CameraRig::default();
         r.prev_world = current_world(&r.sim);
@@ -587,8 +603,37 @@ impl App {
             self.keys.jump_edge = false;
             r.prev_world = current_world(&r.sim);
             let game = &mut self.game;
+            let first_event = game.events.len();
             commands.extend(prof.time(Stage::Sim, || game.step(&mut r.sim, &input)));
             r.sim.pose_observed(DT, &mut PoseTimer::new(prof));
+            // The step's sounds: the character's contacts, then what the
+            // flow raised (a respawn starts the contacts afresh).
+            let flow_events = &self.game.events[first_event..];
+            if flow_events
+                .iter()
+                .any(|e| matches!(e, FlowEvent::Respawned { .. }))
+            {
+                r.events.reset();
+            }
+            r.events.observe_sim(&r.sim);
+            let at = r.sim.player_state().pos.extend(0.0);
+            for e in flow_events {
+                let raised = match e {
+                    FlowEvent::CheckpointReached { .. } => {
+                        CharacterEvent::Checkpoint { position: at }
+                    }
+                    FlowEvent::LevelComplete { .. } => {
+                        CharacterEvent::LevelComplete { position: at }
+                    }
+                    _ => continue,
+                };
+                r.events.raise(raised);
+            }
+            if self.args.volume.is_none() {
+                // The settings screen's volume, live.
+                r.audio.set_master_volume(self.game.settings.volume);
+            }
+            r.audio.play_events(r.events.events());
         }
         let scene_start = Instant::now();
         let player = r.sim.player_state();

@@ -41,6 +41,7 @@ mod profile_overlay;
 mod render_model;
 mod rigid_parts;
 mod soak;
+mod sound;
 mod strip;
 mod walls;
 mod window;
