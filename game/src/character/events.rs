@@ -420,7 +420,10 @@ impl EventTracker {
         let joint_world =
             |joint: usize| world.transform_point3(input.pipeline.models[joint].w_axis.truncate());
         let on_ground = p.state == Locomotion::Ground;
-        let on_ladder = matches!(p.state, Locomotion::Ladder(_));
+        // On a ladder that holds the limbs fully: while stepping onto it or
+        // off it (a ladder move) the hands and feet are still on their way.
+        let on_ladder =
+            matches!(p.state, Locomotion::Ladder(_)) && input.pipeline.debug.climb_weight >= 0.999;
         let speed = p.vel.length();
         // The layers but the standing one (walking, running, landing), and
         // their share of the mix: the standing layer counts both feet down
@@ -502,9 +505,9 @@ impl EventTracker {
             self.planted[i] = planted;
 
             // Feet and hands on rungs: the climb cycle's contact, where the
-            // limb is at a rung (past the ladder's top rung a limb reaching
-            // on holds nothing: no sound).
-            let at_rung = |joint: usize, from_rung: Vec3| {
+            // limb is at a rung (a hand also at the rails' rungs above the
+            // top; past them a limb reaching on holds nothing: no sound).
+            let at_rung = |joint: usize, from_rung: Vec3, hand: bool| {
                 let ladder = match p.state {
                     Locomotion::Ladder(k) => input.level.ladders.get(k),
                     _ => None,
@@ -512,7 +515,14 @@ impl EventTracker {
                 let at = joint_world(joint);
                 let held = at.y - from_rung.y;
                 ladder
-                    .and_then(|l| l.nearest_rung(held).map(|r| (l, r)))
+                    .and_then(|l| {
+                        let r = if hand {
+                            l.nearest_grip(held)
+                        } else {
+                            l.nearest_rung(held)
+                        };
+                        r.map(|r| (l, r))
+                    })
                     .is_some_and(|(l, r)| (held - r).abs() <= 0.5 * l.rung_spacing)
                     .then_some(at)
             };
@@ -521,7 +531,7 @@ impl EventTracker {
                 && !self.rung_feet[i]
                 && !first
                 && self.since_foot[i] >= MIN_CONTACT_INTERVAL
-                && let Some(position) = at_rung(leg.end, c.rig.ankle_from_rung)
+                && let Some(position) = at_rung(leg.end, c.rig.ankle_from_rung, false)
             {
                 self.since_foot[i] = 0.0;
                 self.events.push(CharacterEvent::FootPlant {
@@ -539,7 +549,8 @@ impl EventTracker {
                 && !self.hands[i]
                 && !first
                 && self.since_hand[i] >= MIN_CONTACT_INTERVAL
-                && let Some(position) = arm.and_then(|a| at_rung(a.end, c.rig.wrist_from_rung))
+                && let Some(position) =
+                    arm.and_then(|a| at_rung(a.end, c.rig.wrist_from_rung, true))
             {
                 self.since_hand[i] = 0.0;
                 self.events.push(CharacterEvent::LadderGrip {

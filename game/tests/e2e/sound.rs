@@ -150,7 +150,8 @@ fn check_cadence(cues: &[Cue]) -> usize {
 }
 
 /// Every rung footstep and every grip, once the climber is on the ladder,
-/// is on a rung of a ladder of the level (the ankle and the wrist sit at the
+/// is on a rung of a ladder of the level (a grip also on the rails' rungs
+/// above its top) (the ankle and the wrist sit at the
 /// rig's offsets above a rung); hands alternate.
 fn check_rungs(level: &Level, cues: &[Cue]) -> (usize, usize) {
     let rig = Character::knight().unwrap().rig;
@@ -181,7 +182,13 @@ fn check_rungs(level: &Level, cues: &[Cue]) -> (usize, usize) {
             .iter()
             .find(|l| (x - l.x).abs() < 0.6 && y > l.bottom - 0.3 && y < l.top + 2.0)
             .unwrap_or_else(|| panic!("{c:?} is at no ladder"));
-        let rung = ladder.nearest_rung(y - offset as f32).unwrap();
+        // Hands also hold the rails' rungs above the ladder's top.
+        let rung = if c.sound == "grip" {
+            ladder.nearest_grip(y - offset as f32)
+        } else {
+            ladder.nearest_rung(y - offset as f32)
+        }
+        .unwrap();
         assert!(
             (y - rung - offset as f32).abs() < 0.03,
             "{c:?} is not on a rung (nearest {rung})"
