@@ -59,7 +59,8 @@ fn vs_shadow(v: SkinnedIn, @builtin(instance_index) instance_index: u32) -> @bui
 @fragment
 fn fs_main(in: SkinnedOut) -> @location(0) vec4<f32> {
     let albedo = material.base_color * textureSample(base_texture, base_sampler, in.uv) * in.color;
-    return vec4<f32>(shade(in.world_pos, in.normal, albedo.rgb), albedo.a);
+    let lit = shade(in.world_pos, in.normal, albedo.rgb);
+    return vec4<f32>(apply_fog(lit, in.world_pos), albedo.a);
 }
 
 // GPU skinning readback for tests: skins `params.vertex_count` vertices with

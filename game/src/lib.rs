@@ -13,10 +13,13 @@
 //!   the egui glue.
 //! - [`tools`]: the command-line tools (`run`, `bench`, `inspect`,
 //!   `render`, `ik-lab`) and the fuzz targets' bodies.
-//! - [`scene`] (what the renderer is given), [`profile`] (our profiler and
-//!   counting allocator) and [`fsio`] (atomic file writes) serve them all.
+//! - [`scene`] (what the renderer is given), [`dust`] (the pool of dust
+//!   puffs raised by landings and hard foot plants), [`profile`] (our
+//!   profiler and counting allocator) and [`fsio`] (atomic file writes)
+//!   serve them all.
 
 pub mod character;
+pub mod dust;
 pub mod fsio;
 pub mod knight;
 pub mod level;

@@ -1,9 +1,11 @@
-//! The renderer: pipelines, per-frame buffers, the shadow and main passes,
-//! and GPU skinning readback for tests.
+//! The renderer: pipelines, per-frame buffers, the shadow and main passes
+//! (sky, world, skinned meshes, soft quads, debug lines), and GPU skinning
+//! readback for tests.
 
 use crate::mesh::{
     LineVertex, MAX_JOINTS_PER_SKIN, SkinnedMeshDesc, SkinnedVertex, WorldMesh, WorldVertex,
 };
+use crate::soft::SoftQuad;
 use crate::timing::{GpuTimer, PassTimes};
 use crate::{Camera, Gpu, RenderError, shaders};
 use bytemuck::{Pod, Zeroable};
@@ -27,6 +29,12 @@ const INITIAL_PALETTE_CAPACITY: u64 = 256;
 const INITIAL_INSTANCE_CAPACITY: u64 = 16;
 /// Initial debug-line vertex capacity (grows by doubling).
 const INITIAL_LINE_CAPACITY: u64 = 1024;
+/// Initial soft-quad capacity (grows by doubling): two contact shadows for
+/// each of a hundred characters and a full dust pool fit without growing.
+const INITIAL_SOFT_CAPACITY: u64 = 512;
+/// Distance of the sun's disc from the screen's centre, as a fraction of
+/// half the screen's height: high in the sky, clear of the hills.
+const SUN_SCREEN_DISTANCE: f32 = 0.72;
 /// Workgroup size of `skin_vertices` (must match the WGSL).
 const SKIN_WORKGROUP: u32 = 64;
 
@@ -40,6 +48,11 @@ struct Globals {
     sky_color: [f32; 4],
     ground_color: [f32; 4],
     shadow_params: [f32; 4],
+    camera_pos: [f32; 4],
+    fog_color: [f32; 4],
+    fog_params: [f32; 4],
+    sky_top: [f32; 4],
+    sun_screen: [f32; 4],
 }
 
 #[repr(C)]
@@ -92,6 +105,33 @@ pub struct Lighting {
     pub clear_color: Vec3,
     /// Shadow region; `None` turns shadows off.
     pub shadow: Option<ShadowBox>,
+    /// A gradient sky with the sun's disc instead of the plain clear
+    /// colour; `None` draws the clear colour only.
+    pub sky: Option<Sky>,
+    /// Distance fog towards the horizon colour (the sky's, or the clear
+    /// colour without a sky); `None` turns it off.
+    pub fog: Option<Fog>,
+}
+
+/// The sky drawn behind everything.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sky {
+    /// Colour at the top of the screen (linear RGB).
+    pub top: Vec3,
+    /// Colour at the horizon (linear RGB); the fog fades to it too.
+    pub horizon: Vec3,
+    /// Radius of the sun's disc as a fraction of half the screen height.
+    pub sun_radius: f32,
+}
+
+/// Exponential distance fog: past `start` metres from the camera, a
+/// fraction `1 - exp(-density × (d - start))` of the colour is the horizon's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fog {
+    /// Distance from the camera where the fog starts, metres.
+    pub start: f32,
+    /// Density per metre.
+    pub density: f32,
 }
 
 impl Default for Lighting {
@@ -106,11 +146,36 @@ impl Default for Lighting {
                 center: Vec3::ZERO,
                 radius: 6.0,
             }),
+            sky: None,
+            fog: None,
         }
     }
 }
 
 impl Lighting {
+    /// The horizon colour: the sky's, or the clear colour without a sky.
+    pub fn horizon(&self) -> Vec3 {
+        self.sky.map_or(self.clear_color, |s| s.horizon)
+    }
+
+    /// Where the sun's disc is drawn, in NDC, on a target of `aspect`
+    /// (width / height): in the direction the light comes from (its x and
+    /// y), [`SUN_SCREEN_DISTANCE`] of half the screen height from the
+    /// centre, so shadows point away from it.
+    pub fn sun_on_screen(&self, aspect: f32) -> glam::Vec2 {
+        let d = self
+            .sun_dir
+            .truncate()
+            .try_normalize()
+            .unwrap_or(glam::Vec2::Y);
+        let aspect = if aspect.is_finite() && aspect > 0.0 {
+            aspect
+        } else {
+            1.0
+        };
+        glam::Vec2::new(d.x / aspect, d.y) * SUN_SCREEN_DISTANCE
+    }
+
     /// The sun's view-projection for the shadow map (orthographic, depth 0..1).
     pub fn light_view_proj(&self) -> Mat4 {
         let Some(b) = self.shadow else {
@@ -146,6 +211,7 @@ pub struct Frame {
     instances: Vec<InstanceRecord>,
     worlds: Vec<WorldMeshId>,
     lines: Vec<LineVertex>,
+    soft: Vec<SoftQuad>,
     /// Whether debug lines and points are drawn (toggled at run time).
     pub show_debug: bool,
 }
@@ -167,6 +233,7 @@ impl Frame {
             instances: Vec::new(),
             worlds: Vec::new(),
             lines: Vec::new(),
+            soft: Vec::new(),
             show_debug: true,
         }
     }
@@ -177,6 +244,26 @@ impl Frame {
         self.instances.clear();
         self.worlds.clear();
         self.lines.clear();
+        self.soft.clear();
+    }
+
+    /// A soft round quad centred on `center`, spanned by the half-axes
+    /// `axis_u` and `axis_v`, in straight RGBA `color` (alpha: opacity at
+    /// the centre, fading to nothing at the rim). Blended over the scene
+    /// after everything opaque, without writing depth: contact shadows
+    /// (lying on a floor, dark) and dust (facing the camera, light).
+    pub fn soft_quad(&mut self, center: Vec3, axis_u: Vec3, axis_v: Vec3, color: [f32; 4]) {
+        self.soft.push(SoftQuad {
+            center: center.to_array(),
+            axis_u: axis_u.to_array(),
+            axis_v: axis_v.to_array(),
+            color,
+        });
+    }
+
+    /// Number of soft quads queued.
+    pub fn soft_quad_count(&self) -> usize {
+        self.soft.len()
     }
 
     /// Draws `mesh` with its bone `palette` (model × inverse bind, one per
@@ -333,11 +420,14 @@ pub struct Renderer {
     skinned_shadow_pipeline: wgpu::RenderPipeline,
     world_pipeline: wgpu::RenderPipeline,
     world_shadow_pipeline: wgpu::RenderPipeline,
+    sky_pipeline: wgpu::RenderPipeline,
+    soft_pipeline: wgpu::RenderPipeline,
     line_pipeline: wgpu::RenderPipeline,
     skin_compute_pipeline: wgpu::ComputePipeline,
     palettes: GrowBuffer,
     instances: GrowBuffer,
     lines: GrowBuffer,
+    soft: GrowBuffer,
     skinned_meshes: Vec<SkinnedMeshGpu>,
     world_meshes: Vec<WorldMeshGpu>,
     targets: Option<Targets>,
@@ -389,8 +479,10 @@ fn vertex_layout<'a>(
 const SKINNED_ATTRS: [wgpu::VertexAttribute; 6] = wgpu::vertex_attr_array![
     0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Uint16x4, 4 => Float32x4, 5 => Float32x4
 ];
-const WORLD_ATTRS: [wgpu::VertexAttribute; 3] =
-    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x4];
+const WORLD_ATTRS: [wgpu::VertexAttribute; 4] =
+    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x4, 3 => Uint32];
+const SOFT_ATTRS: [wgpu::VertexAttribute; 4] =
+    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x3, 3 => Float32x4];
 const LINE_ATTRS: [wgpu::VertexAttribute; 2] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x4];
 
@@ -560,6 +652,14 @@ impl Renderer {
             label: Some("world.wgsl"),
             source: wgpu::ShaderSource::Wgsl(shaders::WORLD_MODULE.into()),
         });
+        let sky_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("sky.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(shaders::SKY_MODULE.into()),
+        });
+        let soft_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("soft.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(shaders::SOFT_MODULE.into()),
+        });
         let line_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("lines.wgsl"),
             source: wgpu::ShaderSource::Wgsl(shaders::LINES_MODULE.into()),
@@ -695,6 +795,65 @@ impl Renderer {
             &world_module,
             &world_buffers,
         );
+        let overlay = |label: &str,
+                       module: &wgpu::ShaderModule,
+                       buffers: &[Option<wgpu::VertexBufferLayout>],
+                       depth_compare: wgpu::CompareFunction,
+                       blend: Option<wgpu::BlendState>| {
+            let layout = layout(label, &[Some(&globals_bgl), Some(&shadow_bgl)]);
+            let targets = [Some(wgpu::ColorTargetState {
+                format: color_format,
+                blend,
+                write_mask: wgpu::ColorWrites::ALL,
+            })];
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers,
+                },
+                primitive: wgpu::PrimitiveState {
+                    cull_mode: None,
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(false),
+                    depth_compare: Some(depth_compare),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample: wgpu::MultisampleState {
+                    count: SAMPLE_COUNT,
+                    ..Default::default()
+                },
+                fragment: Some(wgpu::FragmentState {
+                    module,
+                    entry_point: Some("fs_main"),
+                    compilation_options: Default::default(),
+                    targets: &targets,
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        // The sky goes first, behind everything: no depth test or write.
+        let sky_pipeline = overlay("sky", &sky_module, &[], wgpu::CompareFunction::Always, None);
+        let soft_buffers = [Some(wgpu::VertexBufferLayout {
+            array_stride: size_of::<SoftQuad>() as u64,
+            step_mode: wgpu::VertexStepMode::Instance,
+            attributes: &SOFT_ATTRS,
+        })];
+        let soft_pipeline = overlay(
+            "soft quads",
+            &soft_module,
+            &soft_buffers,
+            wgpu::CompareFunction::LessEqual,
+            Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
+        );
         let line_layout = layout("lines", &[Some(&globals_bgl)]);
         let line_pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some("lines"),
@@ -758,6 +917,12 @@ impl Renderer {
             INITIAL_LINE_CAPACITY * size_of::<LineVertex>() as u64,
             wgpu::BufferUsages::VERTEX,
         );
+        let soft = GrowBuffer::new(
+            &device,
+            "soft quads",
+            INITIAL_SOFT_CAPACITY * size_of::<SoftQuad>() as u64,
+            wgpu::BufferUsages::VERTEX,
+        );
         let skin_bg = Self::make_skin_bg(&device, &skin_bgl, &palettes.buffer, &instances.buffer);
         let timer = GpuTimer::new(&device, &gpu.queue);
         Self {
@@ -777,11 +942,14 @@ impl Renderer {
             skinned_shadow_pipeline,
             world_pipeline,
             world_shadow_pipeline,
+            sky_pipeline,
+            soft_pipeline,
             line_pipeline,
             skin_compute_pipeline,
             palettes,
             instances,
             lines,
+            soft,
             skinned_meshes: Vec::new(),
             world_meshes: Vec::new(),
             targets: None,
@@ -1112,6 +1280,14 @@ impl Renderer {
         let device = self.gpu.device.clone();
         let queue = self.gpu.queue.clone();
         let aspect = size.0 as f32 / size.1 as f32;
+        let sun_screen = lighting.sun_on_screen(aspect);
+        let horizon = lighting.horizon();
+        let fog = lighting.fog.unwrap_or(crate::Fog {
+            start: 0.0,
+            density: 0.0,
+        });
+        let sky_top = lighting.sky.map_or(lighting.clear_color, |s| s.top);
+        let sun_radius = lighting.sky.map_or(0.0, |s| s.sun_radius);
         let globals = Globals {
             view_proj: camera.view_proj(aspect).to_cols_array_2d(),
             light_view_proj: lighting.light_view_proj().to_cols_array_2d(),
@@ -1130,6 +1306,11 @@ impl Renderer {
                 0.0,
             )
             .to_array(),
+            camera_pos: camera.position.extend(1.0).to_array(),
+            fog_color: horizon.extend(fog.density.max(0.0)).to_array(),
+            fog_params: [fog.start, 0.0, 0.0, 0.0],
+            sky_top: sky_top.extend(1.0).to_array(),
+            sun_screen: [sun_screen.x, sun_screen.y, sun_radius, aspect],
         };
         let mut uploaded = size_of::<Globals>() as u64;
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
@@ -1156,6 +1337,12 @@ impl Renderer {
                 bytemuck::cast_slice(&self.scratch_instances),
             );
             uploaded += palette_bytes + instance_bytes;
+        }
+        if !frame.soft.is_empty() {
+            let soft_bytes = (frame.soft.len() * size_of::<SoftQuad>()) as u64;
+            self.soft.ensure(&device, soft_bytes);
+            queue.write_buffer(&self.soft.buffer, 0, bytemuck::cast_slice(&frame.soft));
+            uploaded += soft_bytes;
         }
         let draw_lines = frame.show_debug && !frame.lines.is_empty();
         if draw_lines {
@@ -1249,6 +1436,11 @@ impl Renderer {
             });
             pass.set_bind_group(0, &self.globals_bg, &[]);
             pass.set_bind_group(1, &self.shadow_bg, &[]);
+            if lighting.sky.is_some() {
+                pass.set_pipeline(&self.sky_pipeline);
+                pass.draw(0..3, 0..1);
+                draw_calls += 1;
+            }
             pass.set_pipeline(&self.world_pipeline);
             for w in &frame.worlds {
                 let m = &self.world_meshes[w.0 as usize];
@@ -1265,6 +1457,12 @@ impl Renderer {
                 pass.set_vertex_buffer(0, m.vertices.slice(..));
                 pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
                 pass.draw_indexed(0..m.index_count, 0, first..first + count);
+                draw_calls += 1;
+            }
+            if !frame.soft.is_empty() {
+                pass.set_pipeline(&self.soft_pipeline);
+                pass.set_vertex_buffer(0, self.soft.buffer.slice(..));
+                pass.draw(0..6, 0..frame.soft.len() as u32);
                 draw_calls += 1;
             }
             if draw_lines {

@@ -27,8 +27,10 @@ use serde::Serialize;
 use renderer::{Frame, OffscreenTarget, Renderer};
 
 use crate::character::Character;
+use crate::dust::{DustPool, DustTrigger};
 use crate::scene::{
-    CameraRig, SceneHandles, draw_character, draw_platforms, lighting, upload_scene,
+    CameraRig, SceneHandles, draw_character, draw_contact_shadows, draw_platforms, lighting,
+    upload_scene,
 };
 use crate::sim::player::DT;
 use crate::sim::script::Script;
@@ -170,6 +172,9 @@ pub struct Shooter {
     pub written: Vec<PathBuf>,
     /// A contact sheet being filled: frames (from 1) and the sheet's pixels.
     strip: Option<Strip>,
+    /// Dust raised by the player, advanced every step.
+    dust: DustPool,
+    dust_trigger: DustTrigger,
 }
 
 /// A contact sheet: consecutive frames in a grid of [`STRIP_COLUMNS`].
@@ -240,6 +245,8 @@ impl Shooter {
             dir: dir.to_path_buf(),
             written: Vec::new(),
             strip: None,
+            dust: DustPool::new(),
+            dust_trigger: DustTrigger::default(),
         })
     }
 
@@ -274,6 +281,15 @@ impl Shooter {
     /// Follows the player and, on every K-th frame, renders and saves it.
     pub fn after_frame(&mut self, sim: &Sim, frame_index: u64) -> Result<()> {
         let player = sim.player_state();
+        {
+            let body = sim
+                .world
+                .get::<&Body>(sim.player)
+                .expect("the player has a body");
+            self.dust_trigger
+                .observe(&player, &body.pipeline.debug, &mut self.dust);
+        }
+        self.dust.update(DT);
         let camera = self.camera.update(&player, DT);
         let number = frame_index + 1;
         let wanted = match &self.strip {
@@ -297,6 +313,14 @@ impl Shooter {
             &body.pipeline,
             body.pipeline.world,
         );
+        draw_contact_shadows(
+            &mut self.frame,
+            &body.character,
+            &body.pipeline,
+            body.pipeline.world,
+            &sim.level,
+        );
+        self.dust.draw(&mut self.frame);
         let center = glam::Vec3::new(player.pos.x, player.pos.y, 0.0);
         self.renderer
             .render(

@@ -28,9 +28,11 @@ use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
 use crate::character::Character;
+use crate::dust::{DustPool, DustTrigger};
 use crate::profile::Stage;
 use crate::scene::{
-    CameraRig, SceneHandles, draw_character, draw_platforms, lighting, upload_scene,
+    CameraRig, SceneHandles, draw_character, draw_contact_shadows, draw_platforms, lighting,
+    upload_scene,
 };
 use crate::sim::clock::{FixedClock, FramePacer};
 use crate::sim::player::{DT, Input};
@@ -201,6 +203,9 @@ struct Running {
     last: Instant,
     overlay: ProfileOverlay,
     designer: Designer,
+    /// Dust raised by the player, advanced every fixed step.
+    dust: DustPool,
+    dust_trigger: DustTrigger,
 }
 
 struct App {
@@ -256,6 +261,8 @@ impl App {
             last: Instant::now(),
             overlay,
             designer,
+            dust: DustPool::new(),
+            dust_trigger: DustTrigger::default(),
         });
         Ok(())
     }
@@ -335,6 +342,15 @@ impl App {
             r.prev_world = current_world(&r.sim);
             prof.time(Stage::Sim, || r.sim.step(&input));
             r.sim.pose_observed(DT, &mut PoseTimer::new(prof));
+            let player = r.sim.player_state();
+            let body = r
+                .sim
+                .world
+                .get::<&Body>(r.sim.player)
+                .expect("the player has a body");
+            r.dust_trigger
+                .observe(&player, &body.pipeline.debug, &mut r.dust);
+            r.dust.update(DT);
         }
         let scene_start = Instant::now();
         let player = r.sim.player_state();
@@ -360,6 +376,14 @@ impl App {
                 &body.pipeline,
                 blended,
             );
+            draw_contact_shadows(
+                &mut r.frame,
+                &body.character,
+                &body.pipeline,
+                blended,
+                &r.sim.level,
+            );
+            r.dust.draw(&mut r.frame);
         }
         r.designer.ui(&r.window);
         let light = lighting(Vec3::new(player.pos.x, player.pos.y, 0.0));
