@@ -1,5 +1,6 @@
-// The sky: one full-screen triangle drawn first in the main pass (no depth
-// test or write), a gradient from the horizon colour (the fog's, so distant
+// The sky: one full-screen triangle on the far plane, drawn after
+// everything opaque in the main pass (depth test less-or-equal against the
+// cleared depth, no write: only uncovered pixels are shaded), a gradient from the horizon colour (the fog's, so distant
 // things melt into it) to the top colour, and the sun's disc with a glow.
 // The disc sits on the screen in the direction the light comes from (the
 // sun direction's x and y), so every shadow points away from it; the camera

@@ -1,8 +1,9 @@
 // Static world meshes (tiles, caps, slopes, planks, ladders, backdrop
 // silhouettes): vertices already in world space with normals, a tint and a
-// material number. Each material is a procedural pattern computed from the
-// world position (no textures), projected on the plane the face mostly lies
-// in. Prepended by `common.wgsl`.
+// material number (the renderer groups triangles by it). Each material is a
+// procedural pattern computed from the world position (no textures),
+// projected on the plane the face mostly lies in, with its own fragment
+// entry point. Prepended by `common.wgsl`.
 
 struct WorldIn {
     @location(0) position: vec3<f32>,
@@ -18,16 +19,6 @@ struct WorldOut {
     @location(2) color: vec4<f32>,
     @location(3) @interpolate(flat) material: u32,
 };
-
-// The numbers of `renderer::Material`.
-const MAT_PLAIN: u32 = 0u;
-const MAT_GRASS: u32 = 1u;
-const MAT_STONE: u32 = 2u;
-const MAT_EARTH: u32 = 3u;
-const MAT_BRICK: u32 = 4u;
-const MAT_WOOD: u32 = 5u;
-const MAT_METAL: u32 = 6u;
-const MAT_SILHOUETTE: u32 = 7u;
 
 @vertex
 fn vs_main(v: WorldIn) -> WorldOut {
@@ -73,10 +64,10 @@ fn value_noise(p: vec2<f32>) -> f32 {
     return mix(mix(a, b, u.x), mix(c, d, u.x), u.y);
 }
 
-// Three octaves of value noise, 0..1.
+// Two octaves of value noise, 0..1. Two, not more: on a software
+// rasteriser every octave is a visible share of the frame (BENCHMARKS.md).
 fn fbm(p: vec2<f32>) -> f32 {
-    return 0.5 * value_noise(p) + 0.3 * value_noise(p * 2.03 + vec2<f32>(17.1, 3.7))
-        + 0.2 * value_noise(p * 4.11 + vec2<f32>(-5.3, 29.9));
+    return 0.62 * value_noise(p) + 0.38 * value_noise(p * 2.63 + vec2<f32>(17.1, 3.7));
 }
 
 // The face's own 2D coordinates: (x, z) on tops and bottoms, (x, y) on the
@@ -116,7 +107,7 @@ fn grass(p: vec3<f32>, n: vec3<f32>, tint: vec3<f32>) -> vec3<f32> {
         stretch = vec2<f32>(38.0, 7.0);
     }
     let blades = value_noise(uv * stretch);
-    let dry = smoothstep(0.55, 0.8, fbm(uv * 0.35 + vec2<f32>(40.0, 11.0)));
+    let dry = smoothstep(0.55, 0.8, value_noise(uv * 0.35 + vec2<f32>(40.0, 11.0)));
     var c = tint * (0.72 + 0.5 * blotch) * (0.82 + 0.32 * blades);
     c = mix(c, c * vec3<f32>(1.35, 1.15, 0.55), dry * 0.6);
     return c;
@@ -124,7 +115,7 @@ fn grass(p: vec3<f32>, n: vec3<f32>, tint: vec3<f32>) -> vec3<f32> {
 
 fn earth(p: vec3<f32>, n: vec3<f32>, tint: vec3<f32>) -> vec3<f32> {
     let uv = plane_coords(p, n);
-    let warp = fbm(uv * 0.9);
+    let warp = value_noise(uv * 0.9);
     let strata = 0.5 + 0.5 * sin((uv.y + 0.35 * warp) * 13.0);
     var c = tint * (0.72 + 0.18 * strata + 0.3 * fbm(uv * 3.1));
     // Pebbles: one in some cells of a 12 cm lattice.
@@ -132,8 +123,8 @@ fn earth(p: vec3<f32>, n: vec3<f32>, tint: vec3<f32>) -> vec3<f32> {
     let h = hash2(vec2<i32>(cell));
     let centre = cell + vec2<f32>(0.3 + 0.4 * fract(h * 7.0), 0.3 + 0.4 * fract(h * 13.0));
     let d = length(uv * 8.0 - centre);
-    let pebble = (1.0 - smoothstep(0.18, 0.26, d)) * step(0.72, h);
-    c = mix(c, vec3<f32>(0.42, 0.40, 0.37) * (0.8 + 0.4 * fract(h * 31.0)), pebble);
+    let pebble = (1.0 - smoothstep(0.16, 0.24, d)) * step(0.8, h);
+    c = mix(c, vec3<f32>(0.30, 0.27, 0.24) * (0.8 + 0.4 * fract(h * 31.0)), pebble * 0.8);
     return c;
 }
 
@@ -143,7 +134,7 @@ fn stone(p: vec3<f32>, n: vec3<f32>, tint: vec3<f32>) -> vec3<f32> {
     let weather = fbm(uv * 2.7);
     var c = tint * (0.8 + 0.25 * m.y) * (0.75 + 0.45 * weather);
     // Moss where the weathering noise is high, on tops only.
-    let moss = smoothstep(0.62, 0.78, fbm(uv * 0.9 + vec2<f32>(7.0, 3.0))) * step(0.7, n.y);
+    let moss = smoothstep(0.62, 0.78, value_noise(uv * 0.9 + vec2<f32>(7.0, 3.0))) * step(0.7, n.y);
     c = mix(c, vec3<f32>(0.20, 0.30, 0.12), moss * 0.7);
     return mix(c, tint * 0.35, m.x);
 }
@@ -178,34 +169,52 @@ fn metal(p: vec3<f32>, n: vec3<f32>, tint: vec3<f32>) -> vec3<f32> {
     return tint * (0.85 + 0.25 * brushed);
 }
 
-@fragment
-fn fs_main(in: WorldOut) -> @location(0) vec4<f32> {
-    let tint = in.color.rgb;
-    var albedo = tint;
-    switch in.material {
-        case MAT_SILHOUETTE: {
-            return vec4<f32>(apply_fog(tint, in.world_pos), in.color.a);
-        }
-        case MAT_GRASS: {
-            albedo = grass(in.world_pos, in.normal, tint);
-        }
-        case MAT_STONE: {
-            albedo = stone(in.world_pos, in.normal, tint);
-        }
-        case MAT_EARTH: {
-            albedo = earth(in.world_pos, in.normal, tint);
-        }
-        case MAT_BRICK: {
-            albedo = brick(in.world_pos, in.normal, tint);
-        }
-        case MAT_WOOD: {
-            albedo = wood(in.world_pos, in.normal, tint);
-        }
-        case MAT_METAL: {
-            albedo = metal(in.world_pos, in.normal, tint);
-        }
-        default: {}
-    }
+// One fragment entry point per material: the renderer draws each
+// material's triangles with its own pipeline, so a fragment runs only its
+// own pattern (a software rasteriser runs every branch of a switch whose
+// lanes may differ, paying for all six patterns on every pixel).
+fn finish(in: WorldOut, albedo: vec3<f32>) -> vec4<f32> {
     let lit = shade(in.world_pos, in.normal, albedo);
     return vec4<f32>(apply_fog(lit, in.world_pos), in.color.a);
+}
+
+@fragment
+fn fs_plain(in: WorldOut) -> @location(0) vec4<f32> {
+    return finish(in, in.color.rgb);
+}
+
+@fragment
+fn fs_grass(in: WorldOut) -> @location(0) vec4<f32> {
+    return finish(in, grass(in.world_pos, in.normal, in.color.rgb));
+}
+
+@fragment
+fn fs_stone(in: WorldOut) -> @location(0) vec4<f32> {
+    return finish(in, stone(in.world_pos, in.normal, in.color.rgb));
+}
+
+@fragment
+fn fs_earth(in: WorldOut) -> @location(0) vec4<f32> {
+    return finish(in, earth(in.world_pos, in.normal, in.color.rgb));
+}
+
+@fragment
+fn fs_brick(in: WorldOut) -> @location(0) vec4<f32> {
+    return finish(in, brick(in.world_pos, in.normal, in.color.rgb));
+}
+
+@fragment
+fn fs_wood(in: WorldOut) -> @location(0) vec4<f32> {
+    return finish(in, wood(in.world_pos, in.normal, in.color.rgb));
+}
+
+@fragment
+fn fs_metal(in: WorldOut) -> @location(0) vec4<f32> {
+    return finish(in, metal(in.world_pos, in.normal, in.color.rgb));
+}
+
+// Backdrop silhouettes: unlit, only fogged.
+@fragment
+fn fs_silhouette(in: WorldOut) -> @location(0) vec4<f32> {
+    return vec4<f32>(apply_fog(in.color.rgb, in.world_pos), in.color.a);
 }

@@ -50,7 +50,8 @@ const BRICK: Surface = Surface::new(Material::Brick, [0.56, 0.31, 0.22, 1.0]);
 const WOOD: Surface = Surface::new(Material::Wood, [0.50, 0.32, 0.16, 1.0]);
 /// One-way planks.
 const PLANK: Surface = Surface::new(Material::Wood, [0.62, 0.42, 0.22, 1.0]);
-const METAL: [f32; 4] = [0.55, 0.57, 0.62, 1.0];
+/// The steel frame of a moving platform.
+const METAL: [f32; 4] = [0.42, 0.44, 0.48, 1.0];
 
 /// Thickness of a one-way plank as drawn, metres: thin, like a bridge's deck.
 pub const PLANK_THICKNESS: f32 = 0.12;
@@ -442,38 +443,73 @@ pub fn draw_platforms(frame: &mut Frame, mesh: SkinnedMeshId, level: &Level, alp
     }
 }
 
+/// Wooden deck boards across a moving platform's top (alternating shades).
+const DECK: [[f32; 4]; 2] = [[0.55, 0.37, 0.20, 1.0], [0.46, 0.30, 0.16, 1.0]];
+/// Boards across the deck, along its depth.
+const DECK_BOARDS: usize = 5;
+
 /// The unit box of [`SceneHandles::platform`]: one joint, every vertex
-/// bound to it with weight 1.
+/// bound to it with weight 1. Its top is a deck of wooden boards, its sides
+/// a steel frame whose edges are darker (they read as a riveted rim).
 fn upload_platform_box(renderer: &mut Renderer) -> Result<SkinnedMeshId, RenderError> {
     let mut vertices = Vec::new();
     let mut indices = Vec::new();
-    let faces: [(Vec3, Vec3, Vec3); 6] = [
-        (Vec3::Y, Vec3::X, Vec3::NEG_Z),
+    let mut quad = |corners: [Vec3; 4], n: Vec3, colors: [[f32; 4]; 4]| {
+        let base = vertices.len() as u32;
+        for (p, color) in corners.into_iter().zip(colors) {
+            vertices.push(SkinnedVertex {
+                position: p.to_array(),
+                normal: n.to_array(),
+                uv: [p.x + 0.5, p.z + 0.5],
+                joints: [0; 4],
+                weights: [1.0, 0.0, 0.0, 0.0],
+                color,
+            });
+        }
+        indices.extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
+    };
+    // Box from (-0.5, -1, -0.5) to (0.5, 0, 0.5): the top at y = 0.
+    for i in 0..DECK_BOARDS {
+        let z0 = -0.5 + i as f32 / DECK_BOARDS as f32;
+        let z1 = z0 + 1.0 / DECK_BOARDS as f32;
+        quad(
+            [
+                Vec3::new(-0.5, 0.0, z1),
+                Vec3::new(0.5, 0.0, z1),
+                Vec3::new(0.5, 0.0, z0),
+                Vec3::new(-0.5, 0.0, z0),
+            ],
+            Vec3::Y,
+            [DECK[i % 2]; 4],
+        );
+    }
+    let sides: [(Vec3, Vec3, Vec3); 5] = [
         (Vec3::NEG_Y, Vec3::X, Vec3::Z),
         (Vec3::X, Vec3::NEG_Z, Vec3::Y),
         (Vec3::NEG_X, Vec3::Z, Vec3::Y),
         (Vec3::Z, Vec3::X, Vec3::Y),
         (Vec3::NEG_Z, Vec3::NEG_X, Vec3::Y),
     ];
-    for (n, u, v) in faces {
-        let base = vertices.len() as u32;
-        // Box from (-0.5, -1, -0.5) to (0.5, 0, 0.5): the top at y = 0.
+    for (n, u, v) in sides {
         let centre = Vec3::new(0.0, -0.5, 0.0) + n * 0.5;
-        for (su, sv) in [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)] {
-            let p = centre + u * su + v * sv;
-            // Darker bands along the edges read as a riveted metal frame.
-            let edge = su.abs().max(sv.abs());
-            let k = if edge > 0.45 { 0.8 } else { 1.0 };
-            vertices.push(SkinnedVertex {
-                position: p.to_array(),
-                normal: n.to_array(),
-                uv: [su + 0.5, sv + 0.5],
-                joints: [0; 4],
-                weights: [1.0, 0.0, 0.0, 0.0],
-                color: [METAL[0] * k, METAL[1] * k, METAL[2] * k, 1.0],
-            });
-        }
-        indices.extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
+        let corners = [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)];
+        // Sides shade from a bright top edge under the deck to a dark foot,
+        // the underside darkest: the steel reads as a frame under the boards.
+        let k = |sv: f32| {
+            if n == Vec3::NEG_Y {
+                0.6
+            } else {
+                0.75 + 0.5 * (sv + 0.5)
+            }
+        };
+        quad(
+            corners.map(|(su, sv)| centre + u * su + v * sv),
+            n,
+            corners.map(|(_, sv)| {
+                let k = k(sv);
+                [METAL[0] * k, METAL[1] * k, METAL[2] * k, 1.0]
+            }),
+        );
     }
     renderer.upload_skinned_mesh(&SkinnedMeshDesc {
         label: "moving platform",

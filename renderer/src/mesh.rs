@@ -75,6 +75,41 @@ pub enum Material {
     Silhouette = 7,
 }
 
+impl Material {
+    /// Every material, in the order the renderer draws them: the level's
+    /// materials first, the backdrop last (the level hides much of it, and
+    /// the depth test then spares those pixels).
+    pub const ALL: [Material; 8] = [
+        Material::Plain,
+        Material::Grass,
+        Material::Stone,
+        Material::Earth,
+        Material::Brick,
+        Material::Wood,
+        Material::Metal,
+        Material::Silhouette,
+    ];
+
+    /// The material with number `n` (`Material as u32`), if any.
+    pub fn from_u32(n: u32) -> Option<Self> {
+        Self::ALL.get(n as usize).copied()
+    }
+
+    /// Its fragment entry point in `shaders/world.wgsl`.
+    pub fn entry_point(self) -> &'static str {
+        match self {
+            Material::Plain => "fs_plain",
+            Material::Grass => "fs_grass",
+            Material::Stone => "fs_stone",
+            Material::Earth => "fs_earth",
+            Material::Brick => "fs_brick",
+            Material::Wood => "fs_wood",
+            Material::Metal => "fs_metal",
+            Material::Silhouette => "fs_silhouette",
+        }
+    }
+}
+
 /// What a face is made of: a material and its tint.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Surface {
@@ -290,6 +325,11 @@ pub struct WorldMesh {
     pub vertices: Vec<WorldVertex>,
     /// Triangle list indices.
     pub indices: Vec<u32>,
+    /// How many of the first indices draw shapes that cast shadows (solids,
+    /// planks, ladders). The backdrop comes after them and is left out of
+    /// the shadow pass: it is far behind the shadow box, and its large
+    /// quads cost the rasteriser for nothing.
+    pub shadow_indices: usize,
 }
 
 impl WorldMesh {
@@ -405,7 +445,13 @@ impl WorldMesh {
                 );
             }
         }
-        for (i, b) in backdrops.iter().enumerate() {
+        mesh.shadow_indices = mesh.indices.len();
+        // Nearest layer first: its pixels are drawn before the layers it
+        // hides, so the depth test spares the rasteriser their shading.
+        let mut order: Vec<usize> = (0..backdrops.len()).collect();
+        order.sort_by(|&a, &b| backdrops[b].z.total_cmp(&backdrops[a].z));
+        for i in order {
+            let b = &backdrops[i];
             b.check().map_err(|reason| shape_err(&format!("backdrop {i}"), &reason))?;
             crate::scenery::add_backdrop(&mut mesh, b);
         }

@@ -5,6 +5,7 @@
 use crate::mesh::{
     LineVertex, MAX_JOINTS_PER_SKIN, SkinnedMeshDesc, SkinnedVertex, WorldMesh, WorldVertex,
 };
+use crate::mesh::Material;
 use crate::soft::SoftQuad;
 use crate::timing::{GpuTimer, PassTimes};
 use crate::{Camera, Gpu, RenderError, shaders};
@@ -352,8 +353,15 @@ struct SkinnedMeshGpu {
 
 struct WorldMeshGpu {
     vertices: wgpu::Buffer,
+    /// The mesh's indices as built (the shadow pass draws the first
+    /// `shadow_index_count`, see [`WorldMesh::shadow_indices`]).
     indices: wgpu::Buffer,
-    index_count: u32,
+    shadow_index_count: u32,
+    /// The same triangles grouped by material, in [`Material::ALL`]'s order,
+    /// and each material's range of them: the main pass draws each range
+    /// with that material's pipeline.
+    material_indices: wgpu::Buffer,
+    material_ranges: [std::ops::Range<u32>; Material::ALL.len()],
 }
 
 struct GrowBuffer {
@@ -418,7 +426,8 @@ pub struct Renderer {
     material_sampler: wgpu::Sampler,
     skinned_pipeline: wgpu::RenderPipeline,
     skinned_shadow_pipeline: wgpu::RenderPipeline,
-    world_pipeline: wgpu::RenderPipeline,
+    /// One world pipeline per material, in [`Material::ALL`]'s order.
+    world_pipelines: [wgpu::RenderPipeline; Material::ALL.len()],
     world_shadow_pipeline: wgpu::RenderPipeline,
     sky_pipeline: wgpu::RenderPipeline,
     soft_pipeline: wgpu::RenderPipeline,
@@ -707,7 +716,8 @@ impl Renderer {
         let lit = |label: &str,
                    layout: &wgpu::PipelineLayout,
                    module: &wgpu::ShaderModule,
-                   buffers: &[Option<wgpu::VertexBufferLayout>]| {
+                   buffers: &[Option<wgpu::VertexBufferLayout>],
+                   fragment_entry: &str| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
                 layout: Some(layout),
@@ -734,7 +744,7 @@ impl Renderer {
                 },
                 fragment: Some(wgpu::FragmentState {
                     module,
-                    entry_point: Some("fs_main"),
+                    entry_point: Some(fragment_entry),
                     compilation_options: Default::default(),
                     targets: &color_target,
                 }),
@@ -781,8 +791,17 @@ impl Renderer {
             &skinned_layout,
             &skinned_module,
             &skinned_buffers,
+            "fs_main",
         );
-        let world_pipeline = lit("world", &world_layout, &world_module, &world_buffers);
+        let world_pipelines = Material::ALL.map(|m| {
+            lit(
+                m.entry_point(),
+                &world_layout,
+                &world_module,
+                &world_buffers,
+                m.entry_point(),
+            )
+        });
         let skinned_shadow_pipeline = shadow(
             "skinned shadow",
             &skinned_shadow_layout,
@@ -840,8 +859,15 @@ impl Renderer {
                 cache: None,
             })
         };
-        // The sky goes first, behind everything: no depth test or write.
-        let sky_pipeline = overlay("sky", &sky_module, &[], wgpu::CompareFunction::Always, None);
+        // The sky lies on the far plane, drawn after everything opaque: the
+        // depth test keeps only the pixels still at the cleared depth.
+        let sky_pipeline = overlay(
+            "sky",
+            &sky_module,
+            &[],
+            wgpu::CompareFunction::LessEqual,
+            None,
+        );
         let soft_buffers = [Some(wgpu::VertexBufferLayout {
             array_stride: size_of::<SoftQuad>() as u64,
             step_mode: wgpu::VertexStepMode::Instance,
@@ -940,7 +966,7 @@ impl Renderer {
             material_sampler,
             skinned_pipeline,
             skinned_shadow_pipeline,
-            world_pipeline,
+            world_pipelines,
             world_shadow_pipeline,
             sky_pipeline,
             soft_pipeline,
@@ -1139,6 +1165,16 @@ impl Renderer {
                 reason: "no vertices or no indices".into(),
             });
         }
+        if mesh.shadow_indices > mesh.indices.len() {
+            return Err(RenderError::InvalidMesh {
+                mesh: "world".into(),
+                reason: format!(
+                    "{} shadow-casting indices, the mesh has {}",
+                    mesh.shadow_indices,
+                    mesh.indices.len()
+                ),
+            });
+        }
         if let Some(&i) = mesh
             .indices
             .iter()
@@ -1160,10 +1196,33 @@ impl Renderer {
             contents: bytemuck::cast_slice(&mesh.indices),
             usage: wgpu::BufferUsages::INDEX,
         });
+        // Triangles grouped by their first vertex's material.
+        let mut buckets: [Vec<u32>; Material::ALL.len()] = Default::default();
+        for tri in mesh.indices.chunks_exact(3) {
+            let number = mesh.vertices[tri[0] as usize].material;
+            let material = Material::from_u32(number).ok_or_else(|| RenderError::InvalidMesh {
+                mesh: "world".into(),
+                reason: format!("vertex {} has no material {number}", tri[0]),
+            })?;
+            buckets[material as usize].extend_from_slice(tri);
+        }
+        let mut grouped = Vec::with_capacity(mesh.indices.len());
+        let material_ranges = buckets.map(|b| {
+            let start = grouped.len() as u32;
+            grouped.extend_from_slice(&b);
+            start..grouped.len() as u32
+        });
+        let material_indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("world indices by material"),
+            contents: bytemuck::cast_slice(&grouped),
+            usage: wgpu::BufferUsages::INDEX,
+        });
         Ok(WorldMeshGpu {
             vertices,
             indices,
-            index_count: mesh.indices.len() as u32,
+            shadow_index_count: mesh.shadow_indices as u32,
+            material_indices,
+            material_ranges,
         })
     }
 
@@ -1383,9 +1442,12 @@ impl Renderer {
                 pass.set_pipeline(&self.world_shadow_pipeline);
                 for w in &frame.worlds {
                     let m = &self.world_meshes[w.0 as usize];
+                    if m.shadow_index_count == 0 {
+                        continue;
+                    }
                     pass.set_vertex_buffer(0, m.vertices.slice(..));
                     pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
-                    pass.draw_indexed(0..m.index_count, 0, 0..1);
+                    pass.draw_indexed(0..m.shadow_index_count, 0, 0..1);
                     draw_calls += 1;
                 }
                 pass.set_pipeline(&self.skinned_shadow_pipeline);
@@ -1436,18 +1498,22 @@ impl Renderer {
             });
             pass.set_bind_group(0, &self.globals_bg, &[]);
             pass.set_bind_group(1, &self.shadow_bg, &[]);
-            if lighting.sky.is_some() {
-                pass.set_pipeline(&self.sky_pipeline);
-                pass.draw(0..3, 0..1);
-                draw_calls += 1;
-            }
-            pass.set_pipeline(&self.world_pipeline);
-            for w in &frame.worlds {
-                let m = &self.world_meshes[w.0 as usize];
-                pass.set_vertex_buffer(0, m.vertices.slice(..));
-                pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..m.index_count, 0, 0..1);
-                draw_calls += 1;
+            for (k, pipeline) in self.world_pipelines.iter().enumerate() {
+                for w in &frame.worlds {
+                    let m = &self.world_meshes[w.0 as usize];
+                    let range = m.material_ranges[k].clone();
+                    if range.is_empty() {
+                        continue;
+                    }
+                    pass.set_pipeline(pipeline);
+                    pass.set_vertex_buffer(0, m.vertices.slice(..));
+                    pass.set_index_buffer(
+                        m.material_indices.slice(..),
+                        wgpu::IndexFormat::Uint32,
+                    );
+                    pass.draw_indexed(range, 0, 0..1);
+                    draw_calls += 1;
+                }
             }
             pass.set_pipeline(&self.skinned_pipeline);
             pass.set_bind_group(2, &self.skin_bg, &[]);
@@ -1457,6 +1523,13 @@ impl Renderer {
                 pass.set_vertex_buffer(0, m.vertices.slice(..));
                 pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
                 pass.draw_indexed(0..m.index_count, 0, first..first + count);
+                draw_calls += 1;
+            }
+            // The sky last of the opaque things, at the far plane: only the
+            // pixels nothing else covered are shaded.
+            if lighting.sky.is_some() {
+                pass.set_pipeline(&self.sky_pipeline);
+                pass.draw(0..3, 0..1);
                 draw_calls += 1;
             }
             if !frame.soft.is_empty() {

@@ -31,6 +31,7 @@ mod knight_asset;
 mod level_names;
 mod levels_play;
 mod levels_vertical;
+mod look;
 mod motion;
 mod no_alloc;
 mod platform_feet;
