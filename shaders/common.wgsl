@@ -67,10 +67,16 @@ fn shade(world_pos: vec3<f32>, normal: vec3<f32>, albedo: vec3<f32>) -> vec3<f32
     return albedo * (hemi + sun);
 }
 
-// Fades `color` towards the horizon colour with the distance from the
-// camera (exponential fog past the start distance).
-fn apply_fog(color: vec3<f32>, world_pos: vec3<f32>) -> vec3<f32> {
+// How much of the horizon colour covers `world_pos` (exponential fog past
+// the start distance), 0..1. Computed per vertex and interpolated: the
+// world's faces are at most a few metres across, and per pixel it was a
+// measurable share of a software-rendered frame.
+fn fog_amount(world_pos: vec3<f32>) -> f32 {
     let d = max(distance(world_pos, globals.camera_pos.xyz) - globals.fog_params.x, 0.0);
-    let f = 1.0 - exp(-d * globals.fog_color.a);
-    return mix(color, globals.fog_color.rgb, f);
+    return 1.0 - exp(-d * globals.fog_color.a);
+}
+
+// Fades `color` towards the horizon colour by `amount` (see `fog_amount`).
+fn apply_fog(color: vec3<f32>, amount: f32) -> vec3<f32> {
+    return mix(color, globals.fog_color.rgb, amount);
 }

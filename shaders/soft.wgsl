@@ -16,7 +16,7 @@ struct SoftOut {
     @builtin(position) clip: vec4<f32>,
     @location(0) uv: vec2<f32>,
     @location(1) color: vec4<f32>,
-    @location(2) world_pos: vec3<f32>,
+    @location(2) fog: f32,
 };
 
 @vertex
@@ -32,7 +32,7 @@ fn vs_main(v: SoftIn, @builtin(vertex_index) i: u32) -> SoftOut {
     out.clip = globals.view_proj * vec4<f32>(p, 1.0);
     out.uv = uv;
     out.color = v.color;
-    out.world_pos = p;
+    out.fog = fog_amount(p);
     return out;
 }
 
@@ -41,6 +41,6 @@ fn fs_main(in: SoftOut) -> @location(0) vec4<f32> {
     let r = length(in.uv);
     let k = 1.0 - smoothstep(0.15, 1.0, r);
     let a = in.color.a * k * k;
-    let rgb = apply_fog(in.color.rgb, in.world_pos);
+    let rgb = apply_fog(in.color.rgb, in.fog);
     return vec4<f32>(rgb * a, a);
 }

@@ -18,6 +18,7 @@ struct WorldOut {
     @location(1) normal: vec3<f32>,
     @location(2) color: vec4<f32>,
     @location(3) @interpolate(flat) material: u32,
+    @location(4) fog: f32,
 };
 
 @vertex
@@ -28,6 +29,7 @@ fn vs_main(v: WorldIn) -> WorldOut {
     out.normal = v.normal;
     out.color = v.color;
     out.material = v.material;
+    out.fog = fog_amount(v.position);
     return out;
 }
 
@@ -175,7 +177,7 @@ fn metal(p: vec3<f32>, n: vec3<f32>, tint: vec3<f32>) -> vec3<f32> {
 // lanes may differ, paying for all six patterns on every pixel).
 fn finish(in: WorldOut, albedo: vec3<f32>) -> vec4<f32> {
     let lit = shade(in.world_pos, in.normal, albedo);
-    return vec4<f32>(apply_fog(lit, in.world_pos), in.color.a);
+    return vec4<f32>(apply_fog(lit, in.fog), in.color.a);
 }
 
 @fragment
@@ -216,5 +218,5 @@ fn fs_metal(in: WorldOut) -> @location(0) vec4<f32> {
 // Backdrop silhouettes: unlit, only fogged.
 @fragment
 fn fs_silhouette(in: WorldOut) -> @location(0) vec4<f32> {
-    return vec4<f32>(apply_fog(in.color.rgb, in.world_pos), in.color.a);
+    return vec4<f32>(apply_fog(in.color.rgb, in.fog), in.color.a);
 }
