@@ -4,17 +4,16 @@
 //! advancing and drawing never allocate, and when the pool is full a new
 //! puff reuses the oldest particles. Particles are drawn as soft,
 //! camera-facing quads through [`Frame::soft_quad`], growing and fading as
-//! they age. [`DustTrigger`] turns what the simulation and the pose
-//! pipeline already expose (the step a character lands and its fall speed
-//! just before, the moment a foot locks to the floor at running speed) into
-//! [`DustPool::emit`] calls. Rendering reads the simulation; nothing here
-//! writes it.
+//! they age. [`DustPool::emit_events`] raises them from a frame's contact
+//! events ([`crate::character::events`]: landings with their impact speed,
+//! foot plants with their surface and speed), the same events the
+//! footstep and landing sounds play from. Rendering reads the simulation;
+//! nothing here writes it.
 
 use glam::Vec3;
 use renderer::Frame;
 
-use crate::character::pose_pipeline::PoseDebug;
-use crate::sim::player::{Locomotion, Player};
+use crate::character::events::{CharacterEvent, FrameEvents, Surface};
 
 /// Most dust particles alive at once. A hard landing emits
 /// [`MAX_PUFF_PARTICLES`] living under a second and a running knight plants
@@ -141,52 +140,45 @@ impl DustPool {
         }
     }
 
+    /// Raises the dust of one frame's contact `events`: a landing puff
+    /// sized by the impact speed between [`SOFT_LANDING_SPEED`] (none) and
+    /// [`HARD_LANDING_SPEED`] (the largest), and a small puff where a foot
+    /// is planted on a floor (not a rung) while the body moves faster than
+    /// [`HARD_PLANT_SPEED`].
+    pub fn emit_events(&mut self, events: &FrameEvents) {
+        for event in events.iter() {
+            match *event {
+                CharacterEvent::Land {
+                    position,
+                    impact_speed,
+                    ..
+                } if impact_speed > SOFT_LANDING_SPEED => {
+                    let s = (impact_speed - SOFT_LANDING_SPEED)
+                        / (HARD_LANDING_SPEED - SOFT_LANDING_SPEED);
+                    self.emit(position, 0.25 + 0.75 * s.min(1.0));
+                }
+                CharacterEvent::FootPlant {
+                    position,
+                    surface,
+                    speed,
+                    ..
+                } if surface != Surface::Rung && speed > HARD_PLANT_SPEED => {
+                    self.emit(position, PLANT_STRENGTH);
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// How many particles are alive.
     pub fn live_count(&self) -> usize {
         self.particles.iter().filter(|p| p.alive()).count()
     }
 }
 
-/// Watches one character step by step and raises dust where it lands and
-/// where its feet plant at running speed.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct DustTrigger {
-    /// Vertical speed in the previous step, m/s (the fall speed just
-    /// before a landing: the landing step has already zeroed it).
-    prev_vy: f32,
-    /// Whether each foot was locked to the floor in the previous step.
-    prev_locked: [bool; 2],
-}
-
-impl DustTrigger {
-    /// Looks at the state after one fixed step and its pose, and emits
-    /// into `pool`: a landing puff at the feet, sized by the fall speed
-    /// between [`SOFT_LANDING_SPEED`] and [`HARD_LANDING_SPEED`]; a small
-    /// puff at a foot that has just locked to the floor while the body
-    /// runs faster than [`HARD_PLANT_SPEED`].
-    pub fn observe(&mut self, player: &Player, pose: &PoseDebug, pool: &mut DustPool) {
-        if player.just_landed {
-            let impact = -self.prev_vy;
-            if impact > SOFT_LANDING_SPEED {
-                let s = (impact - SOFT_LANDING_SPEED) / (HARD_LANDING_SPEED - SOFT_LANDING_SPEED);
-                pool.emit(Vec3::new(player.pos.x, player.pos.y, 0.0), 0.25 + 0.75 * s.min(1.0));
-            }
-        }
-        let running = player.state == Locomotion::Ground && player.vel.x.abs() > HARD_PLANT_SPEED;
-        for (foot, was) in pose.feet.iter().zip(&mut self.prev_locked) {
-            if foot.locked && !*was && running && !player.just_landed {
-                pool.emit(foot.probe, PLANT_STRENGTH);
-            }
-            *was = foot.locked;
-        }
-        self.prev_vy = player.vel.y;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use glam::Vec2;
 
     #[test]
     fn a_puff_lives_grows_fades_and_dies() {
@@ -237,60 +229,63 @@ mod tests {
         for _ in 0..20 {
             pool.update(1.0 / 64.0);
         }
-        let xs: Vec<f32> = pool.particles.iter().filter(|p| p.alive()).map(|p| p.pos.x).collect();
-        assert!(xs.iter().any(|&x| x > 0.1) && xs.iter().any(|&x| x < -0.1), "{xs:?}");
-        assert!(pool.particles.iter().filter(|p| p.alive()).all(|p| p.pos.y > 0.0 && p.pos.y < 0.6));
+        let xs: Vec<f32> = pool
+            .particles
+            .iter()
+            .filter(|p| p.alive())
+            .map(|p| p.pos.x)
+            .collect();
+        assert!(
+            xs.iter().any(|&x| x > 0.1) && xs.iter().any(|&x| x < -0.1),
+            "{xs:?}"
+        );
+        assert!(
+            pool.particles
+                .iter()
+                .filter(|p| p.alive())
+                .all(|p| p.pos.y > 0.0 && p.pos.y < 0.6)
+        );
     }
 
-    fn falling(vy: f32) -> Player {
-        let mut p = Player::new(Vec2::new(3.0, 1.0));
-        p.vel.y = vy;
-        p
+    fn land(impact_speed: f32) -> CharacterEvent {
+        CharacterEvent::Land {
+            position: Vec3::new(3.0, 1.0, 0.0),
+            surface: Surface::Ground,
+            impact_speed,
+        }
+    }
+
+    fn plant(surface: Surface, speed: f32) -> CharacterEvent {
+        CharacterEvent::FootPlant {
+            foot: crate::character::events::Side::Left,
+            position: Vec3::new(1.0, 0.0, 0.0),
+            surface,
+            speed,
+        }
+    }
+
+    fn dust_of(events: &[CharacterEvent]) -> usize {
+        let mut frame = FrameEvents::default();
+        for &e in events {
+            assert!(frame.push(e));
+        }
+        let mut pool = DustPool::new();
+        pool.emit_events(&frame);
+        pool.live_count()
     }
 
     #[test]
     fn a_hard_landing_raises_more_dust_than_a_soft_one_and_a_hop_none() {
-        let land = |vy: f32| {
-            let mut trigger = DustTrigger::default();
-            let mut pool = DustPool::new();
-            let pose = PoseDebug::default();
-            trigger.observe(&falling(vy), &pose, &mut pool);
-            let mut landed = falling(0.0);
-            landed.state = Locomotion::Ground;
-            landed.just_landed = true;
-            trigger.observe(&landed, &pose, &mut pool);
-            pool.live_count()
-        };
-        assert_eq!(land(-1.5), 0);
-        assert!(land(-4.0) > 0);
-        assert!(land(-10.0) > land(-4.0));
+        assert_eq!(dust_of(&[land(1.5)]), 0);
+        assert!(dust_of(&[land(4.0)]) > 0);
+        assert!(dust_of(&[land(10.0)]) > dust_of(&[land(4.0)]));
     }
 
     #[test]
-    fn a_foot_locking_at_running_speed_raises_dust_once() {
-        let mut trigger = DustTrigger::default();
-        let mut pool = DustPool::new();
-        let mut p = Player::new(Vec2::ZERO);
-        p.state = Locomotion::Ground;
-        p.vel.x = 6.0;
-        let mut pose = PoseDebug::default();
-        trigger.observe(&p, &pose, &mut pool);
-        assert_eq!(pool.live_count(), 0);
-        pose.feet[0].locked = true;
-        trigger.observe(&p, &pose, &mut pool);
-        let after_plant = pool.live_count();
-        assert!(after_plant > 0);
-        // Still locked: no new puff.
-        trigger.observe(&p, &pose, &mut pool);
-        assert_eq!(pool.live_count(), after_plant);
-        // Walking: a plant raises nothing.
-        let mut walking = DustTrigger::default();
-        let mut quiet = DustPool::new();
-        p.vel.x = 1.5;
-        pose.feet[0].locked = false;
-        walking.observe(&p, &pose, &mut quiet);
-        pose.feet[0].locked = true;
-        walking.observe(&p, &pose, &mut quiet);
-        assert_eq!(quiet.live_count(), 0);
+    fn running_plants_on_floors_raise_dust_and_walking_or_rungs_none() {
+        assert!(dust_of(&[plant(Surface::Ground, 5.0)]) > 0);
+        assert!(dust_of(&[plant(Surface::Plank, 5.0)]) > 0);
+        assert_eq!(dust_of(&[plant(Surface::Ground, 1.4)]), 0);
+        assert_eq!(dust_of(&[plant(Surface::Rung, 5.0)]), 0);
     }
 }

@@ -7,6 +7,8 @@
 //! - [`character`]: a playable character and its per-frame pose pipeline:
 //!   rig files, contacts, the animation state machine, the crowd, glTF
 //!   models as characters.
+//! - [`audio`]: sound: the sounds each contact event makes, synthesized at
+//!   startup, played through the audio device or not at all without one.
 //! - [`knight`]: the generator of our own knight (skeleton, mesh, clips,
 //!   glTF writer).
 //! - [`window`]: the game window, designer mode, the profiling overlay and
@@ -18,6 +20,7 @@
 //!   profiler and counting allocator) and [`fsio`] (atomic file writes)
 //!   serve them all.
 
+pub mod audio;
 pub mod character;
 pub mod dust;
 pub mod fsio;

@@ -6,8 +6,8 @@
 //! stone) with a lip over its exposed edges and bevelled front and back.
 
 use crate::RenderError;
-use bytemuck::{Pod, Zeroable};
 use crate::scenery::Backdrop;
+use bytemuck::{Pod, Zeroable};
 use glam::{Vec2, Vec3};
 
 /// Most joints one skin may have. Joint indices are `Uint16x4` (65,536
@@ -400,7 +400,10 @@ impl WorldMesh {
             let lip = |x: f32| if solid_at(x, y) { 0.0 } else { CAP_LIP };
             let thickness = CAP_THICKNESS.min(t.max.y - t.min.y);
             mesh.add_cap(
-                [t.min.x - lip(t.min.x - NEIGHBOUR_PROBE), t.max.x + lip(t.max.x + NEIGHBOUR_PROBE)],
+                [
+                    t.min.x - lip(t.min.x - NEIGHBOUR_PROBE),
+                    t.max.x + lip(t.max.x + NEIGHBOUR_PROBE),
+                ],
                 [t.max.y, t.max.y],
                 thickness,
                 hz,
@@ -452,7 +455,8 @@ impl WorldMesh {
         order.sort_by(|&a, &b| backdrops[b].z.total_cmp(&backdrops[a].z));
         for i in order {
             let b = &backdrops[i];
-            b.check().map_err(|reason| shape_err(&format!("backdrop {i}"), &reason))?;
+            b.check()
+                .map_err(|reason| shape_err(&format!("backdrop {i}"), &reason))?;
             crate::scenery::add_backdrop(&mut mesh, b);
         }
         Ok(mesh)
@@ -596,7 +600,11 @@ impl WorldMesh {
         ];
         for k in 0..section.len() {
             let k1 = (k + 1) % section.len();
-            self.add_quad_facing([at(0, k), at(1, k), at(1, k1), at(0, k1)], outward[k], surface);
+            self.add_quad_facing(
+                [at(0, k), at(1, k), at(1, k1), at(0, k1)],
+                outward[k],
+                surface,
+            );
         }
         // End faces: the hexagon as a fan (it is convex).
         for (end, out) in [(0, Vec3::NEG_X), (1, Vec3::X)] {
@@ -781,7 +789,11 @@ mod tests {
             .filter(|v| v.material == Material::Grass as u32)
             .map(|v| Vec3::from(v.position))
             .collect();
-        let near = |x: f32, y: f32| grass.iter().any(|p| (p.x - x).abs() < 1e-5 && (p.y - y).abs() < 0.2);
+        let near = |x: f32, y: f32| {
+            grass
+                .iter()
+                .any(|p| (p.x - x).abs() < 1e-5 && (p.y - y).abs() < 0.2)
+        };
         // Left end of the low caps: a lip.
         assert!(near(-CAP_LIP, 0.0));
         // The join at x = 1: no lip on either side.
@@ -801,7 +813,8 @@ mod tests {
     fn a_capped_top_is_drawn_once_at_its_height() {
         // The body leaves its top out under a cap: exactly one upward face
         // at the top's height, so nothing fights for those pixels.
-        let mesh = WorldMesh::build(&[tile(0.0, 1.0, 0.0, Some(GRASS))], &[], &[], &[], 2.0).unwrap();
+        let mesh =
+            WorldMesh::build(&[tile(0.0, 1.0, 0.0, Some(GRASS))], &[], &[], &[], 2.0).unwrap();
         let up_at_top = mesh
             .vertices
             .iter()

@@ -2,10 +2,10 @@
 //! (sky, world, skinned meshes, soft quads, debug lines), and GPU skinning
 //! readback for tests.
 
+use crate::mesh::Material;
 use crate::mesh::{
     LineVertex, MAX_JOINTS_PER_SKIN, SkinnedMeshDesc, SkinnedVertex, WorldMesh, WorldVertex,
 };
-use crate::mesh::Material;
 use crate::soft::SoftQuad;
 use crate::timing::{GpuTimer, PassTimes};
 use crate::{Camera, Gpu, RenderError, shaders};
@@ -1507,10 +1507,7 @@ impl Renderer {
                     }
                     pass.set_pipeline(pipeline);
                     pass.set_vertex_buffer(0, m.vertices.slice(..));
-                    pass.set_index_buffer(
-                        m.material_indices.slice(..),
-                        wgpu::IndexFormat::Uint32,
-                    );
+                    pass.set_index_buffer(m.material_indices.slice(..), wgpu::IndexFormat::Uint32);
                     pass.draw_indexed(range, 0, 0..1);
                     draw_calls += 1;
                 }

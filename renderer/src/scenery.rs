@@ -57,7 +57,14 @@ impl Backdrop {
     /// Checks that the numbers describe a layer: finite, `x0 < x1`,
     /// `bottom < base`, a positive height.
     pub(crate) fn check(&self) -> Result<(), String> {
-        let vals = [self.x0, self.x1, self.bottom, self.base, self.height, self.z];
+        let vals = [
+            self.x0,
+            self.x1,
+            self.bottom,
+            self.base,
+            self.height,
+            self.z,
+        ];
         if vals.iter().any(|v| !v.is_finite()) {
             return Err("non-finite value".into());
         }
@@ -285,9 +292,18 @@ mod tests {
             assert!(!mesh.indices.is_empty());
             for v in &mesh.vertices {
                 let [x, y, z] = v.position;
-                assert!((z - b.z).abs() <= FEATURE_OFFSET + 1e-5, "{skyline:?} z {z}");
-                assert!(x >= b.x0 - b.height && x <= b.x1 + b.height, "{skyline:?} x {x}");
-                assert!(y >= b.bottom && y < b.base + 2.0 * b.height, "{skyline:?} y {y}");
+                assert!(
+                    (z - b.z).abs() <= FEATURE_OFFSET + 1e-5,
+                    "{skyline:?} z {z}"
+                );
+                assert!(
+                    x >= b.x0 - b.height && x <= b.x1 + b.height,
+                    "{skyline:?} x {x}"
+                );
+                assert!(
+                    y >= b.bottom && y < b.base + 2.0 * b.height,
+                    "{skyline:?} y {y}"
+                );
                 assert_eq!(v.normal, [0.0, 0.0, 1.0]);
                 assert_eq!(v.material, Material::Silhouette as u32);
             }
@@ -318,7 +334,10 @@ mod tests {
             let ground_top = (0..400)
                 .map(|i| b.ground(b.x0 + i as f32 * 0.5))
                 .fold(f32::NEG_INFINITY, f32::max);
-            assert!(top > ground_top + 0.5 * b.height, "{skyline:?}: {top} vs {ground_top}");
+            assert!(
+                top > ground_top + 0.5 * b.height,
+                "{skyline:?}: {top} vs {ground_top}"
+            );
         }
     }
 

@@ -776,7 +776,10 @@ fn each_world_material_paints_its_own_pattern_and_plain_paints_none() {
                 .zip(theirs.chunks_exact(4))
                 .filter(|(a, b)| (0..3).any(|c| a[c].abs_diff(b[c]) > 6))
                 .count();
-            assert!(differ > 96 * 96 / 4, "{m:?} looks like {other:?} ({differ} pixels differ)");
+            assert!(
+                differ > 96 * 96 / 4,
+                "{m:?} looks like {other:?} ({differ} pixels differ)"
+            );
         }
         seen.push((m, rgba));
     }
@@ -843,7 +846,10 @@ fn the_sky_is_a_gradient_with_the_sun_where_the_light_comes_from() {
     let top = px(&rgba, 150, 0);
     let low = px(&rgba, 150, 80);
     assert!(top[2] > top[0] + 60, "top {top:?}");
-    assert!(low[0] > top[0] + 40 && low[1] > top[1] + 30, "low {low:?} top {top:?}");
+    assert!(
+        low[0] > top[0] + 40 && low[1] > top[1] + 30,
+        "low {low:?} top {top:?}"
+    );
     // The sun's disc is where sun_on_screen puts it: upper left.
     let sun = from_left.sun_on_screen(160.0 / 90.0);
     let (sx, sy) = (
@@ -912,8 +918,14 @@ fn soft_quads_darken_and_lighten_only_where_they_lie() {
         let mut cam = Camera::side_view(Vec3::new(0.0, 0.3, 0.0), 3.0);
         cam.position.y += 1.5;
         let target = OffscreenTarget::new(r, 120, 80);
-        r.render(&mut frame, &cam, &lit_scene_lighting(), target.view(), target.size())
-            .unwrap();
+        r.render(
+            &mut frame,
+            &cam,
+            &lit_scene_lighting(),
+            target.view(),
+            target.size(),
+        )
+        .unwrap();
         target.read_rgba(r).unwrap()
     };
     let base = draw(&mut r, &[]);

@@ -1173,8 +1173,10 @@ fn is_transition(c: &Character, layers: &[Layer]) -> bool {
     mixing().count() >= 2 && mixing().any(|l| l.still || !gait.contains(&l.clip.index))
 }
 
-/// The contact weight of a limb under the blended layers.
-fn layer_contact(limb: &Limb, layers: &[Layer]) -> f32 {
+/// The contact weight of a limb under the blended layers (0 free, 1 planted
+/// or gripping): each layer's clip contact curve at its phase, weighted;
+/// a standing layer counts both feet down.
+pub fn layer_contact(limb: &Limb, layers: &[Layer]) -> f32 {
     let (mut sum, mut total) = (0.0, 0.0);
     for l in layers {
         if l.still {

@@ -14,6 +14,10 @@
 //! could not finish, `autopilot_failure` (where and why), and the command
 //! fails when the exit was not reached.
 //!
+//! With `--sound-log F.json`, every sound the window would play (which
+//! sound, at which frame, how loud, on what surface) is written too
+//! ([`crate::tools::sound_log`]): the game's sound, checked without a device.
+//!
 //! One frame is one fixed simulation step (64 per second), so a run is
 //! deterministic: the same script gives the same metrics on every machine.
 
@@ -27,7 +31,8 @@ use serde::Serialize;
 use renderer::{Frame, OffscreenTarget, Renderer};
 
 use crate::character::Character;
-use crate::dust::{DustPool, DustTrigger};
+use crate::character::events::{EventTracker, FrameEvents};
+use crate::dust::DustPool;
 use crate::scene::{
     CameraRig, SceneHandles, draw_character, draw_contact_shadows, draw_platforms, lighting,
     upload_scene,
@@ -38,6 +43,7 @@ use crate::sim::world::Level;
 use crate::sim::{Body, Sim};
 use crate::tools::autopilot::{self, Autopilot};
 use crate::tools::metrics::{FrameRecord, Recorder, Summary};
+use crate::tools::sound_log::SoundLog;
 
 /// The most frames one run may take: ten minutes of game time, which no
 /// script needs and which keeps the per-frame record in memory bounded
@@ -68,6 +74,10 @@ pub struct RunArgs {
     /// Run without IK (to compare with the raw animation).
     #[arg(long)]
     pub no_ik: bool,
+    /// Write every sound the run would play (frame, sound, volume, surface;
+    /// see [`crate::tools::sound_log`]) to this JSON file.
+    #[arg(long, value_name = "F.json")]
+    pub sound_log: Option<PathBuf>,
     /// Render and save a PNG every K frames (needs `--out`).
     #[arg(long, value_name = "K", conflicts_with = "strip")]
     pub screenshot_every: Option<u64>,
@@ -174,7 +184,6 @@ pub struct Shooter {
     strip: Option<Strip>,
     /// Dust raised by the player, advanced every step.
     dust: DustPool,
-    dust_trigger: DustTrigger,
 }
 
 /// A contact sheet: consecutive frames in a grid of [`STRIP_COLUMNS`].
@@ -246,7 +255,6 @@ impl Shooter {
             written: Vec::new(),
             strip: None,
             dust: DustPool::new(),
-            dust_trigger: DustTrigger::default(),
         })
     }
 
@@ -278,17 +286,11 @@ impl Shooter {
         Ok(())
     }
 
-    /// Follows the player and, on every K-th frame, renders and saves it.
-    pub fn after_frame(&mut self, sim: &Sim, frame_index: u64) -> Result<()> {
+    /// Follows the player, raises the dust of this frame's contact
+    /// `events` and, on every K-th frame, renders and saves it.
+    pub fn after_frame(&mut self, sim: &Sim, frame_index: u64, events: &FrameEvents) -> Result<()> {
         let player = sim.player_state();
-        {
-            let body = sim
-                .world
-                .get::<&Body>(sim.player)
-                .expect("the player has a body");
-            self.dust_trigger
-                .observe(&player, &body.pipeline.debug, &mut self.dust);
-        }
+        self.dust.emit_events(events);
         self.dust.update(DT);
         let camera = self.camera.update(&player, DT);
         let number = frame_index + 1;
@@ -356,9 +358,10 @@ pub fn run_script(
     frames: u64,
     ik: bool,
     shots: Option<ShotOptions<'_>>,
+    sounds: Option<&mut SoundLog>,
 ) -> Result<Recorder> {
     let mut input = script.player();
-    let mut rec = run_frames(level, character, frames, ik, shots, |_| {
+    let mut rec = run_frames(level, character, frames, ik, shots, sounds, |_| {
         Some(input.next_input())
     })?;
     if let Some(goal) = script.goal {
@@ -377,11 +380,12 @@ pub fn run_autopilot(
     frames: u64,
     ik: bool,
     shots: Option<ShotOptions<'_>>,
+    sounds: Option<&mut SoundLog>,
 ) -> Result<Recorder> {
     let mut pilot = Autopilot::new(&level, crate::sim::player::MoveParams::default())
         .with_context(|| format!("{}: cannot build the reachability graph", level.name))?;
     let mut reached_at = None;
-    let mut rec = run_frames(level, character, frames, ik, shots, |sim| {
+    let mut rec = run_frames(level, character, frames, ik, shots, sounds, |sim| {
         let player = sim.player_state();
         if pilot.at_exit(&player) {
             reached_at = Some(sim.steps);
@@ -417,6 +421,7 @@ fn run_frames(
     frames: u64,
     ik: bool,
     shots: Option<ShotOptions<'_>>,
+    mut sounds: Option<&mut SoundLog>,
     mut next: impl FnMut(&Sim) -> Option<crate::sim::player::Input>,
 ) -> Result<Recorder> {
     let mut sim = Sim::new(level, character);
@@ -429,12 +434,18 @@ fn run_frames(
         None => None,
     };
     let mut rec = Recorder::default();
+    let mut events = EventTracker::new();
     for i in 0..frames {
         let Some(input) = next(&sim) else {
             break;
         };
         sim.step(&input);
         sim.pose(DT);
+        // The contact events drive the sound log and the screenshots' dust.
+        let frame_events = events.observe_sim(&sim);
+        if let Some(log) = sounds.as_deref_mut() {
+            log.record(i, frame_events);
+        }
         let player = sim.player_state();
         {
             let body = sim
@@ -444,7 +455,7 @@ fn run_frames(
             rec.record(&sim.level, &player, &body.character, &body.pipeline, DT);
         }
         if let Some(s) = shooter.as_mut() {
-            s.after_frame(&sim, i)?;
+            s.after_frame(&sim, i, frame_events)?;
         }
     }
     if let Some(s) = shooter.as_mut() {
@@ -523,10 +534,29 @@ pub fn run(args: &RunArgs) -> Result<()> {
         (None, None, None) => None,
         (Some(_), Some(_), _) => bail!("give --screenshot-every or --strip, not both"),
     };
+    let mut sounds = args.sound_log.as_ref().map(|_| SoundLog::default());
     let rec = match &script {
-        Some(script) => run_script(level, character, script, frames, !args.no_ik, shots)?,
-        None => run_autopilot(level, character, frames, !args.no_ik, shots)?,
+        Some(script) => run_script(
+            level,
+            character,
+            script,
+            frames,
+            !args.no_ik,
+            shots,
+            sounds.as_mut(),
+        )?,
+        None => run_autopilot(
+            level,
+            character,
+            frames,
+            !args.no_ik,
+            shots,
+            sounds.as_mut(),
+        )?,
     };
+    if let (Some(path), Some(log)) = (&args.sound_log, &sounds) {
+        log.write(path)?;
+    }
     let s = &rec.summary;
     println!(
         "{} frames; planted foot error {:.4} m; stance slide {:.4} m; max joint speed {:.2} rad/s (steady {:.2}, state changes {:.2}, blends {:.2}); root snap {:.4} m; hand hold error {:.4} m; rung contact error {:.4} m; flat-ground IK delta {:.6} m; NaN frames {}; goal {}",

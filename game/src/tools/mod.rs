@@ -2,7 +2,8 @@
 //! `run` ([`headless`], with its motion [`metrics`] and the [`autopilot`]), `bench` ([`bench`]),
 //! `inspect` ([`inspect`]), `render` ([`render_model`]), `ik-lab`
 //! ([`ik_lab`], a window of its own) and the bodies of the fuzz targets
-//! ([`fuzzing`]). `check-level` lives with the levels
+//! ([`fuzzing`]), and the sound log of `run --sound-log` ([`sound_log`]).
+//! `check-level` lives with the levels
 //! ([`crate::level::check`]).
 
 pub mod autopilot;
@@ -13,3 +14,4 @@ pub mod ik_lab;
 pub mod inspect;
 pub mod metrics;
 pub mod render_model;
+pub mod sound_log;

@@ -8,8 +8,8 @@
 //! d-pad to move and climb, South (A / Cross) to jump, West (X / Square) or
 //! the right trigger to run.
 //!
-//! Each frame, in order: input → fixed steps (controller, animation state) →
-//! pose pipeline → camera → fill the renderer's frame → render and present →
+//! Each frame, in order: input → fixed steps (controller, animation state,
+//! pose pipeline, the contact events' sounds: [`crate::audio`]) → camera → fill the renderer's frame → render and present →
 //! wait for the pacer's deadline.
 
 use std::path::{Path, PathBuf};
@@ -27,8 +27,11 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
+use crate::audio::Audio;
+use crate::audio::output::DEFAULT_VOLUME;
 use crate::character::Character;
-use crate::dust::{DustPool, DustTrigger};
+use crate::character::events::EventTracker;
+use crate::dust::DustPool;
 use crate::profile::Stage;
 use crate::scene::{
     CameraRig, SceneHandles, draw_character, draw_contact_shadows, draw_platforms, lighting,
@@ -86,6 +89,10 @@ pub struct PlayArgs {
     /// Initial window size, WIDTHxHEIGHT (default 1280x720).
     #[arg(long, value_parser = crate::tools::headless::parse_size)]
     pub window_size: Option<(u32, u32)>,
+    /// Master volume of the sound, 0 (silent: no audio device is opened)
+    /// to 1; default [`crate::audio::output::DEFAULT_VOLUME`].
+    #[arg(long, value_parser = crate::audio::output::parse_volume)]
+    pub volume: Option<f32>,
     /// Another character than the knight (`--character MODEL --rig RIG.ron`).
     #[command(flatten)]
     pub model: crate::character::model::CharacterArgs,
@@ -203,9 +210,12 @@ struct Running {
     last: Instant,
     overlay: ProfileOverlay,
     designer: Designer,
-    /// Dust raised by the player, advanced every fixed step.
+    /// The sound, and the contact events that drive it and the dust.
+    audio: Audio,
+    events: EventTracker,
+    /// Dust raised by the player's landings and running steps, advanced
+    /// every fixed step.
     dust: DustPool,
-    dust_trigger: DustTrigger,
 }
 
 struct App {
@@ -246,6 +256,7 @@ impl App {
         frame.show_debug = self.args.debug;
         eprintln!("ironstep: rendering with {}", gpu.describe());
         let overlay = ProfileOverlay::new(&window, &renderer, self.args.profile);
+        let audio = Audio::open(self.args.volume.unwrap_or(DEFAULT_VOLUME));
         window.request_redraw();
         self.running = Some(Running {
             window,
@@ -261,8 +272,9 @@ impl App {
             last: Instant::now(),
             overlay,
             designer,
+            audio,
+            events: EventTracker::new(),
             dust: DustPool::new(),
-            dust_trigger: DustTrigger::default(),
         });
         Ok(())
     }
@@ -342,14 +354,9 @@ impl App {
             r.prev_world = current_world(&r.sim);
             prof.time(Stage::Sim, || r.sim.step(&input));
             r.sim.pose_observed(DT, &mut PoseTimer::new(prof));
-            let player = r.sim.player_state();
-            let body = r
-                .sim
-                .world
-                .get::<&Body>(r.sim.player)
-                .expect("the player has a body");
-            r.dust_trigger
-                .observe(&player, &body.pipeline.debug, &mut r.dust);
+            let events = r.events.observe_sim(&r.sim);
+            r.audio.play_events(events);
+            r.dust.emit_events(events);
             r.dust.update(DT);
         }
         let scene_start = Instant::now();

@@ -7,7 +7,8 @@ use std::process::Command;
 use std::sync::Arc;
 
 use game::character::Character;
-use game::dust::{DustPool, DustTrigger};
+use game::character::events::{CharacterEvent, EventTracker};
+use game::dust::DustPool;
 use game::scene::draw_contact_shadows;
 use game::sim::Sim;
 use game::sim::player::DT;
@@ -62,7 +63,11 @@ fn a_rendered_tutorial_frame_has_sky_sun_backdrop_and_textured_ground() {
         .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .output()
         .expect("ironstep runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let (w, h, rgba) = read_png_rgba(&dir.join("frame_00096.png")).unwrap();
     assert_eq!((w, h), SIZE);
     // Sky: deep blue at the top of the screen, paler lower down.
@@ -96,7 +101,7 @@ fn dust_rises_where_the_knight_lands_and_contact_shadows_lie_under_his_feet() {
     let mut input = script.player();
     let mut sim = Sim::new(level, character);
     let mut dust = DustPool::new();
-    let mut trigger = DustTrigger::default();
+    let mut events = EventTracker::new();
     let mut frame = Frame::new();
     let (mut landings, mut puffs, mut shadowed_ground_frames) = (0, 0, 0);
     // The first 20 s: runs over slopes and stairs, a jump over the gap, a
@@ -105,11 +110,15 @@ fn dust_rises_where_the_knight_lands_and_contact_shadows_lie_under_his_feet() {
         sim.step(&input.next_input());
         sim.pose(DT);
         let player = sim.player_state();
-        let body = sim.world.get::<&game::sim::Body>(sim.player).unwrap();
+        let frame_events = events.observe_sim(&sim);
         let before = dust.live_count();
-        trigger.observe(&player, &body.pipeline.debug, &mut dust);
-        landings += usize::from(player.just_landed);
+        dust.emit_events(frame_events);
+        landings += frame_events
+            .iter()
+            .filter(|e| matches!(e, CharacterEvent::Land { .. }))
+            .count();
         puffs += usize::from(dust.live_count() > before);
+        let body = sim.world.get::<&game::sim::Body>(sim.player).unwrap();
         dust.update(DT);
         frame.clear();
         draw_contact_shadows(
@@ -124,8 +133,12 @@ fn dust_rises_where_the_knight_lands_and_contact_shadows_lie_under_his_feet() {
         }
     }
     assert!(landings > 0, "the run has landings");
-    // Landings from jumps and running plants both raise dust.
+    // Landings from jumps and running plants (the same contact events the
+    // sounds play from) both raise dust.
     assert!(puffs >= 3, "{puffs} puffs in {landings} landings");
     // On the ground both feet nearly always cast a contact shadow.
-    assert!(shadowed_ground_frames > 600, "{shadowed_ground_frames} frames");
+    assert!(
+        shadowed_ground_frames > 600,
+        "{shadowed_ground_frames} frames"
+    );
 }

@@ -39,6 +39,7 @@ mod profile_overlay;
 mod render_model;
 mod rigid_parts;
 mod soak;
+mod sound;
 mod strip;
 mod walls;
 mod window;

@@ -82,11 +82,13 @@ fn only_the_calling_thread_is_counted() {
 }
 
 /// The look's per-frame work allocates nothing in steady state either:
-/// raising dust from landings and plants, advancing the fixed pool, and
+/// raising dust from the contact events of landings and plants (deriving
+/// them included), advancing the fixed pool, and
 /// queueing the dust and both feet's contact shadows into a reused frame.
 #[test]
 fn dust_and_contact_shadows_allocate_nothing_per_frame() {
-    use game::dust::{DustPool, DustTrigger};
+    use game::character::events::EventTracker;
+    use game::dust::DustPool;
     use game::scene::draw_contact_shadows;
 
     let character = Arc::new(Character::knight().unwrap());
@@ -98,13 +100,12 @@ fn dust_and_contact_shadows_allocate_nothing_per_frame() {
     let mut sim = Sim::new(Level::builtin(), character);
     let mut input = script.player();
     let mut dust = DustPool::new();
-    let mut trigger = DustTrigger::default();
+    let mut events = EventTracker::new();
     let mut frame = renderer::Frame::new();
-    let mut frame_work = |sim: &Sim, dust: &mut DustPool, trigger: &mut DustTrigger| {
-        let player = sim.player_state();
-        let body = sim.world.get::<&game::sim::Body>(sim.player).unwrap();
-        trigger.observe(&player, &body.pipeline.debug, dust);
+    let mut frame_work = |sim: &Sim, dust: &mut DustPool, events: &mut EventTracker| {
+        dust.emit_events(events.observe_sim(sim));
         dust.update(DT);
+        let body = sim.world.get::<&game::sim::Body>(sim.player).unwrap();
         frame.clear();
         draw_contact_shadows(
             &mut frame,
@@ -124,13 +125,16 @@ fn dust_and_contact_shadows_allocate_nothing_per_frame() {
     for i in 0..100 {
         dust.emit(glam::Vec3::new(i as f32 * 0.01, 0.0, 0.0), 1.0);
     }
-    frame_work(&sim, &mut dust, &mut trigger);
+    frame_work(&sim, &mut dust, &mut events);
     let before = own_allocations();
     for _ in 0..2300 {
         sim.step(&input.next_input());
         sim.pose(DT);
-        frame_work(&sim, &mut dust, &mut trigger);
+        frame_work(&sim, &mut dust, &mut events);
     }
     let allocations = own_allocations() - before;
-    assert_eq!(allocations, 0, "allocations in 2,300 frames of dust and shadows");
+    assert_eq!(
+        allocations, 0,
+        "allocations in 2,300 frames of dust and shadows"
+    );
 }
