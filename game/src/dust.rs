@@ -91,7 +91,8 @@ impl DustPool {
     /// 0..1 (clamped; NaN emits nothing): more, bigger and faster particles
     /// the stronger it is, thrown out sideways and a little up.
     pub fn emit(&mut self, at: Vec3, strength: f32) {
-        if !(strength > 0.0) || !at.is_finite() {
+        // A NaN or non-positive strength, or a non-finite point, emits nothing.
+        if strength.is_nan() || strength <= 0.0 || !at.is_finite() {
             return;
         }
         let s = strength.min(1.0);

@@ -598,13 +598,9 @@ impl WorldMesh {
             Vec3::new(0.0, 1.0, -1.0),
             Vec3::NEG_Z,
         ];
-        for k in 0..section.len() {
+        for (k, &out) in outward.iter().enumerate() {
             let k1 = (k + 1) % section.len();
-            self.add_quad_facing(
-                [at(0, k), at(1, k), at(1, k1), at(0, k1)],
-                outward[k],
-                surface,
-            );
+            self.add_quad_facing([at(0, k), at(1, k), at(1, k1), at(0, k1)], out, surface);
         }
         // End faces: the hexagon as a fan (it is convex).
         for (end, out) in [(0, Vec3::NEG_X), (1, Vec3::X)] {

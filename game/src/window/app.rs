@@ -9,7 +9,9 @@
 //! the right trigger to run.
 //!
 //! Each frame, in order: input → fixed steps (controller, animation state,
-//! pose pipeline, the contact events' sounds: [`crate::audio`]) → camera → fill the renderer's frame → render and present →
+//! pose pipeline, the contact events' sounds: [`crate::audio`], and their
+//! dust: [`crate::dust`]) → camera → fill the renderer's frame (level,
+//! platforms, character, contact shadows, dust) → render and present →
 //! wait for the pacer's deadline.
 
 use std::path::{Path, PathBuf};
