@@ -1,6 +1,7 @@
-// Shared by every lit pass: the per-frame globals, the sun's shadow map and
-// the lighting model (directional sun + hemispheric ambient, 4-tap PCF shadow).
-// The renderer prepends this file to `skinned.wgsl` and `world.wgsl`.
+// Shared by every lit pass: the per-frame globals, the sun's shadow map, the
+// lighting model (directional sun + hemispheric ambient, 4-tap PCF shadow)
+// and distance fog. The renderer prepends this file to `skinned.wgsl`,
+// `world.wgsl`, `sky.wgsl` and `soft.wgsl`.
 
 struct Globals {
     view_proj: mat4x4<f32>,
@@ -12,6 +13,18 @@ struct Globals {
     ground_color: vec4<f32>,
     // x: depth bias, y: shadow-map texel size, z: 1 when shadows are on.
     shadow_params: vec4<f32>,
+    // xyz: the camera's position in world space.
+    camera_pos: vec4<f32>,
+    // rgb: what distant things fade to (the sky at the horizon);
+    // a: fog density per metre past the start (0: no fog).
+    fog_color: vec4<f32>,
+    // x: distance from the camera where fog starts, metres.
+    fog_params: vec4<f32>,
+    // rgb: the sky's colour at the top of the screen.
+    sky_top: vec4<f32>,
+    // xy: the sun disc's centre in NDC; z: its radius in NDC-y units;
+    // w: the target's aspect ratio (width / height).
+    sun_screen: vec4<f32>,
 };
 
 @group(0) @binding(0) var<uniform> globals: Globals;
@@ -52,4 +65,18 @@ fn shade(world_pos: vec3<f32>, normal: vec3<f32>, albedo: vec3<f32>) -> vec3<f32
         sun = globals.sun_color.rgb * n_dot_l * sun_visibility(world_pos);
     }
     return albedo * (hemi + sun);
+}
+
+// How much of the horizon colour covers `world_pos` (exponential fog past
+// the start distance), 0..1. Computed per vertex and interpolated: the
+// world's faces are at most a few metres across, and per pixel it was a
+// measurable share of a software-rendered frame.
+fn fog_amount(world_pos: vec3<f32>) -> f32 {
+    let d = max(distance(world_pos, globals.camera_pos.xyz) - globals.fog_params.x, 0.0);
+    return 1.0 - exp(-d * globals.fog_color.a);
+}
+
+// Fades `color` towards the horizon colour by `amount` (see `fog_amount`).
+fn apply_fog(color: vec3<f32>, amount: f32) -> vec3<f32> {
+    return mix(color, globals.fog_color.rgb, amount);
 }

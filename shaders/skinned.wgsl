@@ -33,6 +33,7 @@ struct SkinnedOut {
     @location(1) normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
     @location(3) color: vec4<f32>,
+    @location(4) fog: f32,
 };
 
 @vertex
@@ -46,6 +47,7 @@ fn vs_main(v: SkinnedIn, @builtin(instance_index) instance_index: u32) -> Skinne
     out.normal = skin_normal(m, v.normal);
     out.uv = v.uv;
     out.color = v.color * inst.tint;
+    out.fog = fog_amount(world.xyz);
     return out;
 }
 
@@ -59,7 +61,8 @@ fn vs_shadow(v: SkinnedIn, @builtin(instance_index) instance_index: u32) -> @bui
 @fragment
 fn fs_main(in: SkinnedOut) -> @location(0) vec4<f32> {
     let albedo = material.base_color * textureSample(base_texture, base_sampler, in.uv) * in.color;
-    return vec4<f32>(shade(in.world_pos, in.normal, albedo.rgb), albedo.a);
+    let lit = shade(in.world_pos, in.normal, albedo.rgb);
+    return vec4<f32>(apply_fog(lit, in.fog), albedo.a);
 }
 
 // GPU skinning readback for tests: skins `params.vertex_count` vertices with

@@ -18,11 +18,14 @@
 //!   saved progress and settings; no window needed.
 //! - [`tools`]: the command-line tools (`run`, `bench`, `inspect`,
 //!   `render`, `ik-lab`) and the fuzz targets' bodies.
-//! - [`scene`] (what the renderer is given), [`profile`] (our profiler and
-//!   counting allocator) and [`fsio`] (atomic file writes) serve them all.
+//! - [`scene`] (what the renderer is given), [`dust`] (the pool of dust
+//!   puffs raised by landings and hard foot plants), [`profile`] (our
+//!   profiler and counting allocator) and [`fsio`] (atomic file writes)
+//!   serve them all.
 
 pub mod audio;
 pub mod character;
+pub mod dust;
 pub mod flow;
 pub mod fsio;
 pub mod knight;

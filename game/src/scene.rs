@@ -1,16 +1,19 @@
 //! What the player sees, built from the game state for the renderer: the
-//! level's meshes from the same h(x) the feet stand on, the characters with
-//! their palettes, the follow camera, and the debug overlay (skeleton, IK
-//! targets, ground probes, rung markers).
+//! level's meshes from the same h(x) the feet stand on, dressed in the
+//! world materials (grass on earth, stone on brick, wooden planks and
+//! ladders) before a backdrop of hills, castles and a forest; the
+//! characters with their palettes and the soft contact shadows under their
+//! feet; the follow camera, the sun, sky and fog; and the debug overlay
+//! (skeleton, IK targets, ground probes, rung markers).
 //!
 //! The renderer knows nothing of the game; this module is the one place that
 //! translates.
 
 use glam::{Mat4, Vec2, Vec3};
 use renderer::{
-    Backdrop, Camera, Frame, Ladder as LadderMesh, Lighting, MaterialDesc, RenderError, Renderer,
-    ShadowBox, SkinnedMeshDesc, SkinnedMeshId, SkinnedVertex, TextureDesc, Tile, Wedge, WorldMesh,
-    WorldMeshId,
+    Backdrop, Camera, Fog, Frame, Ladder as LadderMesh, Lighting, Material, MaterialDesc,
+    RenderError, Renderer, ShadowBox, SkinnedMeshDesc, SkinnedMeshId, SkinnedVertex, Sky, Skyline,
+    Surface, TextureDesc, Tile, Wedge, WorldMesh, WorldMeshId,
 };
 
 use crate::character::pose_pipeline::PosePipeline;
@@ -35,12 +38,20 @@ const LOOK_AHEAD: f32 = 1.4;
 /// Half-life of the camera's follow smoothing, seconds.
 const FOLLOW_HALF_LIFE: f32 = 0.18;
 
-const GRASS: [f32; 4] = [0.32, 0.48, 0.22, 1.0];
-const SLOPE: [f32; 4] = [0.45, 0.40, 0.30, 1.0];
-const WOOD: [f32; 4] = [0.50, 0.32, 0.16, 1.0];
-const EARTH: [f32; 4] = [0.36, 0.28, 0.20, 1.0];
-const PLANK: [f32; 4] = [0.62, 0.42, 0.22, 1.0];
-const METAL: [f32; 4] = [0.55, 0.57, 0.62, 1.0];
+/// The top of open ground.
+const GRASS: Surface = Surface::new(Material::Grass, [0.30, 0.50, 0.19, 1.0]);
+/// The sides of ground standing on the bottom of the map.
+const EARTH: Surface = Surface::new(Material::Earth, [0.42, 0.30, 0.20, 1.0]);
+/// The top of a floating block.
+const STONE: Surface = Surface::new(Material::Stone, [0.58, 0.56, 0.52, 1.0]);
+/// The sides of a floating block.
+const BRICK: Surface = Surface::new(Material::Brick, [0.56, 0.31, 0.22, 1.0]);
+/// Ladders.
+const WOOD: Surface = Surface::new(Material::Wood, [0.50, 0.32, 0.16, 1.0]);
+/// One-way planks.
+const PLANK: Surface = Surface::new(Material::Wood, [0.62, 0.42, 0.22, 1.0]);
+/// The steel frame of a moving platform.
+const METAL: [f32; 4] = [0.42, 0.44, 0.48, 1.0];
 
 /// Thickness of a one-way plank as drawn, metres: thin, like a bridge's deck.
 pub const PLANK_THICKNESS: f32 = 0.12;
@@ -51,6 +62,11 @@ pub const PLANK_THICKNESS: f32 = 0.12;
 /// decks hanging under their floor line; ladders with the same rungs the IK
 /// uses; and parallax backdrops. Every floor the controller and the foot
 /// probes use is the top of one of these shapes, at exactly its height.
+///
+/// Ground that stands on the bottom of the map is earth under a grass cap;
+/// a floating block is brick under a stone cap; a solid whose top is not a
+/// floor (another block sits on it) has no cap. Built once per level load
+/// and per designer edit (the designer rebuilds through this function).
 pub fn world_mesh(level: &Level) -> Result<WorldMesh, RenderError> {
     let s = world_shapes(level);
     WorldMesh::build(&s.tiles, &s.wedges, &s.ladders, &s.backdrops, WORLD_DEPTH)
@@ -78,6 +94,11 @@ pub fn world_shapes(level: &Level) -> WorldShapes {
         .chain(level.solids.iter().map(|s| s.bottom))
         .fold(f32::INFINITY, f32::min);
     let bottom = if lowest.is_finite() { lowest } else { 0.0 } - GROUND_THICKNESS;
+    let lowest_solid = level
+        .solids
+        .iter()
+        .map(|s| s.bottom)
+        .fold(f32::INFINITY, f32::min);
     let mut tiles = Vec::new();
     let mut wedges = Vec::new();
     for s in &level.solids {
@@ -88,18 +109,19 @@ pub fn world_shapes(level: &Level) -> WorldShapes {
             && level
                 .floor_below(0.5 * (s.x0 + s.x1), s.top_max() + 1e-3, 1e-2)
                 .is_none();
-        let color = if covered {
-            EARTH
-        } else if s.top0 == s.top1 {
-            GRASS
+        let floating = s.bottom > lowest_solid + 1e-3;
+        let (body, top) = if floating {
+            (BRICK, STONE)
         } else {
-            SLOPE
+            (EARTH, GRASS)
         };
+        let cap = (!covered).then_some(top);
         if (s.top1 - s.top0).abs() < 1e-6 {
             tiles.push(Tile {
                 min: Vec2::new(s.x0, s.bottom),
                 max: Vec2::new(s.x1, s.top0),
-                color,
+                body,
+                cap,
             });
         } else {
             wedges.push(Wedge {
@@ -108,7 +130,8 @@ pub fn world_shapes(level: &Level) -> WorldShapes {
                 y_bottom: s.bottom,
                 h0: s.top0,
                 h1: s.top1,
-                color,
+                body,
+                cap,
             });
         }
     }
@@ -120,7 +143,8 @@ pub fn world_shapes(level: &Level) -> WorldShapes {
         tiles.push(Tile {
             min: Vec2::new(s.x0, s.y0.min(s.y1) - PLANK_THICKNESS),
             max: Vec2::new(s.x1, s.y0.max(s.y1)),
-            color: PLANK,
+            body: PLANK,
+            cap: None,
         });
     }
     let ladders: Vec<LadderMesh> = level
@@ -131,30 +155,56 @@ pub fn world_shapes(level: &Level) -> WorldShapes {
             y0: l.bottom,
             y1: l.rail_top(),
             rung_ys: l.grip_heights().collect(),
-            color: WOOD,
+            surface: WOOD,
         })
         .collect();
-    let (x0, x1) = level.extent();
-    let backdrops = vec![
-        Backdrop {
-            min: Vec2::new(x0 - 20.0, bottom),
-            max: Vec2::new(x1 + 20.0, 6.0),
-            z: -12.0,
-            color: [0.42, 0.52, 0.62, 1.0],
-        },
-        Backdrop {
-            min: Vec2::new(x0 - 10.0, bottom),
-            max: Vec2::new(x1 + 10.0, 2.5),
-            z: -5.0,
-            color: [0.30, 0.40, 0.30, 1.0],
-        },
-    ];
+    let backdrops = backdrops(level, bottom);
     WorldShapes {
         tiles,
         wedges,
         ladders,
         backdrops,
     }
+}
+
+/// The backdrop's layers, far to near, as (depth, height, colour, skyline):
+/// pale hills far away, a layer of castles, a forest and dark near hills.
+/// Their colours are before the fog, which pales the far ones further.
+const BACKDROP_LAYERS: [(f32, f32, [f32; 4], Skyline); 4] = [
+    (-70.0, 16.0, [0.36, 0.45, 0.58, 1.0], Skyline::Hills),
+    (-38.0, 6.0, [0.24, 0.29, 0.38, 1.0], Skyline::Castles),
+    (-18.0, 3.4, [0.09, 0.17, 0.12, 1.0], Skyline::Forest),
+    (-7.0, 1.4, [0.13, 0.22, 0.11, 1.0], Skyline::Hills),
+];
+/// Widest view the backdrop covers, as the horizontal half-width seen per
+/// metre of distance: 1.0 is a 2:1 window at the side view's 40° vertical
+/// field of view with room to spare (16:9 needs 0.65).
+const BACKDROP_HALF_WIDTH_PER_METRE: f32 = 1.0;
+
+/// The backdrop's silhouette layers behind `level`: wide enough that the
+/// camera anywhere over the level sees no end, standing on the spawn's
+/// height (the level's home ground), reaching down past `bottom`.
+fn backdrops(level: &Level, bottom: f32) -> Vec<Backdrop> {
+    let (x0, x1) = level.extent();
+    let ground = level.spawn.y;
+    BACKDROP_LAYERS
+        .iter()
+        .zip(1u32..)
+        .map(|(&(z, height, color, skyline), seed)| {
+            let reach = (CAMERA_DISTANCE - z) * BACKDROP_HALF_WIDTH_PER_METRE;
+            Backdrop {
+                x0: x0 - reach,
+                x1: x1 + reach,
+                bottom: bottom.min(ground) - 0.5 * reach,
+                base: ground - 0.6,
+                height,
+                z,
+                color,
+                skyline,
+                seed,
+            }
+        })
+        .collect()
 }
 
 /// Uploads a character's skinned mesh.
@@ -236,14 +286,34 @@ impl CameraRig {
     }
 }
 
-/// Sun, sky and a shadow box around `center` (the player).
+/// The sky's colour at the horizon; distant things fade to it.
+const HORIZON: Vec3 = Vec3::new(0.66, 0.76, 0.86);
+
+/// Sun, sky, fog and a shadow box around `center` (the player). The sun
+/// shines from the upper left and a little from the camera's side, so
+/// shadows fall to the right; its disc stands upper left in the sky.
 pub fn lighting(center: Vec3) -> Lighting {
     Lighting {
+        sun_dir: Vec3::new(-0.55, 0.8, 0.45).normalize(),
+        sun_color: Vec3::new(1.0, 0.93, 0.80) * 0.95,
+        sky_color: Vec3::new(0.34, 0.40, 0.50),
+        ground_color: Vec3::new(0.14, 0.12, 0.09),
+        clear_color: HORIZON,
         shadow: Some(ShadowBox {
             center,
             radius: 6.0,
         }),
-        ..Lighting::default()
+        sky: Some(Sky {
+            top: Vec3::new(0.16, 0.33, 0.66),
+            horizon: HORIZON,
+            sun_radius: 0.07,
+        }),
+        // Clear around the play plane (the camera stands 7.5 m off it),
+        // a quarter faded at the forest, most of the way at the far hills.
+        fog: Some(Fog {
+            start: 9.0,
+            density: 0.02,
+        }),
     }
 }
 
@@ -295,6 +365,55 @@ pub fn draw_character(
     }
 }
 
+/// Half-length of a foot's contact shadow along the floor, metres (a
+/// sole's length and a little more, so it shows round the boot).
+const CONTACT_SHADOW_LENGTH: f32 = 0.2;
+/// Half-width of a contact shadow across the floor (in depth), metres.
+const CONTACT_SHADOW_WIDTH: f32 = 0.13;
+/// Height of the sole above its floor at which the contact shadow has faded
+/// out, metres: a foot lifted in a step keeps a faint one, a jump none.
+const CONTACT_SHADOW_FADE: f32 = 0.35;
+/// Opacity of a contact shadow's centre under a foot on the floor.
+const CONTACT_SHADOW_DARKNESS: f32 = 0.6;
+/// How far above the floor the shadow lies, metres: clear of the floor's
+/// depth at the camera's distance, too little to see.
+const CONTACT_SHADOW_LIFT: f32 = 0.005;
+
+/// Queues a soft contact shadow under each foot of one character placed by
+/// `world`: a dark oval lying on the floor below the ankle (tilted with a
+/// slope), darkest when the sole touches the floor and fading out as the
+/// foot lifts. The sun's shadow map gives the long cast shadow; this one
+/// grounds the feet where the map's texels are too coarse to.
+pub fn draw_contact_shadows(
+    frame: &mut Frame,
+    character: &Character,
+    pipeline: &PosePipeline,
+    world: Mat4,
+    level: &Level,
+) {
+    let sole = character.rig.foot_height;
+    for leg in &character.rig.legs {
+        let ankle = world.transform_point3(pipeline.models[leg.ankle].w_axis.truncate());
+        let Some(hit) = level.floor_below(ankle.x, ankle.y, sole + CONTACT_SHADOW_FADE) else {
+            continue;
+        };
+        let gap = (ankle.y - sole - hit.y).max(0.0);
+        let k = 1.0 - gap / CONTACT_SHADOW_FADE;
+        if k <= 0.0 {
+            continue;
+        }
+        let n = hit.normal();
+        let along = Vec3::new(n.y, -n.x, 0.0);
+        let center = Vec3::new(ankle.x, hit.y, ankle.z) + n.extend(0.0) * CONTACT_SHADOW_LIFT;
+        frame.soft_quad(
+            center,
+            along * CONTACT_SHADOW_LENGTH,
+            Vec3::Z * CONTACT_SHADOW_WIDTH,
+            [0.0, 0.0, 0.0, CONTACT_SHADOW_DARKNESS * k * k],
+        );
+    }
+}
+
 /// The renderer's handles for one level and one character.
 #[derive(Clone, Copy, Debug)]
 pub struct SceneHandles {
@@ -324,38 +443,73 @@ pub fn draw_platforms(frame: &mut Frame, mesh: SkinnedMeshId, level: &Level, alp
     }
 }
 
+/// Wooden deck boards across a moving platform's top (alternating shades).
+const DECK: [[f32; 4]; 2] = [[0.55, 0.37, 0.20, 1.0], [0.46, 0.30, 0.16, 1.0]];
+/// Boards across the deck, along its depth.
+const DECK_BOARDS: usize = 5;
+
 /// The unit box of [`SceneHandles::platform`]: one joint, every vertex
-/// bound to it with weight 1.
+/// bound to it with weight 1. Its top is a deck of wooden boards, its sides
+/// a steel frame whose edges are darker (they read as a riveted rim).
 fn upload_platform_box(renderer: &mut Renderer) -> Result<SkinnedMeshId, RenderError> {
     let mut vertices = Vec::new();
     let mut indices = Vec::new();
-    let faces: [(Vec3, Vec3, Vec3); 6] = [
-        (Vec3::Y, Vec3::X, Vec3::NEG_Z),
+    let mut quad = |corners: [Vec3; 4], n: Vec3, colors: [[f32; 4]; 4]| {
+        let base = vertices.len() as u32;
+        for (p, color) in corners.into_iter().zip(colors) {
+            vertices.push(SkinnedVertex {
+                position: p.to_array(),
+                normal: n.to_array(),
+                uv: [p.x + 0.5, p.z + 0.5],
+                joints: [0; 4],
+                weights: [1.0, 0.0, 0.0, 0.0],
+                color,
+            });
+        }
+        indices.extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
+    };
+    // Box from (-0.5, -1, -0.5) to (0.5, 0, 0.5): the top at y = 0.
+    for i in 0..DECK_BOARDS {
+        let z0 = -0.5 + i as f32 / DECK_BOARDS as f32;
+        let z1 = z0 + 1.0 / DECK_BOARDS as f32;
+        quad(
+            [
+                Vec3::new(-0.5, 0.0, z1),
+                Vec3::new(0.5, 0.0, z1),
+                Vec3::new(0.5, 0.0, z0),
+                Vec3::new(-0.5, 0.0, z0),
+            ],
+            Vec3::Y,
+            [DECK[i % 2]; 4],
+        );
+    }
+    let sides: [(Vec3, Vec3, Vec3); 5] = [
         (Vec3::NEG_Y, Vec3::X, Vec3::Z),
         (Vec3::X, Vec3::NEG_Z, Vec3::Y),
         (Vec3::NEG_X, Vec3::Z, Vec3::Y),
         (Vec3::Z, Vec3::X, Vec3::Y),
         (Vec3::NEG_Z, Vec3::NEG_X, Vec3::Y),
     ];
-    for (n, u, v) in faces {
-        let base = vertices.len() as u32;
-        // Box from (-0.5, -1, -0.5) to (0.5, 0, 0.5): the top at y = 0.
+    for (n, u, v) in sides {
         let centre = Vec3::new(0.0, -0.5, 0.0) + n * 0.5;
-        for (su, sv) in [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)] {
-            let p = centre + u * su + v * sv;
-            // Darker bands along the edges read as a riveted metal frame.
-            let edge = su.abs().max(sv.abs());
-            let k = if edge > 0.45 { 0.8 } else { 1.0 };
-            vertices.push(SkinnedVertex {
-                position: p.to_array(),
-                normal: n.to_array(),
-                uv: [su + 0.5, sv + 0.5],
-                joints: [0; 4],
-                weights: [1.0, 0.0, 0.0, 0.0],
-                color: [METAL[0] * k, METAL[1] * k, METAL[2] * k, 1.0],
-            });
-        }
-        indices.extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
+        let corners = [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)];
+        // Sides shade from a bright top edge under the deck to a dark foot,
+        // the underside darkest: the steel reads as a frame under the boards.
+        let k = |sv: f32| {
+            if n == Vec3::NEG_Y {
+                0.6
+            } else {
+                0.75 + 0.5 * (sv + 0.5)
+            }
+        };
+        quad(
+            corners.map(|(su, sv)| centre + u * su + v * sv),
+            n,
+            corners.map(|(_, sv)| {
+                let k = k(sv);
+                [METAL[0] * k, METAL[1] * k, METAL[2] * k, 1.0]
+            }),
+        );
     }
     renderer.upload_skinned_mesh(&SkinnedMeshDesc {
         label: "moving platform",

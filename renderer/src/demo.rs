@@ -1,9 +1,12 @@
 //! Procedural content for tests, benchmarks and the window smoke test: a
 //! two-joint skinned tube ("capsule figure" limb) and a small world with
-//! 15°, 30° and 45° slopes and a ladder. No assets needed.
+//! 15°, 30° and 45° slopes and a ladder, in the world materials (grass and
+//! stone caps, earth and brick sides, wooden ladder) before a backdrop of
+//! hills, a castle and a forest. No assets needed.
 
 use crate::RenderError;
-use crate::mesh::{Backdrop, Ladder, SkinnedVertex, Tile, Wedge, WorldMesh};
+use crate::mesh::{Ladder, Material, SkinnedVertex, Surface, Tile, Wedge, WorldMesh};
+use crate::scenery::{Backdrop, Skyline};
 use glam::{Mat4, Vec2, Vec3};
 
 /// Length of the demo tube in metres (a knight-sized 1.6 m).
@@ -87,10 +90,32 @@ pub fn bend_palette(angle: f32) -> [Mat4; 2] {
     ]
 }
 
-const GROUND: [f32; 4] = [0.42, 0.36, 0.28, 1.0];
-const GRASS: [f32; 4] = [0.30, 0.55, 0.25, 1.0];
-const WOOD: [f32; 4] = [0.55, 0.35, 0.15, 1.0];
-const FAR_HILLS: [f32; 4] = [0.25, 0.32, 0.45, 1.0];
+const EARTH: Surface = Surface::new(Material::Earth, [0.42, 0.30, 0.20, 1.0]);
+const GRASS: Surface = Surface::new(Material::Grass, [0.30, 0.55, 0.25, 1.0]);
+const BRICK: Surface = Surface::new(Material::Brick, [0.55, 0.30, 0.22, 1.0]);
+const STONE: Surface = Surface::new(Material::Stone, [0.55, 0.55, 0.52, 1.0]);
+const WOOD: Surface = Surface::new(Material::Wood, [0.55, 0.35, 0.15, 1.0]);
+
+/// The demo's backdrop: far hills, a castle layer and a forest, from
+/// `bottom` up, spanning `x0..x1`.
+fn demo_backdrops(x0: f32, x1: f32, bottom: f32) -> [Backdrop; 3] {
+    let layer = |z: f32, height: f32, color: [f32; 4], skyline, seed| Backdrop {
+        x0: x0 + z * 1.5,
+        x1: x1 - z * 1.5,
+        bottom: bottom + z,
+        base: bottom,
+        height,
+        z,
+        color,
+        skyline,
+        seed,
+    };
+    [
+        layer(-40.0, 9.0, [0.30, 0.38, 0.52, 1.0], Skyline::Hills, 1),
+        layer(-22.0, 4.0, [0.22, 0.28, 0.36, 1.0], Skyline::Castles, 2),
+        layer(-9.0, 2.5, [0.12, 0.20, 0.14, 1.0], Skyline::Forest, 3),
+    ]
+}
 
 /// Height of the surface at the end of a slope of `degrees` over `run` metres.
 fn rise(run: f32, degrees: f32) -> f32 {
@@ -105,7 +130,8 @@ pub fn slopes_and_ladder_world() -> Result<(WorldMesh, Vec<f32>), RenderError> {
     let mut tiles = vec![Tile {
         min: Vec2::new(-6.0, bottom),
         max: Vec2::new(-3.0, 0.0),
-        color: GRASS,
+        body: EARTH,
+        cap: Some(GRASS),
     }];
     let mut wedges = Vec::new();
     let mut x = -3.0;
@@ -119,14 +145,16 @@ pub fn slopes_and_ladder_world() -> Result<(WorldMesh, Vec<f32>), RenderError> {
             y_bottom: bottom,
             h0: h,
             h1: top,
-            color: GROUND,
+            body: EARTH,
+            cap: Some(GRASS),
         });
         x += run;
         h = top;
         tiles.push(Tile {
             min: Vec2::new(x, bottom),
             max: Vec2::new(x + 1.0, h),
-            color: GRASS,
+            body: EARTH,
+            cap: Some(GRASS),
         });
         x += 1.0;
     }
@@ -134,12 +162,14 @@ pub fn slopes_and_ladder_world() -> Result<(WorldMesh, Vec<f32>), RenderError> {
     tiles.push(Tile {
         min: Vec2::new(x, bottom),
         max: Vec2::new(x + 2.5, 0.0),
-        color: GRASS,
+        body: EARTH,
+        cap: Some(GRASS),
     });
     tiles.push(Tile {
         min: Vec2::new(x + 2.5, 2.5),
         max: Vec2::new(x + 4.0, 3.0),
-        color: GROUND,
+        body: BRICK,
+        cap: Some(STONE),
     });
     let rung_ys: Vec<f32> = (1..=9).map(|i| i as f32 * 0.3).collect();
     let ladders = [Ladder {
@@ -147,14 +177,9 @@ pub fn slopes_and_ladder_world() -> Result<(WorldMesh, Vec<f32>), RenderError> {
         y0: 0.0,
         y1: 3.0,
         rung_ys: rung_ys.clone(),
-        color: WOOD,
+        surface: WOOD,
     }];
-    let backdrops = [Backdrop {
-        min: Vec2::new(-30.0, -14.0),
-        max: Vec2::new(30.0, 10.0),
-        z: -8.0,
-        color: FAR_HILLS,
-    }];
+    let backdrops = demo_backdrops(-10.0, 12.0, bottom);
     Ok((
         WorldMesh::build(&tiles, &wedges, &ladders, &backdrops, 2.0)?,
         rung_ys,
@@ -167,16 +192,12 @@ pub fn ground_world(width: f32) -> Result<WorldMesh, RenderError> {
         &[Tile {
             min: Vec2::new(-width * 0.5, -0.5),
             max: Vec2::new(width * 0.5, 0.0),
-            color: GRASS,
+            body: EARTH,
+            cap: Some(GRASS),
         }],
         &[],
         &[],
-        &[Backdrop {
-            min: Vec2::new(-30.0, -5.0),
-            max: Vec2::new(30.0, 10.0),
-            z: -10.0,
-            color: FAR_HILLS,
-        }],
+        &demo_backdrops(-width, width, -0.5),
         4.0,
     )
 }
@@ -202,7 +223,8 @@ mod tests {
         let mut angles: Vec<f32> = mesh
             .vertices
             .iter()
-            .filter(|v| v.normal[1] > 0.0 && v.normal[1] < 0.999)
+            // Sloped tops only: the caps' bevels lean towards ±z as well.
+            .filter(|v| v.normal[1] > 0.0 && v.normal[1] < 0.999 && v.normal[2].abs() < 1e-4)
             .map(|v| v.normal[1].acos().to_degrees())
             .collect();
         angles.dedup_by(|a, b| (*a - *b).abs() < 0.01);

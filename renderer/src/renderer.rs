@@ -1,9 +1,12 @@
-//! The renderer: pipelines, per-frame buffers, the shadow and main passes,
-//! and GPU skinning readback for tests.
+//! The renderer: pipelines, per-frame buffers, the shadow and main passes
+//! (sky, world, skinned meshes, soft quads, debug lines), and GPU skinning
+//! readback for tests.
 
+use crate::mesh::Material;
 use crate::mesh::{
     LineVertex, MAX_JOINTS_PER_SKIN, SkinnedMeshDesc, SkinnedVertex, WorldMesh, WorldVertex,
 };
+use crate::soft::SoftQuad;
 use crate::timing::{GpuTimer, PassTimes};
 use crate::{Camera, Gpu, RenderError, shaders};
 use bytemuck::{Pod, Zeroable};
@@ -27,6 +30,12 @@ const INITIAL_PALETTE_CAPACITY: u64 = 256;
 const INITIAL_INSTANCE_CAPACITY: u64 = 16;
 /// Initial debug-line vertex capacity (grows by doubling).
 const INITIAL_LINE_CAPACITY: u64 = 1024;
+/// Initial soft-quad capacity (grows by doubling): two contact shadows for
+/// each of a hundred characters and a full dust pool fit without growing.
+const INITIAL_SOFT_CAPACITY: u64 = 512;
+/// Distance of the sun's disc from the screen's centre, as a fraction of
+/// half the screen's height: high in the sky, clear of the hills.
+const SUN_SCREEN_DISTANCE: f32 = 0.72;
 /// Workgroup size of `skin_vertices` (must match the WGSL).
 const SKIN_WORKGROUP: u32 = 64;
 
@@ -40,6 +49,11 @@ struct Globals {
     sky_color: [f32; 4],
     ground_color: [f32; 4],
     shadow_params: [f32; 4],
+    camera_pos: [f32; 4],
+    fog_color: [f32; 4],
+    fog_params: [f32; 4],
+    sky_top: [f32; 4],
+    sun_screen: [f32; 4],
 }
 
 #[repr(C)]
@@ -92,6 +106,33 @@ pub struct Lighting {
     pub clear_color: Vec3,
     /// Shadow region; `None` turns shadows off.
     pub shadow: Option<ShadowBox>,
+    /// A gradient sky with the sun's disc instead of the plain clear
+    /// colour; `None` draws the clear colour only.
+    pub sky: Option<Sky>,
+    /// Distance fog towards the horizon colour (the sky's, or the clear
+    /// colour without a sky); `None` turns it off.
+    pub fog: Option<Fog>,
+}
+
+/// The sky drawn behind everything.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sky {
+    /// Colour at the top of the screen (linear RGB).
+    pub top: Vec3,
+    /// Colour at the horizon (linear RGB); the fog fades to it too.
+    pub horizon: Vec3,
+    /// Radius of the sun's disc as a fraction of half the screen height.
+    pub sun_radius: f32,
+}
+
+/// Exponential distance fog: past `start` metres from the camera, a
+/// fraction `1 - exp(-density × (d - start))` of the colour is the horizon's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fog {
+    /// Distance from the camera where the fog starts, metres.
+    pub start: f32,
+    /// Density per metre.
+    pub density: f32,
 }
 
 impl Default for Lighting {
@@ -106,11 +147,36 @@ impl Default for Lighting {
                 center: Vec3::ZERO,
                 radius: 6.0,
             }),
+            sky: None,
+            fog: None,
         }
     }
 }
 
 impl Lighting {
+    /// The horizon colour: the sky's, or the clear colour without a sky.
+    pub fn horizon(&self) -> Vec3 {
+        self.sky.map_or(self.clear_color, |s| s.horizon)
+    }
+
+    /// Where the sun's disc is drawn, in NDC, on a target of `aspect`
+    /// (width / height): in the direction the light comes from (its x and
+    /// y), [`SUN_SCREEN_DISTANCE`] of half the screen height from the
+    /// centre, so shadows point away from it.
+    pub fn sun_on_screen(&self, aspect: f32) -> glam::Vec2 {
+        let d = self
+            .sun_dir
+            .truncate()
+            .try_normalize()
+            .unwrap_or(glam::Vec2::Y);
+        let aspect = if aspect.is_finite() && aspect > 0.0 {
+            aspect
+        } else {
+            1.0
+        };
+        glam::Vec2::new(d.x / aspect, d.y) * SUN_SCREEN_DISTANCE
+    }
+
     /// The sun's view-projection for the shadow map (orthographic, depth 0..1).
     pub fn light_view_proj(&self) -> Mat4 {
         let Some(b) = self.shadow else {
@@ -146,6 +212,7 @@ pub struct Frame {
     instances: Vec<InstanceRecord>,
     worlds: Vec<WorldMeshId>,
     lines: Vec<LineVertex>,
+    soft: Vec<SoftQuad>,
     /// Whether debug lines and points are drawn (toggled at run time).
     pub show_debug: bool,
 }
@@ -167,6 +234,7 @@ impl Frame {
             instances: Vec::new(),
             worlds: Vec::new(),
             lines: Vec::new(),
+            soft: Vec::new(),
             show_debug: true,
         }
     }
@@ -177,6 +245,26 @@ impl Frame {
         self.instances.clear();
         self.worlds.clear();
         self.lines.clear();
+        self.soft.clear();
+    }
+
+    /// A soft round quad centred on `center`, spanned by the half-axes
+    /// `axis_u` and `axis_v`, in straight RGBA `color` (alpha: opacity at
+    /// the centre, fading to nothing at the rim). Blended over the scene
+    /// after everything opaque, without writing depth: contact shadows
+    /// (lying on a floor, dark) and dust (facing the camera, light).
+    pub fn soft_quad(&mut self, center: Vec3, axis_u: Vec3, axis_v: Vec3, color: [f32; 4]) {
+        self.soft.push(SoftQuad {
+            center: center.to_array(),
+            axis_u: axis_u.to_array(),
+            axis_v: axis_v.to_array(),
+            color,
+        });
+    }
+
+    /// Number of soft quads queued.
+    pub fn soft_quad_count(&self) -> usize {
+        self.soft.len()
     }
 
     /// Draws `mesh` with its bone `palette` (model × inverse bind, one per
@@ -265,8 +353,15 @@ struct SkinnedMeshGpu {
 
 struct WorldMeshGpu {
     vertices: wgpu::Buffer,
+    /// The mesh's indices as built (the shadow pass draws the first
+    /// `shadow_index_count`, see [`WorldMesh::shadow_indices`]).
     indices: wgpu::Buffer,
-    index_count: u32,
+    shadow_index_count: u32,
+    /// The same triangles grouped by material, in [`Material::ALL`]'s order,
+    /// and each material's range of them: the main pass draws each range
+    /// with that material's pipeline.
+    material_indices: wgpu::Buffer,
+    material_ranges: [std::ops::Range<u32>; Material::ALL.len()],
 }
 
 struct GrowBuffer {
@@ -331,13 +426,17 @@ pub struct Renderer {
     material_sampler: wgpu::Sampler,
     skinned_pipeline: wgpu::RenderPipeline,
     skinned_shadow_pipeline: wgpu::RenderPipeline,
-    world_pipeline: wgpu::RenderPipeline,
+    /// One world pipeline per material, in [`Material::ALL`]'s order.
+    world_pipelines: [wgpu::RenderPipeline; Material::ALL.len()],
     world_shadow_pipeline: wgpu::RenderPipeline,
+    sky_pipeline: wgpu::RenderPipeline,
+    soft_pipeline: wgpu::RenderPipeline,
     line_pipeline: wgpu::RenderPipeline,
     skin_compute_pipeline: wgpu::ComputePipeline,
     palettes: GrowBuffer,
     instances: GrowBuffer,
     lines: GrowBuffer,
+    soft: GrowBuffer,
     skinned_meshes: Vec<SkinnedMeshGpu>,
     world_meshes: Vec<WorldMeshGpu>,
     targets: Option<Targets>,
@@ -389,8 +488,10 @@ fn vertex_layout<'a>(
 const SKINNED_ATTRS: [wgpu::VertexAttribute; 6] = wgpu::vertex_attr_array![
     0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Uint16x4, 4 => Float32x4, 5 => Float32x4
 ];
-const WORLD_ATTRS: [wgpu::VertexAttribute; 3] =
-    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x4];
+const WORLD_ATTRS: [wgpu::VertexAttribute; 4] =
+    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x4, 3 => Uint32];
+const SOFT_ATTRS: [wgpu::VertexAttribute; 4] =
+    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x3, 3 => Float32x4];
 const LINE_ATTRS: [wgpu::VertexAttribute; 2] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x4];
 
@@ -560,6 +661,14 @@ impl Renderer {
             label: Some("world.wgsl"),
             source: wgpu::ShaderSource::Wgsl(shaders::WORLD_MODULE.into()),
         });
+        let sky_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("sky.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(shaders::SKY_MODULE.into()),
+        });
+        let soft_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("soft.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(shaders::SOFT_MODULE.into()),
+        });
         let line_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("lines.wgsl"),
             source: wgpu::ShaderSource::Wgsl(shaders::LINES_MODULE.into()),
@@ -607,7 +716,8 @@ impl Renderer {
         let lit = |label: &str,
                    layout: &wgpu::PipelineLayout,
                    module: &wgpu::ShaderModule,
-                   buffers: &[Option<wgpu::VertexBufferLayout>]| {
+                   buffers: &[Option<wgpu::VertexBufferLayout>],
+                   fragment_entry: &str| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
                 layout: Some(layout),
@@ -634,7 +744,7 @@ impl Renderer {
                 },
                 fragment: Some(wgpu::FragmentState {
                     module,
-                    entry_point: Some("fs_main"),
+                    entry_point: Some(fragment_entry),
                     compilation_options: Default::default(),
                     targets: &color_target,
                 }),
@@ -681,8 +791,17 @@ impl Renderer {
             &skinned_layout,
             &skinned_module,
             &skinned_buffers,
+            "fs_main",
         );
-        let world_pipeline = lit("world", &world_layout, &world_module, &world_buffers);
+        let world_pipelines = Material::ALL.map(|m| {
+            lit(
+                m.entry_point(),
+                &world_layout,
+                &world_module,
+                &world_buffers,
+                m.entry_point(),
+            )
+        });
         let skinned_shadow_pipeline = shadow(
             "skinned shadow",
             &skinned_shadow_layout,
@@ -694,6 +813,72 @@ impl Renderer {
             &world_shadow_layout,
             &world_module,
             &world_buffers,
+        );
+        let overlay = |label: &str,
+                       module: &wgpu::ShaderModule,
+                       buffers: &[Option<wgpu::VertexBufferLayout>],
+                       depth_compare: wgpu::CompareFunction,
+                       blend: Option<wgpu::BlendState>| {
+            let layout = layout(label, &[Some(&globals_bgl), Some(&shadow_bgl)]);
+            let targets = [Some(wgpu::ColorTargetState {
+                format: color_format,
+                blend,
+                write_mask: wgpu::ColorWrites::ALL,
+            })];
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers,
+                },
+                primitive: wgpu::PrimitiveState {
+                    cull_mode: None,
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(false),
+                    depth_compare: Some(depth_compare),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample: wgpu::MultisampleState {
+                    count: SAMPLE_COUNT,
+                    ..Default::default()
+                },
+                fragment: Some(wgpu::FragmentState {
+                    module,
+                    entry_point: Some("fs_main"),
+                    compilation_options: Default::default(),
+                    targets: &targets,
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        // The sky lies on the far plane, drawn after everything opaque: the
+        // depth test keeps only the pixels still at the cleared depth.
+        let sky_pipeline = overlay(
+            "sky",
+            &sky_module,
+            &[],
+            wgpu::CompareFunction::LessEqual,
+            None,
+        );
+        let soft_buffers = [Some(wgpu::VertexBufferLayout {
+            array_stride: size_of::<SoftQuad>() as u64,
+            step_mode: wgpu::VertexStepMode::Instance,
+            attributes: &SOFT_ATTRS,
+        })];
+        let soft_pipeline = overlay(
+            "soft quads",
+            &soft_module,
+            &soft_buffers,
+            wgpu::CompareFunction::LessEqual,
+            Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
         );
         let line_layout = layout("lines", &[Some(&globals_bgl)]);
         let line_pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -758,6 +943,12 @@ impl Renderer {
             INITIAL_LINE_CAPACITY * size_of::<LineVertex>() as u64,
             wgpu::BufferUsages::VERTEX,
         );
+        let soft = GrowBuffer::new(
+            &device,
+            "soft quads",
+            INITIAL_SOFT_CAPACITY * size_of::<SoftQuad>() as u64,
+            wgpu::BufferUsages::VERTEX,
+        );
         let skin_bg = Self::make_skin_bg(&device, &skin_bgl, &palettes.buffer, &instances.buffer);
         let timer = GpuTimer::new(&device, &gpu.queue);
         Self {
@@ -775,13 +966,16 @@ impl Renderer {
             material_sampler,
             skinned_pipeline,
             skinned_shadow_pipeline,
-            world_pipeline,
+            world_pipelines,
             world_shadow_pipeline,
+            sky_pipeline,
+            soft_pipeline,
             line_pipeline,
             skin_compute_pipeline,
             palettes,
             instances,
             lines,
+            soft,
             skinned_meshes: Vec::new(),
             world_meshes: Vec::new(),
             targets: None,
@@ -971,6 +1165,16 @@ impl Renderer {
                 reason: "no vertices or no indices".into(),
             });
         }
+        if mesh.shadow_indices > mesh.indices.len() {
+            return Err(RenderError::InvalidMesh {
+                mesh: "world".into(),
+                reason: format!(
+                    "{} shadow-casting indices, the mesh has {}",
+                    mesh.shadow_indices,
+                    mesh.indices.len()
+                ),
+            });
+        }
         if let Some(&i) = mesh
             .indices
             .iter()
@@ -992,10 +1196,33 @@ impl Renderer {
             contents: bytemuck::cast_slice(&mesh.indices),
             usage: wgpu::BufferUsages::INDEX,
         });
+        // Triangles grouped by their first vertex's material.
+        let mut buckets: [Vec<u32>; Material::ALL.len()] = Default::default();
+        for tri in mesh.indices.chunks_exact(3) {
+            let number = mesh.vertices[tri[0] as usize].material;
+            let material = Material::from_u32(number).ok_or_else(|| RenderError::InvalidMesh {
+                mesh: "world".into(),
+                reason: format!("vertex {} has no material {number}", tri[0]),
+            })?;
+            buckets[material as usize].extend_from_slice(tri);
+        }
+        let mut grouped = Vec::with_capacity(mesh.indices.len());
+        let material_ranges = buckets.map(|b| {
+            let start = grouped.len() as u32;
+            grouped.extend_from_slice(&b);
+            start..grouped.len() as u32
+        });
+        let material_indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("world indices by material"),
+            contents: bytemuck::cast_slice(&grouped),
+            usage: wgpu::BufferUsages::INDEX,
+        });
         Ok(WorldMeshGpu {
             vertices,
             indices,
-            index_count: mesh.indices.len() as u32,
+            shadow_index_count: mesh.shadow_indices as u32,
+            material_indices,
+            material_ranges,
         })
     }
 
@@ -1112,6 +1339,14 @@ impl Renderer {
         let device = self.gpu.device.clone();
         let queue = self.gpu.queue.clone();
         let aspect = size.0 as f32 / size.1 as f32;
+        let sun_screen = lighting.sun_on_screen(aspect);
+        let horizon = lighting.horizon();
+        let fog = lighting.fog.unwrap_or(crate::Fog {
+            start: 0.0,
+            density: 0.0,
+        });
+        let sky_top = lighting.sky.map_or(lighting.clear_color, |s| s.top);
+        let sun_radius = lighting.sky.map_or(0.0, |s| s.sun_radius);
         let globals = Globals {
             view_proj: camera.view_proj(aspect).to_cols_array_2d(),
             light_view_proj: lighting.light_view_proj().to_cols_array_2d(),
@@ -1130,6 +1365,11 @@ impl Renderer {
                 0.0,
             )
             .to_array(),
+            camera_pos: camera.position.extend(1.0).to_array(),
+            fog_color: horizon.extend(fog.density.max(0.0)).to_array(),
+            fog_params: [fog.start, 0.0, 0.0, 0.0],
+            sky_top: sky_top.extend(1.0).to_array(),
+            sun_screen: [sun_screen.x, sun_screen.y, sun_radius, aspect],
         };
         let mut uploaded = size_of::<Globals>() as u64;
         queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
@@ -1156,6 +1396,12 @@ impl Renderer {
                 bytemuck::cast_slice(&self.scratch_instances),
             );
             uploaded += palette_bytes + instance_bytes;
+        }
+        if !frame.soft.is_empty() {
+            let soft_bytes = (frame.soft.len() * size_of::<SoftQuad>()) as u64;
+            self.soft.ensure(&device, soft_bytes);
+            queue.write_buffer(&self.soft.buffer, 0, bytemuck::cast_slice(&frame.soft));
+            uploaded += soft_bytes;
         }
         let draw_lines = frame.show_debug && !frame.lines.is_empty();
         if draw_lines {
@@ -1196,9 +1442,12 @@ impl Renderer {
                 pass.set_pipeline(&self.world_shadow_pipeline);
                 for w in &frame.worlds {
                     let m = &self.world_meshes[w.0 as usize];
+                    if m.shadow_index_count == 0 {
+                        continue;
+                    }
                     pass.set_vertex_buffer(0, m.vertices.slice(..));
                     pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
-                    pass.draw_indexed(0..m.index_count, 0, 0..1);
+                    pass.draw_indexed(0..m.shadow_index_count, 0, 0..1);
                     draw_calls += 1;
                 }
                 pass.set_pipeline(&self.skinned_shadow_pipeline);
@@ -1249,13 +1498,19 @@ impl Renderer {
             });
             pass.set_bind_group(0, &self.globals_bg, &[]);
             pass.set_bind_group(1, &self.shadow_bg, &[]);
-            pass.set_pipeline(&self.world_pipeline);
-            for w in &frame.worlds {
-                let m = &self.world_meshes[w.0 as usize];
-                pass.set_vertex_buffer(0, m.vertices.slice(..));
-                pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..m.index_count, 0, 0..1);
-                draw_calls += 1;
+            for (k, pipeline) in self.world_pipelines.iter().enumerate() {
+                for w in &frame.worlds {
+                    let m = &self.world_meshes[w.0 as usize];
+                    let range = m.material_ranges[k].clone();
+                    if range.is_empty() {
+                        continue;
+                    }
+                    pass.set_pipeline(pipeline);
+                    pass.set_vertex_buffer(0, m.vertices.slice(..));
+                    pass.set_index_buffer(m.material_indices.slice(..), wgpu::IndexFormat::Uint32);
+                    pass.draw_indexed(range, 0, 0..1);
+                    draw_calls += 1;
+                }
             }
             pass.set_pipeline(&self.skinned_pipeline);
             pass.set_bind_group(2, &self.skin_bg, &[]);
@@ -1265,6 +1520,19 @@ impl Renderer {
                 pass.set_vertex_buffer(0, m.vertices.slice(..));
                 pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
                 pass.draw_indexed(0..m.index_count, 0, first..first + count);
+                draw_calls += 1;
+            }
+            // The sky last of the opaque things, at the far plane: only the
+            // pixels nothing else covered are shaded.
+            if lighting.sky.is_some() {
+                pass.set_pipeline(&self.sky_pipeline);
+                pass.draw(0..3, 0..1);
+                draw_calls += 1;
+            }
+            if !frame.soft.is_empty() {
+                pass.set_pipeline(&self.soft_pipeline);
+                pass.set_vertex_buffer(0, self.soft.buffer.slice(..));
+                pass.draw(0..6, 0..frame.soft.len() as u32);
                 draw_calls += 1;
             }
             if draw_lines {

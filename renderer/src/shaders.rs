@@ -19,6 +19,16 @@ pub const WORLD_MODULE: &str = concat!(
     include_str!("../../shaders/common.wgsl"),
     include_str!("../../shaders/world.wgsl"),
 );
+/// The sky module (full-screen gradient and sun disc).
+pub const SKY_MODULE: &str = concat!(
+    include_str!("../../shaders/common.wgsl"),
+    include_str!("../../shaders/sky.wgsl"),
+);
+/// The soft-quad module (contact shadows and dust).
+pub const SOFT_MODULE: &str = concat!(
+    include_str!("../../shaders/common.wgsl"),
+    include_str!("../../shaders/soft.wgsl"),
+);
 /// The debug-line module.
 pub const LINES_MODULE: &str = include_str!("../../shaders/lines.wgsl");
 
@@ -29,6 +39,8 @@ pub const FILES: &[(&str, &str)] = &[
     ("skinning.wgsl", SKINNING),
     ("skinned.wgsl", SKINNED_MODULE),
     ("world.wgsl", WORLD_MODULE),
+    ("sky.wgsl", SKY_MODULE),
+    ("soft.wgsl", SOFT_MODULE),
     ("lines.wgsl", LINES_MODULE),
 ];
 

@@ -1,12 +1,14 @@
 //! GPU tests on whatever adapter the machine has (lavapipe in CI): GPU
 //! skinning against a CPU computation, golden images compared with nv-flip,
-//! shadows, debug lines, timestamps and buffer growth.
+//! shadows, debug lines, timestamps and buffer growth, the world materials,
+//! sky, fog and soft quads.
 
-use glam::{Mat3, Mat4, Quat, Vec3};
+use glam::{Mat3, Mat4, Quat, Vec2, Vec3};
 use renderer::demo::{bend_palette, ground_world, slopes_and_ladder_world, tube_mesh};
 use renderer::{
-    Camera, Frame, Lighting, MaterialDesc, OffscreenTarget, Renderer, ShadowBox, SkinnedMeshDesc,
-    SkinnedVertex, read_png_rgba, write_png_rgba,
+    Backdrop, Camera, Fog, Frame, Lighting, Material, MaterialDesc, OffscreenTarget, Renderer,
+    ShadowBox, SkinnedMeshDesc, SkinnedVertex, Sky, Skyline, Surface, Tile, WorldMesh,
+    read_png_rgba, write_png_rgba,
 };
 use std::path::{Path, PathBuf};
 
@@ -234,7 +236,11 @@ fn slopes_and_ladder_match_golden() {
             center: Vec3::new(1.5, 1.0, 0.0),
             radius: 7.0,
         }),
-        ..Lighting::default()
+        fog: Some(Fog {
+            start: 9.0,
+            density: 0.02,
+        }),
+        ..sky_lighting(Vec3::new(-0.4, 1.0, 0.6))
     };
     let target = OffscreenTarget::new(&r, GOLDEN_SIZE.0, GOLDEN_SIZE.1);
     r.render(&mut frame, &cam, &lighting, target.view(), target.size())
@@ -368,9 +374,9 @@ fn pass_times_and_upload_sizes_are_reported() {
         );
         r.wait_idle().unwrap();
     }
-    // Globals (2 matrices + 5 vectors = 208 bytes) + 20 palette matrices
+    // Globals (2 matrices + 10 vectors = 288 bytes) + 20 palette matrices
     // + 10 instances of 96 bytes; the same every frame.
-    assert_eq!(stats[2].bytes_uploaded, 208 + 20 * 64 + 10 * 96);
+    assert_eq!(stats[2].bytes_uploaded, 288 + 20 * 64 + 10 * 96);
     // The same work every frame (CPU times differ, of course).
     let work = |s: &renderer::FrameStats| (s.bytes_uploaded, s.instances, s.draw_calls);
     assert_eq!(work(&stats[1]), work(&stats[2]));
@@ -498,7 +504,7 @@ fn buffers_grow_for_many_instances_and_uploads_scale_with_them() {
             )
             .unwrap();
         assert_eq!(stats.instances as usize, count);
-        assert_eq!(stats.bytes_uploaded as usize, 208 + count * (2 * 64 + 96));
+        assert_eq!(stats.bytes_uploaded as usize, 288 + count * (2 * 64 + 96));
     }
     r.wait_idle().unwrap();
 }
@@ -700,4 +706,257 @@ fn replacing_a_world_mesh_keeps_its_id_and_draws_the_new_shape() {
         .unwrap_err();
     assert!(e.to_string().contains("world"), "{e}");
     assert_eq!(draw(&mut r), wide);
+}
+
+/// Luma standard deviation (0..255 scale) and mean RGB of some pixels.
+fn luma_sd_and_mean(rgba: &[u8]) -> (f32, [f32; 3]) {
+    let n = (rgba.len() / 4) as f32;
+    let lum: Vec<f32> = rgba
+        .chunks_exact(4)
+        .map(|p| 0.2126 * f32::from(p[0]) + 0.7152 * f32::from(p[1]) + 0.0722 * f32::from(p[2]))
+        .collect();
+    let mean_l = lum.iter().sum::<f32>() / n;
+    let sd = (lum.iter().map(|l| (l - mean_l).powi(2)).sum::<f32>() / n).sqrt();
+    let mut mean = [0.0; 3];
+    for p in rgba.chunks_exact(4) {
+        for c in 0..3 {
+            mean[c] += f32::from(p[c]) / n;
+        }
+    }
+    (sd, mean)
+}
+
+/// Renders the front face of a 2 m square tile in `material`, seen head-on
+/// and filling the whole 96×96 target, without shadows. Returns its pixels.
+fn render_face(r: &mut Renderer, material: Material) -> Vec<u8> {
+    let tile = Tile {
+        min: Vec2::new(-1.0, -1.0),
+        max: Vec2::new(1.0, 1.0),
+        body: Surface::new(material, [0.6, 0.45, 0.3, 1.0]),
+        cap: None,
+    };
+    let id = r
+        .upload_world_mesh(&WorldMesh::build(&[tile], &[], &[], &[], 0.2).unwrap())
+        .unwrap();
+    let mut frame = Frame::new();
+    frame.draw_world(id);
+    let cam = Camera::side_view(Vec3::ZERO, 2.0);
+    let target = OffscreenTarget::new(r, 96, 96);
+    let lighting = Lighting {
+        shadow: None,
+        ..Lighting::default()
+    };
+    r.render(&mut frame, &cam, &lighting, target.view(), target.size())
+        .unwrap();
+    target.read_rgba(r).unwrap()
+}
+
+#[test]
+fn each_world_material_paints_its_own_pattern_and_plain_paints_none() {
+    let mut r = renderer();
+    let (plain_sd, _) = luma_sd_and_mean(&render_face(&mut r, Material::Plain));
+    // A flat face lit by one sun and a hemisphere is one colour.
+    assert!(plain_sd < 1.0, "plain face varies: sd {plain_sd}");
+    let mut seen: Vec<(Material, Vec<u8>)> = Vec::new();
+    for m in [
+        Material::Grass,
+        Material::Stone,
+        Material::Earth,
+        Material::Brick,
+        Material::Wood,
+        Material::Metal,
+    ] {
+        let rgba = render_face(&mut r, m);
+        let (sd, _) = luma_sd_and_mean(&rgba);
+        assert!(sd > 3.0, "{m:?} has no pattern: luma sd {sd}");
+        // Every material's picture is unlike every other's over most pixels.
+        for (other, theirs) in &seen {
+            let differ = rgba
+                .chunks_exact(4)
+                .zip(theirs.chunks_exact(4))
+                .filter(|(a, b)| (0..3).any(|c| a[c].abs_diff(b[c]) > 6))
+                .count();
+            assert!(
+                differ > 96 * 96 / 4,
+                "{m:?} looks like {other:?} ({differ} pixels differ)"
+            );
+        }
+        seen.push((m, rgba));
+    }
+}
+
+#[test]
+fn brick_has_mortar_lines_between_its_courses() {
+    let mut r = renderer();
+    let rgba = render_face(&mut r, Material::Brick);
+    // Mean brightness of every row: courses are 12.5 cm (about nine rows
+    // here), and the pale mortar between them stands out from the median
+    // row (a brick's) again and again down the face.
+    let rows: Vec<f32> = rgba
+        .chunks_exact(96 * 4)
+        .map(|row| luma_sd_and_mean(row).1.iter().sum::<f32>() / 3.0)
+        .collect();
+    let mut sorted = rows.clone();
+    sorted.sort_by(f32::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    let lines = rows
+        .windows(2)
+        .filter(|w| w[0] < median + 8.0 && w[1] >= median + 8.0)
+        .count();
+    assert!(lines >= 8, "{lines} mortar lines in {rows:?}");
+}
+
+fn sky_lighting(sun_dir: Vec3) -> Lighting {
+    Lighting {
+        sun_dir: sun_dir.normalize(),
+        shadow: None,
+        sky: Some(Sky {
+            top: Vec3::new(0.1, 0.25, 0.6),
+            horizon: Vec3::new(0.7, 0.75, 0.8),
+            sun_radius: 0.08,
+        }),
+        fog: Some(Fog {
+            start: 5.0,
+            density: 0.05,
+        }),
+        ..Lighting::default()
+    }
+}
+
+/// Renders an empty frame (sky only) of 160×90 with `lighting`.
+fn render_sky(r: &mut Renderer, lighting: &Lighting) -> Vec<u8> {
+    let target = OffscreenTarget::new(r, 160, 90);
+    let mut frame = Frame::new();
+    let cam = Camera::side_view(Vec3::ZERO, 5.0);
+    r.render(&mut frame, &cam, lighting, target.view(), target.size())
+        .unwrap();
+    target.read_rgba(r).unwrap()
+}
+
+#[test]
+fn the_sky_is_a_gradient_with_the_sun_where_the_light_comes_from() {
+    let mut r = renderer();
+    let from_left = sky_lighting(Vec3::new(-0.6, 0.8, 0.5));
+    let rgba = render_sky(&mut r, &from_left);
+    let px = |rgba: &[u8], x: u32, y: u32| {
+        let i = ((y * 160 + x) * 4) as usize;
+        [rgba[i], rgba[i + 1], rgba[i + 2]]
+    };
+    // The top of the screen is the deep blue, the lower half the pale horizon.
+    let top = px(&rgba, 150, 0);
+    let low = px(&rgba, 150, 80);
+    assert!(top[2] > top[0] + 60, "top {top:?}");
+    assert!(
+        low[0] > top[0] + 40 && low[1] > top[1] + 30,
+        "low {low:?} top {top:?}"
+    );
+    // The sun's disc is where sun_on_screen puts it: upper left.
+    let sun = from_left.sun_on_screen(160.0 / 90.0);
+    let (sx, sy) = (
+        ((sun.x * 0.5 + 0.5) * 160.0) as u32,
+        ((0.5 - sun.y * 0.5) * 90.0) as u32,
+    );
+    assert!(sx < 80 && sy < 45, "sun at {sx},{sy}");
+    let disc = px(&rgba, sx, sy);
+    assert!(disc.iter().all(|&c| c > 235), "disc {disc:?}");
+    // Light from the right: that spot is plain sky, the disc is mirrored.
+    let from_right = render_sky(&mut r, &sky_lighting(Vec3::new(0.6, 0.8, 0.5)));
+    assert!(px(&from_right, sx, sy)[0] < 235);
+    assert!(px(&from_right, 159 - sx, sy).iter().all(|&c| c > 235));
+    // Without a sky the clear colour fills the frame, as before.
+    let plain = render_sky(&mut r, &Lighting::default());
+    assert_eq!(px(&plain, 10, 10), px(&plain, 150, 80));
+}
+
+#[test]
+fn fog_fades_a_far_backdrop_towards_the_horizon() {
+    let mut r = renderer();
+    let layer = Backdrop {
+        x0: -200.0,
+        x1: 200.0,
+        bottom: -100.0,
+        base: 10.0,
+        height: 5.0,
+        z: -50.0,
+        color: [0.05, 0.05, 0.05, 1.0],
+        skyline: Skyline::Hills,
+        seed: 1,
+    };
+    let id = r
+        .upload_world_mesh(&WorldMesh::build(&[], &[], &[], &[layer], 1.0).unwrap())
+        .unwrap();
+    let centre = |r: &mut Renderer, lighting: &Lighting| {
+        let target = OffscreenTarget::new(r, 64, 64);
+        let mut frame = Frame::new();
+        frame.draw_world(id);
+        let cam = Camera::side_view(Vec3::ZERO, 5.0);
+        r.render(&mut frame, &cam, lighting, target.view(), target.size())
+            .unwrap();
+        let rgba = target.read_rgba(r).unwrap();
+        let i = (32 * 64 + 32) * 4;
+        [rgba[i], rgba[i + 1], rgba[i + 2]]
+    };
+    let clear = sky_lighting(Vec3::Y);
+    let no_fog = centre(&mut r, &Lighting { fog: None, ..clear });
+    let fogged = centre(&mut r, &clear);
+    // Unlit silhouette: its own dark colour without fog; 55 m away in this
+    // fog (start 5 m, 0.05 per metre) 92 % of the pale horizon colour.
+    assert!(no_fog.iter().all(|&c| c < 80), "{no_fog:?}");
+    assert!(fogged.iter().all(|&c| c > 200), "{fogged:?}");
+}
+
+#[test]
+fn soft_quads_darken_and_lighten_only_where_they_lie() {
+    let mut r = renderer();
+    let ground = r.upload_world_mesh(&ground_world(12.0).unwrap()).unwrap();
+    let draw = |r: &mut Renderer, quads: &[(Vec3, Vec3, Vec3, [f32; 4])]| {
+        let mut frame = Frame::new();
+        frame.draw_world(ground);
+        for &(c, u, v, col) in quads {
+            frame.soft_quad(c, u, v, col);
+        }
+        let mut cam = Camera::side_view(Vec3::new(0.0, 0.3, 0.0), 3.0);
+        cam.position.y += 1.5;
+        let target = OffscreenTarget::new(r, 120, 80);
+        r.render(
+            &mut frame,
+            &cam,
+            &lit_scene_lighting(),
+            target.view(),
+            target.size(),
+        )
+        .unwrap();
+        target.read_rgba(r).unwrap()
+    };
+    let base = draw(&mut r, &[]);
+    let shadow = (
+        Vec3::new(-0.8, 0.005, 0.0),
+        Vec3::new(0.3, 0.0, 0.0),
+        Vec3::new(0.0, 0.0, 0.3),
+        [0.0, 0.0, 0.0, 0.8],
+    );
+    let dust = (
+        Vec3::new(0.8, 0.3, 0.0),
+        Vec3::new(0.2, 0.0, 0.0),
+        Vec3::new(0.0, 0.2, 0.0),
+        [1.0, 1.0, 1.0, 0.8],
+    );
+    let with = draw(&mut r, &[shadow, dust]);
+    let (mut darker, mut lighter, mut darker_right, mut lighter_left) = (0, 0, 0, 0);
+    for (i, (a, b)) in with.chunks_exact(4).zip(base.chunks_exact(4)).enumerate() {
+        let x = i % 120;
+        let (la, lb) = (u32::from(a[1]), u32::from(b[1]));
+        if la + 10 < lb {
+            darker += 1;
+            darker_right += usize::from(x > 60);
+        }
+        if la > lb + 10 {
+            lighter += 1;
+            lighter_left += usize::from(x < 60);
+        }
+    }
+    assert!(darker > 50, "the shadow darkened {darker} pixels");
+    assert!(lighter > 50, "the dust lightened {lighter} pixels");
+    // Each changes only its own side of the picture.
+    assert_eq!((darker_right, lighter_left), (0, 0));
 }

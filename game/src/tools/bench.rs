@@ -30,7 +30,7 @@ use crate::profile::{
     self, AllocationScope, GPU_TID, Percentiles, STAGE_COUNT, Stage, TraceEvent, TraceRecorder,
     percentiles,
 };
-use crate::scene::{draw_character, draw_platforms, lighting, upload_scene};
+use crate::scene::{draw_character, draw_contact_shadows, draw_platforms, lighting, upload_scene};
 use crate::tools::headless::{load_level, parse_size};
 
 /// The most knights: 100,000 is ~0.5 GB of pose state (see BENCHMARKS.md)
@@ -309,6 +309,13 @@ pub fn bench(args: &BenchArgs) -> Result<BenchReport> {
                             crowd.character(),
                             p,
                             p.world,
+                        );
+                        draw_contact_shadows(
+                            &mut v.frame,
+                            crowd.character(),
+                            p,
+                            p.world,
+                            crowd.level(),
                         );
                     }
                 }

@@ -34,9 +34,11 @@ use serde::Serialize;
 use renderer::{Frame, OffscreenTarget, Renderer};
 
 use crate::character::Character;
-use crate::character::events::EventTracker;
+use crate::character::events::{EventTracker, FrameEvents};
+use crate::dust::DustPool;
 use crate::scene::{
-    CameraRig, SceneHandles, draw_character, draw_platforms, lighting, upload_scene,
+    CameraRig, SceneHandles, draw_character, draw_contact_shadows, draw_platforms, lighting,
+    upload_scene,
 };
 use crate::sim::player::DT;
 use crate::sim::script::Script;
@@ -189,6 +191,8 @@ pub struct Shooter {
     pub written: Vec<PathBuf>,
     /// A contact sheet being filled: frames (from 1) and the sheet's pixels.
     strip: Option<Strip>,
+    /// Dust raised by the player, advanced every step.
+    dust: DustPool,
 }
 
 /// A contact sheet: consecutive frames in a grid of [`STRIP_COLUMNS`].
@@ -259,6 +263,7 @@ impl Shooter {
             dir: dir.to_path_buf(),
             written: Vec::new(),
             strip: None,
+            dust: DustPool::new(),
         })
     }
 
@@ -290,9 +295,12 @@ impl Shooter {
         Ok(())
     }
 
-    /// Follows the player and, on every K-th frame, renders and saves it.
-    pub fn after_frame(&mut self, sim: &Sim, frame_index: u64) -> Result<()> {
+    /// Follows the player, raises the dust of this frame's contact
+    /// `events` and, on every K-th frame, renders and saves it.
+    pub fn after_frame(&mut self, sim: &Sim, frame_index: u64, events: &FrameEvents) -> Result<()> {
         let player = sim.player_state();
+        self.dust.emit_events(events);
+        self.dust.update(DT);
         let camera = self.camera.update(&player, DT);
         let number = frame_index + 1;
         let wanted = match &self.strip {
@@ -316,6 +324,14 @@ impl Shooter {
             &body.pipeline,
             body.pipeline.world,
         );
+        draw_contact_shadows(
+            &mut self.frame,
+            &body.character,
+            &body.pipeline,
+            body.pipeline.world,
+            &sim.level,
+        );
+        self.dust.draw(&mut self.frame);
         let center = glam::Vec3::new(player.pos.x, player.pos.y, 0.0);
         self.renderer
             .render(
@@ -434,8 +450,10 @@ fn run_frames(
         };
         sim.step(&input);
         sim.pose(DT);
+        // The contact events drive the sound log and the screenshots' dust.
+        let frame_events = events.observe_sim(&sim);
         if let Some(log) = sounds.as_deref_mut() {
-            log.record(i, events.observe_sim(&sim));
+            log.record(i, frame_events);
         }
         let player = sim.player_state();
         {
@@ -446,7 +464,7 @@ fn run_frames(
             rec.record(&sim.level, &player, &body.character, &body.pipeline, DT);
         }
         if let Some(s) = shooter.as_mut() {
-            s.after_frame(&sim, i)?;
+            s.after_frame(&sim, i, frame_events)?;
         }
     }
     if let Some(s) = shooter.as_mut() {

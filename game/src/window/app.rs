@@ -18,8 +18,9 @@
 //!
 //! Each frame, in order: input → fixed steps (the flow's run: controller,
 //! animation state, falls, checkpoints, exit) → pose pipeline → the step's
-//! contact and flow events' sounds ([`crate::audio`]) → camera →
-//! fill the renderer's frame → render and present (the 3D picture, then
+//! contact and flow events' sounds ([`crate::audio`]) and dust
+//! ([`crate::dust`]) → camera → fill the renderer's frame (level,
+//! platforms, character, contact shadows, dust) → render and present (the 3D picture, then
 //! designer, flow screens and profiler over it) → wait for the pacer's
 //! deadline.
 
@@ -41,10 +42,12 @@ use winit::window::{Fullscreen, Window, WindowId};
 use crate::audio::Audio;
 use crate::character::Character;
 use crate::character::events::{CharacterEvent, EventTracker};
+use crate::dust::DustPool;
 use crate::flow::{Command, FlowEvent, Game, MenuKey, SaveStore, Screen, Sequence};
 use crate::profile::Stage;
 use crate::scene::{
-    CameraRig, SceneHandles, draw_character, draw_platforms, lighting, upload_scene, world_mesh,
+    CameraRig, SceneHandles, draw_character, draw_contact_shadows, draw_platforms, lighting,
+    upload_scene, world_mesh,
 };
 use crate::sim::clock::{FixedClock, FramePacer};
 use crate::sim::player::{DT, Input};
@@ -298,9 +301,12 @@ struct Running {
     overlay: ProfileOverlay,
     designer: Designer,
     flow_ui: FlowUi,
-    /// The sound, and the contact events that drive it.
+    /// The sound, and the contact events that drive it and the dust.
     audio: Audio,
     events: EventTracker,
+    /// Dust raised by the player's landings and running steps, advanced
+    /// every fixed step.
+    dust: DustPool,
 }
 
 struct App {
@@ -380,6 +386,7 @@ impl App {
             flow_ui,
             audio,
             events: EventTracker::new(),
+            dust: DustPool::new(),
         });
         println!(
             "flow: level {} ({})",
@@ -634,6 +641,8 @@ impl App {
                 r.audio.set_master_volume(self.game.settings.volume);
             }
             r.audio.play_events(r.events.events());
+            r.dust.emit_events(r.events.events());
+            r.dust.update(DT);
         }
         let scene_start = Instant::now();
         let player = r.sim.player_state();
@@ -659,6 +668,14 @@ impl App {
                 &body.pipeline,
                 blended,
             );
+            draw_contact_shadows(
+                &mut r.frame,
+                &body.character,
+                &body.pipeline,
+                blended,
+                &r.sim.level,
+            );
+            r.dust.draw(&mut r.frame);
         }
         r.designer.ui(&r.window);
         let pointer = r.flow_ui.prepare(&r.window, &self.game);

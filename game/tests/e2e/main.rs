@@ -33,6 +33,7 @@ mod knight_asset;
 mod level_names;
 mod levels_play;
 mod levels_vertical;
+mod look;
 mod menus;
 mod motion;
 mod no_alloc;
