@@ -585,46 +585,39 @@ impl Player {
             self.ladder_move = Some(m);
             return true;
         }
-        // Up at the bottom, or down while standing on the floor at its top.
-        if input.move_y > 0.0 && at_bottom {
-            // At the foot: step onto the rungs and start up, one continuous
-            // move (walking speed in, climbing speed out).
-            let v_from = Vec2::new(self.vel.x, 0.0);
-            self.set_state(Locomotion::Ladder(i));
-            self.climb_distance = 0.0;
-            self.ladder_move = Some(LadderMove {
-                leaving: false,
-                t: 0.0,
-                duration: LADDER_FOOT_TIME,
-                windows: ON_WINDOWS,
-                from: self.pos,
-                to: Vec2::new(l.x, (self.pos.y + LADDER_TOP_RISE).min(l.top)),
-                v_from,
-                v_to: Vec2::new(0.0, params.climb_speed),
-                side: (self.pos.x - l.x).signum(),
-            });
-            return true;
-        }
-        if input.move_y < 0.0 && !at_bottom {
-            // From the floor at the top: step across onto the rungs and start
-            // down, one continuous move (walking speed in, climbing speed out).
-            let v_from = Vec2::new(self.vel.x, 0.0);
-            self.set_state(Locomotion::Ladder(i));
-            self.climb_distance = 0.0;
-            self.ladder_move = Some(LadderMove {
-                leaving: false,
-                t: 0.0,
-                duration: LADDER_TOP_TIME,
-                windows: ON_WINDOWS,
-                from: self.pos,
-                to: Vec2::new(l.x, l.top - LADDER_TOP_RISE),
-                v_from,
-                v_to: Vec2::new(0.0, -params.climb_speed),
-                side: (self.pos.x - l.x).signum(),
-            });
-            return true;
-        }
-        false
+        // Up at the bottom, or down while standing on the floor at its top:
+        // step across onto the rungs and start along them, one continuous
+        // move (walking speed in, climbing speed out).
+        let (duration, to_y, v_y) = if input.move_y > 0.0 && at_bottom {
+            (
+                LADDER_FOOT_TIME,
+                (self.pos.y + LADDER_TOP_RISE).min(l.top),
+                params.climb_speed,
+            )
+        } else if input.move_y < 0.0 && !at_bottom {
+            (
+                LADDER_TOP_TIME,
+                l.top - LADDER_TOP_RISE,
+                -params.climb_speed,
+            )
+        } else {
+            return false;
+        };
+        let m = LadderMove {
+            leaving: false,
+            t: 0.0,
+            duration,
+            windows: ON_WINDOWS,
+            from: self.pos,
+            to: Vec2::new(l.x, to_y),
+            v_from: Vec2::new(self.vel.x, 0.0),
+            v_to: Vec2::new(0.0, v_y),
+            side: (self.pos.x - l.x).signum(),
+        };
+        self.set_state(Locomotion::Ladder(i));
+        self.climb_distance = 0.0;
+        self.ladder_move = Some(m);
+        true
     }
 
     fn step_ground(&mut self, level: &Level, params: &MoveParams, input: &Input) {
