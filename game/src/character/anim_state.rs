@@ -10,8 +10,9 @@ use glam::Vec2;
 
 use crate::sim::player::{Locomotion, MoveParams, Player};
 
-/// The most clips blended at once: a fading-out state plus walk and run of the
-/// new state (the pipeline keeps fixed-size scratch for this many poses).
+/// The most clips blended at once: a fading-out state (held) plus idle, walk
+/// and run of the new state (the pipeline keeps fixed-size scratch for this
+/// many poses).
 pub const MAX_LAYERS: usize = 4;
 
 /// Seconds a state change takes to crossfade.
@@ -77,6 +78,13 @@ pub struct Layer {
     /// character as standing. Marked here, not found by clip, because a
     /// model with one clip plays it for idle and walk alike.
     pub still: bool,
+    /// `Some(k)` for the outgoing state of crossfade number `k`: the pose
+    /// pipeline poses this layer with the pose it showed the frame before
+    /// that crossfade began (held), not with the clip, so a crossfade
+    /// starts exactly where the body was, whatever it was doing (a blend of
+    /// walk and run, or another crossfade half done). The clip and time
+    /// still give the layer's contacts.
+    pub held: Option<u32>,
 }
 
 /// The state machine's memory between frames.
@@ -91,6 +99,8 @@ pub struct AnimState {
     /// Seconds the current crossfade takes.
     fade_time: f32,
     mode_time: f32,
+    /// Number of the latest crossfade (see [`Layer::held`]).
+    crossfades: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -113,6 +123,7 @@ impl Default for AnimState {
             fade: 1.0,
             fade_time: CROSSFADE,
             mode_time: 0.0,
+            crossfades: 0,
         }
     }
 }
@@ -170,18 +181,22 @@ impl AnimState {
             && self.fade < 1.0
         {
             // Back to the state a crossfade is leaving (a step in the air
-            // between two steps on the ground): the crossfade turns round
-            // from where it is instead of starting the old state's clip
-            // over at full weight.
+            // between two steps on the ground): that state's clips go on
+            // from where they were left instead of starting over, and the
+            // new crossfade starts from the pose shown now (held), over
+            // the part of the old one that was done.
             self.previous = Some((self.current, self.mode_time));
             self.current = mode;
             self.mode_time = prev_time;
-            self.fade = 1.0 - self.fade;
+            self.fade_time *= self.fade.max(0.25);
+            self.fade = 0.0;
+            self.crossfades = self.crossfades.wrapping_add(1);
         } else if mode != self.current {
             self.previous = Some((self.current, self.mode_time));
             self.current = mode;
             self.mode_time = 0.0;
             self.fade = 0.0;
+            self.crossfades = self.crossfades.wrapping_add(1);
             // Between the climb and the gait while climbing over a ladder's
             // top, and stepping off one at its foot, the whole body changes
             // pose: a longer crossfade keeps it at walking joint speeds. (Onto
@@ -227,11 +242,13 @@ impl AnimState {
         if let Some((prev, prev_time)) = self.previous
             && fade < 1.0
         {
-            // The outgoing state's main clip, frozen where it was.
+            // The outgoing state: the pose shown when the crossfade began,
+            // held; its main clip, frozen where it was, for contacts.
             let l = self.mode_layers(clips, prev, prev_time, speed, walk_speed);
             push(
                 Layer {
                     weight: (1.0 - fade),
+                    held: Some(self.crossfades),
                     ..l[0]
                 },
                 out,
@@ -256,17 +273,19 @@ impl AnimState {
         time: f32,
         speed: f32,
         walk_speed: f32,
-    ) -> [Layer; 2] {
+    ) -> [Layer; 3] {
         let one = |clip: ClipInfo, time: f32, looping: bool| Layer {
             clip,
             time,
             weight: 1.0,
             looping,
             still: false,
+            held: None,
         };
         let idle_time = |time: f32| c.idle_hold.unwrap_or(time);
         let idle = |time: f32| Layer {
             still: true,
+            held: None,
             ..one(c.idle, idle_time(time), true)
         };
         let none = Layer {
@@ -275,10 +294,12 @@ impl AnimState {
         };
         match mode {
             Mode::Locomotion => {
-                // Idle fades into the gait as speed rises toward walking pace.
+                // Idle fades into the gait as speed rises toward walking
+                // pace; walk and run blend by speed throughout (starting or
+                // stopping a run too: no clip is swapped for another).
                 let moving = (speed / (0.5 * walk_speed)).clamp(0.0, 1.0);
                 if moving <= 1e-3 {
-                    return [idle(time), none];
+                    return [idle(time), none, none];
                 }
                 let b = self.speed_blend;
                 let walk = Layer {
@@ -289,28 +310,26 @@ impl AnimState {
                     weight: b * moving,
                     ..one(c.run, self.gait_phase * c.run.duration, true)
                 };
-                if moving < 1.0 {
-                    // Starting or stopping: idle and the dominant gait clip.
-                    let idle = Layer {
-                        weight: 1.0 - moving,
-                        ..idle(time)
-                    };
-                    let gait = if b < 0.5 { walk } else { run };
-                    return [
-                        idle,
-                        Layer {
-                            weight: moving,
-                            ..gait
-                        },
-                    ];
+                let idle = Layer {
+                    weight: 1.0 - moving,
+                    ..idle(time)
+                };
+                // The main clip first: the one a crossfade out of this
+                // state names for its contacts.
+                if moving < 0.5 {
+                    [idle, walk, run]
+                } else if b < 0.5 {
+                    [walk, run, idle]
+                } else {
+                    [run, walk, idle]
                 }
-                [walk, run]
             }
-            Mode::Jump => [one(c.jump, time, false), none],
-            Mode::Fall => [one(c.fall, time, true), none],
-            Mode::Land => [one(c.land, time, false), none],
+            Mode::Jump => [one(c.jump, time, false), none, none],
+            Mode::Fall => [one(c.fall, time, true), none, none],
+            Mode::Land => [one(c.land, time, false), none, none],
             Mode::Climb => [
                 one(c.climb, self.climb_phase * c.climb.duration, true),
+                none,
                 none,
             ],
         }
@@ -359,6 +378,7 @@ mod tests {
             weight: 0.0,
             looping: true,
             still: true,
+            held: None,
         }; MAX_LAYERS];
         // Walking exactly one stride advances the phase by one whole cycle.
         for _ in 0..100 {
@@ -400,6 +420,7 @@ mod tests {
             weight: 0.0,
             looping: true,
             still: true,
+            held: None,
         }; MAX_LAYERS];
         s.update(
             &clips(),

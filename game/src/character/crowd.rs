@@ -206,6 +206,7 @@ impl Crowd {
                     weight: 1.0,
                     looping: true,
                     still: true,
+                    held: None,
                 }; MAX_LAYERS],
                 count: 1,
             });

@@ -434,6 +434,7 @@ impl EventTracker {
             weight: 0.0,
             looping: true,
             still: false,
+            held: None,
         };
         let mut gait = [unused; MAX_LAYERS];
         let mut gait_count = 0;

@@ -288,6 +288,14 @@ struct Smoothing {
 pub struct PosePipeline {
     layer_locals: Vec<Vec<Transform>>,
     cursors: Vec<SamplingCursor>,
+    /// The animated local pose (clips blended, before IK) of the latest
+    /// frame, and whether there was one.
+    last_animated: Vec<Transform>,
+    has_last: bool,
+    /// The pose an outgoing crossfade layer holds (see [`Layer::held`]) and
+    /// the number of the crossfade it was taken for.
+    held_pose: Vec<Transform>,
+    held_id: Option<u32>,
     /// The final local pose.
     pub pose: Pose,
     /// Model matrices as animated, before IK (every joint; empty in a
@@ -323,6 +331,10 @@ impl PosePipeline {
         Self {
             layer_locals: vec![character.skeleton.rest_locals().to_vec(); MAX_LAYERS],
             cursors: character.clips.iter().map(SamplingCursor::new).collect(),
+            last_animated: character.skeleton.rest_locals().to_vec(),
+            has_last: false,
+            held_pose: character.skeleton.rest_locals().to_vec(),
+            held_id: None,
             pose: character.skeleton.rest_pose(),
             animated: vec![Mat4::IDENTITY; n],
             limb_animated: [[Mat4::IDENTITY; 3]; 4],
@@ -436,50 +448,72 @@ impl PosePipeline {
         }
     }
 
-    /// Step 1a: sample every layer into its own local pose.
+    /// Step 1a: sample every layer into its own local pose. A held layer
+    /// (the outgoing state of a crossfade, [`Layer::held`]) takes the
+    /// animated pose of the frame before its crossfade began.
     fn sample(&mut self, c: &Character, layers: &[Layer]) {
         let rest = c.skeleton.rest_locals();
         let n = layers.len().min(MAX_LAYERS);
-        if let Some(layer) = single_layer(layers) {
+        if let Some(layer) = single_layer(layers)
+            && layer.held.is_none()
+        {
             // One clip alone (most frames): sampled straight into the pose,
             // which is then the blend; no layer buffer, no blend pass.
             self.pose.locals.copy_from_slice(rest);
-            let wrap = if layer.looping {
-                Wrap::Loop
-            } else {
-                Wrap::Clamp
-            };
             let i = layer.clip.index;
             sample(
                 &c.clips[i],
                 layer.time,
-                wrap,
+                wrap_of(layer),
                 &mut self.cursors[i],
                 &mut self.pose.locals,
             );
             return;
         }
         for (layer, locals) in layers[..n].iter().zip(&mut self.layer_locals) {
+            if let Some(id) = layer.held {
+                if self.held_id != Some(id) {
+                    self.held_id = Some(id);
+                    if self.has_last {
+                        self.held_pose.copy_from_slice(&self.last_animated);
+                    } else {
+                        // No frame before this one: the clip where it was.
+                        self.held_pose.copy_from_slice(rest);
+                        let i = layer.clip.index;
+                        sample(
+                            &c.clips[i],
+                            layer.time,
+                            wrap_of(layer),
+                            &mut self.cursors[i],
+                            &mut self.held_pose,
+                        );
+                    }
+                }
+                locals.copy_from_slice(&self.held_pose);
+                continue;
+            }
             locals.copy_from_slice(rest);
-            let clip = &c.clips[layer.clip.index];
-            let wrap = if layer.looping {
-                Wrap::Loop
-            } else {
-                Wrap::Clamp
-            };
+            let i = layer.clip.index;
             sample(
-                clip,
+                &c.clips[i],
                 layer.time,
-                wrap,
-                &mut self.cursors[layer.clip.index],
+                wrap_of(layer),
+                &mut self.cursors[i],
                 locals,
             );
         }
     }
 
-    /// Step 1b: blend the sampled layers into `pose`.
+    /// Step 1b: blend the sampled layers into `pose`, and keep the result
+    /// for the next crossfade to hold.
     fn blend(&mut self, c: &Character, layers: &[Layer]) {
-        if single_layer(layers).is_some() {
+        self.blend_layers(c, layers);
+        self.last_animated.copy_from_slice(&self.pose.locals);
+        self.has_last = true;
+    }
+
+    fn blend_layers(&mut self, c: &Character, layers: &[Layer]) {
+        if single_layer(layers).is_some_and(|l| l.held.is_none()) {
             // Sampled straight into the pose (see `sample`).
             return;
         }
@@ -1305,6 +1339,15 @@ fn rotate_by(m: &Mat4, v: Vec3) -> Vec3 {
 
 /// The one layer of a frame that plays a single clip at a usable weight
 /// (most frames), which is then sampled straight into the pose.
+/// How a layer's clip wraps: looping or held at its ends.
+fn wrap_of(layer: &Layer) -> Wrap {
+    if layer.looping {
+        Wrap::Loop
+    } else {
+        Wrap::Clamp
+    }
+}
+
 fn single_layer(layers: &[Layer]) -> Option<&Layer> {
     match layers {
         [only]

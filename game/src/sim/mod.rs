@@ -96,6 +96,7 @@ impl Sim {
                     weight: 1.0,
                     looping: true,
                     still: true,
+                    held: None,
                 }; MAX_LAYERS],
                 count: 1,
             },
