@@ -55,6 +55,9 @@ pub const REACH_FRACTION: f32 = 0.97;
 const SWING_FOLD: f32 = 0.45;
 /// Seconds to fade foot IK in after landing and out after leaving the ground.
 const GROUND_FADE: f32 = 0.1;
+/// Time constant with which a foot off the ground lets go of how far it
+/// reached down below the body's floor, seconds.
+const REACH_RELEASE: f32 = 0.05;
 /// Soften ratio of ladder IK's limbs: reaches beyond this share of a
 /// limb's length approach full extension gradually (see
 /// `TwoBoneIk::soften`).
@@ -260,6 +263,8 @@ struct Smoothing {
     foot_ground: [f32; 2],
     /// How far each foot's filtered ground is from h(x) under it, metres.
     foot_offset: [f32; 2],
+    /// How far each foot reaches below the body's floor (0 or less), metres.
+    foot_reach: [f32; 2],
     foot_slope: [f32; 2],
     foot_align: [f32; 2],
     lock: [Option<Vec3>; 2],
@@ -579,6 +584,7 @@ impl PosePipeline {
                 climb_weight: if on_ladder.is_some() { 1.0 } else { 0.0 },
                 foot_ground: [p.pos.y; 2],
                 foot_offset: [0.0; 2],
+                foot_reach: [0.0; 2],
                 foot_slope: [0.0; 2],
                 foot_align: [0.0; 2],
                 lock: [None; 2],
@@ -758,12 +764,17 @@ impl PosePipeline {
             // for it: walking off a ledge, a foot keeps its animated height
             // instead of stretching toward the floor far below while foot
             // IK fades out.
+            // What a foot reached down on the ground it lets go of over
+            // REACH_RELEASE once off it, so a foot reaching past a ledge's
+            // edge as the body walks off rises to its animated height over
+            // a few frames, not in one.
             let offset = sm.foot_ground[i] - floor - settled;
-            let offset = if input.player.state != Locomotion::Ground {
-                offset.max(0.0)
+            sm.foot_reach[i] = if input.player.state == Locomotion::Ground {
+                offset.min(0.0)
             } else {
-                offset
+                sm.foot_reach[i] * (1.0 - approach(dt, REACH_RELEASE))
             };
+            let offset = offset.max(0.0) + sm.foot_reach[i];
             let free = aw + Vec3::Y * offset;
 
             // Lock a planted foot where it landed; release it into its swing.
@@ -847,13 +858,8 @@ impl PosePipeline {
                 stepping: sm.lock[i].is_none() && sm.release_lift[i] && sm.release_t[i] < 1.0,
             };
         }
-        if gw <= 0.0 {
-            self.smooth.pelvis_drop = 0.0;
-            self.smooth.knee_correction = [0.0; 2];
-            return;
-        }
-
-        // Lower the pelvis so both feet can reach (at once; rise slowly).
+        // Lower the pelvis so both feet can reach (at once; rise slowly,
+        // also when foot IK has faded out in the air).
         let mut need = 0.0f32;
         for (i, [hip, knee, ankle]) in self.limb_animated[..2].iter().enumerate() {
             let (hip, knee, ankle) = (pos(hip), pos(knee), pos(ankle));
@@ -893,6 +899,10 @@ impl PosePipeline {
                     &mut self.models,
                 );
             }
+        }
+        if gw <= 0.0 {
+            self.smooth.knee_correction = [0.0; 2];
+            return;
         }
 
         for (i, leg) in c.legs.iter().enumerate() {
