@@ -55,6 +55,10 @@ pub const REACH_FRACTION: f32 = 0.97;
 const SWING_FOLD: f32 = 0.45;
 /// Seconds to fade foot IK in after landing and out after leaving the ground.
 const GROUND_FADE: f32 = 0.1;
+/// How much faster a ladder limb's solve weight comes in than its target
+/// moves onto the hold: the weight is full once the target has moved a
+/// quarter of the way, while the correction is still small.
+const HOLD_WEIGHT_GAIN: f32 = 4.0;
 /// Time constant with which a foot off the ground lets go of how far it
 /// reached down below the body's floor, seconds.
 const REACH_RELEASE: f32 = 0.05;
@@ -283,6 +287,9 @@ struct Smoothing {
     /// frame, radians (negative: straighter).
     knee_correction: [f32; 2],
     ladder: Option<usize>,
+    /// Each limb's correction (legs, then arms) onto its hold in the last
+    /// frame on the ladder, world metres.
+    ladder_hold: [Vec3; 4],
     /// The moving platform under each foot last frame and where it was
     /// then: a planted foot moves with it.
     platform: [Option<(u16, Vec2)>; 2],
@@ -597,6 +604,7 @@ impl PosePipeline {
                 pelvis_drop: 0.0,
                 knee_correction: [0.0; 2],
                 ladder: on_ladder.map(|(i, _)| i),
+                ladder_hold: [Vec3::ZERO; 4],
                 platform: s.platform,
             };
         }
@@ -1084,6 +1092,7 @@ impl PosePipeline {
                     .map(|(k, l)| (l, k, c.rig.ankle_from_rung, c.rig.knee_hinge_axis, false)),
             );
         let (mut hand, mut foot) = (0, 0);
+        let on_ladder = matches!(input.player.state, Locomotion::Ladder(_));
         for (limb, slot, offset, axis, is_arm) in limbs {
             let Some(grip) = limb.grip else { continue };
             let (delta, rung) =
@@ -1094,13 +1103,25 @@ impl PosePipeline {
             // While the body still eases into its climbing place, hands and
             // feet already reach for the rungs where they will be.
             // Off the ladder (letting go) they stay where they held.
-            let lag = if matches!(input.player.state, Locomotion::Ladder(_)) {
-                Vec3::new(self.smooth.root_lag.x, 0.0, self.smooth.root_lag.z)
+            // Off the ladder (letting go) each limb keeps the correction
+            // it had in the last frame on it, moving with the body (the
+            // body's rise or fall would pick another rung; a hold left
+            // behind in the world would stretch the arms after the body).
+            let reach = if on_ladder {
+                let lag = Vec3::new(self.smooth.root_lag.x, 0.0, self.smooth.root_lag.z);
+                let r = Vec3::Y * delta + lag;
+                self.smooth.ladder_hold[slot] = Vec3::Y * delta;
+                r
             } else {
-                Vec3::ZERO
+                self.smooth.ladder_hold[slot]
             };
-            let target_w = aw + Vec3::Y * delta + lag;
-            let weight = cw;
+            // The ladder's hold comes and goes by moving the target between
+            // the animation and the hold, solved at (nearly) full weight:
+            // weighting a solve toward a distant hold would blend rotations
+            // of up to a half turn, whose path flips sides midway (an arm
+            // jumping off a ladder turned 43 rad/s in one frame).
+            let target_w = aw + reach * cw;
+            let weight = (cw * HOLD_WEIGHT_GAIN).min(1.0);
             let opts = TwoBoneOptions {
                 knee: KneeStrategy::Pole {
                     pole: Pole::Direction(bend_direction(&self.limb_animated[slot], limb, axis)),
@@ -1114,10 +1135,15 @@ impl PosePipeline {
                 // softening comes in with how far the limb is pulled down
                 // below its animation (past half a spacing, only there), so
                 // a limb reaching up for a rung still reaches it.
-                soften: 1.0
-                    - (1.0 - LADDER_SOFTEN)
+                // Letting go (jumping or stepping off), no limb holds a
+                // rung any more: all are softened as the body moves away.
+                soften: if on_ladder {
+                    1.0 - (1.0 - LADDER_SOFTEN)
                         * ((-delta - 0.5 * ladder.rung_spacing) / (0.5 * ladder.rung_spacing))
-                            .clamp(0.0, 1.0),
+                            .clamp(0.0, 1.0)
+                } else {
+                    LADDER_SOFTEN
+                },
                 ..TwoBoneOptions::new(inv.transform_point3(target_w))
             };
             if limb
