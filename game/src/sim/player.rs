@@ -582,7 +582,9 @@ impl Player {
             }
             self.set_state(Locomotion::Ladder(i));
             self.climb_distance = 0.0;
-            self.ladder_move = Some(m);
+            // The move's first step is this one: the body never stands
+            // still for a step as it starts.
+            self.step_ladder_move(level, m);
             return true;
         }
         // Up at the bottom, or down while standing on the floor at its top:
@@ -616,7 +618,7 @@ impl Player {
         };
         self.set_state(Locomotion::Ladder(i));
         self.climb_distance = 0.0;
-        self.ladder_move = Some(m);
+        self.step_ladder_move(level, m);
         true
     }
 
@@ -637,7 +639,10 @@ impl Player {
             return;
         }
         if self.since_jump_pressed <= params.jump_buffer {
+            // The take-off step moves the body already (it stood still for
+            // one step before: a hitch in a running jump).
             self.jump(params);
+            self.step_air(level, params, input);
             return;
         }
         let max_speed = if input.run {
