@@ -644,6 +644,15 @@ impl PosePipeline {
                 s.root_offset.y -= unexplained;
             }
         }
+        // On the rungs the body sliding clear of a wall beside the ladder
+        // moves the feet position across without a velocity: the root
+        // keeps its place and eases there.
+        if on_ladder.is_some() && p.ladder_move.is_none() {
+            let unexplained = p.pos.x - s.prev_pos.x - p.vel.x * dt;
+            if unexplained.abs() > 1e-4 && unexplained.abs() < TELEPORT {
+                s.root_offset.x -= unexplained;
+            }
+        }
         s.prev_grounded = grounded;
         s.prev_vel_y = p.vel.y;
         s.prev_pos = p.pos;
