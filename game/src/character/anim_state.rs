@@ -464,4 +464,46 @@ mod tests {
         assert_eq!(n, 1);
         assert_eq!(out[0].clip.index, clips().jump.index);
     }
+
+    #[test]
+    fn every_crossfade_holds_the_pose_it_starts_from() {
+        let mut s = AnimState::default();
+        let mut p = Player::new(Vec2::ZERO);
+        p.state = Locomotion::Ground;
+        let mut out = [Layer {
+            clip: clips().idle,
+            time: 0.0,
+            weight: 0.0,
+            looping: true,
+            still: true,
+            held: None,
+        }; MAX_LAYERS];
+        let step = |s: &mut AnimState, p: &Player, out: &mut [Layer; MAX_LAYERS]| {
+            let n = s.update(
+                &clips(),
+                p,
+                &MoveParams::default(),
+                Vec2::ZERO,
+                1.0 / 64.0,
+                out,
+            );
+            out[..n].to_vec()
+        };
+        let layers = step(&mut s, &p, &mut out);
+        assert!(layers.iter().all(|l| l.held.is_none()), "no crossfade yet");
+        // Take-off: the outgoing state is held, numbered.
+        p.state = Locomotion::Air;
+        p.vel = Vec2::new(0.0, 3.0);
+        let layers = step(&mut s, &p, &mut out);
+        let first = layers[0].held.expect("the ground's pose held");
+        assert_eq!(layers.iter().filter(|l| l.held.is_some()).count(), 1);
+        // Falling two frames later, the jump's crossfade not done: a new
+        // crossfade, holding the pose shown then (not the ground's).
+        step(&mut s, &p, &mut out);
+        p.vel = Vec2::new(0.0, -1.0);
+        let layers = step(&mut s, &p, &mut out);
+        let second = layers[0].held.expect("the pose of mid-crossfade held");
+        assert_ne!(first, second);
+        assert_eq!(layers[1].clip.index, clips().fall.index);
+    }
 }

@@ -1564,4 +1564,95 @@ mod tests {
             prev = Some((d, phase));
         }
     }
+
+    /// Runs right on flat ground (running when `run`), jumping at frame 90;
+    /// returns the largest joint angular speed of the frames from the
+    /// take-off on, and of the steady frames before it, rad/s.
+    fn take_off_speeds(run: bool) -> (f32, f32) {
+        use crate::sim::player::{DT, Input};
+        use crate::sim::world::{GroundSegment, Level};
+        use crate::sim::{Body, Sim};
+        use std::sync::Arc;
+        let level = Level::from_profile(
+            "flat",
+            vec![GroundSegment::ground(-5.0, 60.0, 0.0, 0.0)],
+            vec![],
+            Vec2::ZERO,
+            Vec2::new(55.0, 0.0),
+            -10.0,
+        );
+        let mut sim = Sim::new(level, Arc::new(Character::knight().unwrap()));
+        let mut prev: Vec<Quat> = Vec::new();
+        let (mut before, mut after) = (0.0f32, 0.0f32);
+        for frame in 0..110 {
+            sim.step(&Input {
+                move_x: 1.0,
+                run,
+                jump_pressed: frame == 90,
+                jump_held: (90..110).contains(&frame),
+                ..Input::default()
+            });
+            sim.pose(DT);
+            let body = sim.world.get::<&Body>(sim.player).unwrap();
+            let now: Vec<Quat> = body
+                .pipeline
+                .pose
+                .locals
+                .iter()
+                .map(|t| t.rotation)
+                .collect();
+            if !prev.is_empty() {
+                let speed = prev
+                    .iter()
+                    .zip(&now)
+                    .map(|(a, b)| 2.0 * a.dot(*b).abs().min(1.0).acos() / DT)
+                    .fold(0.0, f32::max);
+                if (60..90).contains(&frame) {
+                    before = before.max(speed);
+                } else if frame >= 90 {
+                    after = after.max(speed);
+                }
+            }
+            prev = now;
+        }
+        (before, after)
+    }
+
+    #[test]
+    fn a_take_off_crossfades_from_the_pose_shown() {
+        // The jump's crossfade holds the pose of the frame before it (a
+        // blend of walk and run at a run), not the walk clip's pose at the
+        // run's phase: a running take-off turned a forearm at 64 rad/s in
+        // one frame when it did.
+        for run in [false, true] {
+            let (before, after) = take_off_speeds(run);
+            assert!(before > 5.0, "moving before the jump: {before}");
+            assert!(
+                after <= 20.0,
+                "run {run}: take-off {after} rad/s (before {before})"
+            );
+        }
+    }
+
+    #[test]
+    fn the_root_spring_is_continuous_and_settles() {
+        // From rest at an offset, the spring moves off with no jump in
+        // velocity and reaches the target without overshooting.
+        let (mut x, mut v) = (Vec3::new(0.3, -0.2, 0.1), Vec3::ZERO);
+        let dt = 1.0 / 64.0;
+        let mut prev_step = Vec3::ZERO;
+        for i in 0..64 {
+            let (nx, nv) = spring(x, v, ROOT_OMEGA, dt);
+            let step = nx - x;
+            // Frame-to-frame change of the motion: a centimetre at most.
+            assert!((step - prev_step).length() <= 0.01, "frame {i}");
+            assert!(
+                nx.x >= 0.0 && nx.y <= 0.0 && nx.z >= 0.0,
+                "overshoot at {i}"
+            );
+            prev_step = step;
+            (x, v) = (nx, nv);
+        }
+        assert!(x.length() < 0.01 && v.length() < 0.1, "{x} {v}");
+    }
 }

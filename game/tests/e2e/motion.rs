@@ -80,12 +80,12 @@ fn walking_over_every_slope_keeps_planted_feet_on_the_ground() {
     // soon as the clip moves it).
     assert!(f(&s, "ik_flat_ground_delta_m") < 0.001);
     assert!(f(&s, "flat_ground_frames") > 50.0);
-    // Target 20 rad/s on every frame: met in steady walking (16.6); over
-    // every frame 26.9 today, setting off from the idle (issue 19's
-    // transitions): held here so it does not get worse.
+    // Target 20 rad/s on every frame: met (16.5; setting off from the idle
+    // reached 26.9 while a crossfade started from its first clip instead
+    // of the pose shown).
     assert!(f(&s, "joint_speed_by_cause/steady") <= 20.0);
-    assert!(f(&s, "max_joint_angular_speed_rad_s") <= 28.0);
-    assert!(f(&s, "max_root_snap_m") <= 0.02, "root snap");
+    assert!(f(&s, "max_joint_angular_speed_rad_s") <= 20.0);
+    assert!(f(&s, "max_root_snap_m") <= 0.01, "root snap");
 }
 
 #[test]
@@ -100,10 +100,12 @@ fn running_over_every_slope_keeps_planted_feet_on_the_ground() {
     // Target < 1 mm: met (0.02 mm).
     assert!(f(&s, "ik_flat_ground_delta_m") < 0.001);
     // Target 20 rad/s on every frame: met in steady running (17.5); over
-    // every frame 33.1 today, in the walk/run blends (issue 19).
+    // every frame 22.2, a knee as a foot locks at the foot of a slope
+    // (was 33.1: starting and stopping swapped walk and run at half
+    // speed). Held so it gets no worse.
     assert!(f(&s, "joint_speed_by_cause/steady") <= 20.0);
-    assert!(f(&s, "max_joint_angular_speed_rad_s") <= 35.0);
-    assert!(f(&s, "max_root_snap_m") <= 0.04, "root snap");
+    assert!(f(&s, "max_joint_angular_speed_rad_s") <= 23.0);
+    assert!(f(&s, "max_root_snap_m") <= 0.01, "root snap");
 }
 
 #[test]
@@ -131,16 +133,16 @@ fn climbing_both_ladders_puts_hands_and_feet_on_rungs() {
     assert!(f(&s, "joint_speed_by_cause/steady") <= 23.0);
     // Over every frame: climbing over the ladders' tops is one continuous
     // move now (was 120 rad/s and a 0.60 m root jump stepping off the top,
-    // hands 1.43 m from any rung). What is left: 63.7 rad/s at the jump's
-    // take-off (the jump clip's own crossfade), 28 rad/s as the arms reach
-    // for the first rungs mounting at the foot, a 6.4 cm root snap at a
-    // walk off a ledge (issue 19). Held here so they get no worse.
-    assert!(f(&s, "max_joint_angular_speed_rad_s") <= 65.0);
-    assert!(f(&s, "max_root_snap_m") <= 0.07, "root snap");
+    // hands 1.43 m from any rung); the running jump's take-off, 63.7 rad/s
+    // while its crossfade started from the walk's arms, is 15 now. What is
+    // left: 25.9 rad/s, a forearm as the hands take the rungs starting
+    // down from the second ladder's top; root snap 1.2 cm (target 1 cm), a
+    // landing. Held here so they get no worse.
+    assert!(f(&s, "max_joint_angular_speed_rad_s") <= 27.0);
+    assert!(f(&s, "max_root_snap_m") <= 0.015, "root snap");
     // Hands held by the ladder (rungs, and the rails' rungs above the top
-    // while climbing over it): 6.4 cm today (target 5 mm), a hand short of
-    // the rails' top rung while the body rises over it.
-    assert!(f(&s, "hand_hold_max_error_m") <= 0.07, "hand hold");
+    // while climbing over it): target 5 mm, met (0.5 mm).
+    assert!(f(&s, "hand_hold_max_error_m") <= 0.005, "hand hold");
     assert!(f(&s, "hand_hold_frames") > 120.0);
     assert!(f(&s, "hand_release_frames") > 0.0);
 }
@@ -172,14 +174,16 @@ fn every_transition_of_transitions_txt_is_measured_on_every_frame() {
     assert!(f(&s, "rung_contact_max_error_m") <= 0.005);
     assert!(f(&s, "hand_hold_frames") > 400.0);
     assert!(f(&s, "hand_release_frames") > 100.0);
-    // Root snap, target 1 cm: 5.5 cm today, where a jump off the ladder
-    // lands (the ladder's depth eases back out by a first-order lag). No
-    // teleports (climbing over a ladder's top jumped 0.60 m).
-    assert!(f(&s, "max_root_snap_m") <= 0.06, "root snap");
-    // Joint speed, target 20 rad/s on every frame: 63.8 today at the
-    // running jump's take-off (the jump clip's own), 54 jumping off the
-    // ladder, 46 starting down from its top, 38 starting to run; steady
-    // frames 29.2. Held so they get no worse (issue 19).
-    assert!(f(&s, "max_joint_angular_speed_rad_s") <= 65.0);
+    // Root snap, target 1 cm: 2.0 cm today, jumping off the ladder (was
+    // 5.5 cm: a first-order ease of the ladder's depth, and a take-off step
+    // that stood still). No teleports (climbing over a ladder's top jumped
+    // 0.60 m).
+    assert!(f(&s, "max_root_snap_m") <= 0.025, "root snap");
+    // Joint speed, target 20 rad/s on every frame: 29.2 today, a knee
+    // after the running jump's landing; 28.7 a forearm as the hands take
+    // the rungs starting down from the ladder's top (were 63.8 at the
+    // running take-off, 54 jumping off the ladder, 46 starting down).
+    // Held so they get no worse (issue 19).
+    assert!(f(&s, "max_joint_angular_speed_rad_s") <= 30.0);
     assert!(f(&s, "joint_speed_by_cause/steady") <= 30.0);
 }

@@ -164,13 +164,16 @@ fn the_walls_script_keeps_feet_on_their_floor_for_both_characters() {
     assert!(num(&knight, "hand_hold_max_error_m") <= 0.005);
     assert!(num(&knight, "rung_contact_max_error_m") <= 0.005);
     assert!(num(&knight, "hand_hold_frames") > 100.0);
-    // Joint speed, target 20 rad/s: 63.5 today walking off the 1 m post just
-    // after landing on it, 42 jumping over the 0.5 m post (the jump clip),
-    // 26.6 in steady frames (a knee stepping up the 0.3 m step); walking off
-    // the 1.5 m ledge and catching the ladder beside it were 68 and 103.
-    // Held so they get no worse (issues 19 and 20).
-    assert!(num(&knight, "max_joint_angular_speed_rad_s") <= 65.0);
-    assert!(num(&knight, "joint_speed_by_cause/steady") <= 27.0);
+    // Joint speed, target 20 rad/s: 28.8 today in a steady frame, a knee
+    // stepping up the 0.3 m step (26.6 while the root eased over the step
+    // on a first-order lag, which jerked it by 6 cm as it started); 25.2
+    // walking off the 1 m post just after landing on it (was 63.5: the
+    // foot let go of its reach below the body's floor in one frame), the
+    // jump over the 0.5 m post 15 (was 42: the crossfade started from the
+    // walk's arms). Held so they get no worse (issues 19 and 20).
+    assert!(num(&knight, "max_joint_angular_speed_rad_s") <= 30.0);
+    assert!(num(&knight, "joint_speed_by_cause/steady") <= 29.0);
+    assert!(num(&knight, "max_root_snap_m") <= 0.011, "root snap");
 
     let cesium = walls_script(
         &[
@@ -186,7 +189,7 @@ fn the_walls_script_keeps_feet_on_their_floor_for_both_characters() {
     assert!(num(&cesium, "stance_slide_max_m") <= 0.01);
     assert!(num(&cesium, "planted_frames") > 500.0);
     // CesiumMan has no climb clip (it climbs in its walk pose: no hand
-    // hold) and its own clips turn joints at up to 123 rad/s; today 105.8
-    // over every frame, 46.6 steady.
-    assert!(num(&cesium, "max_joint_angular_speed_rad_s") <= 110.0);
+    // hold) and its run is its walk played fast (38 rad/s with no IK); today
+    // 61.6 over every frame (an ankle taking off over a post), 46.6 steady.
+    assert!(num(&cesium, "max_joint_angular_speed_rad_s") <= 65.0);
 }
