@@ -366,20 +366,24 @@ mod tests {
         }
     }
 
-    #[test]
-    fn gait_phase_follows_distance_not_time() {
-        let mut s = AnimState::default();
-        let mut p = Player::new(Vec2::ZERO);
-        p.state = Locomotion::Ground;
-        p.vel = Vec2::new(1.35, 0.0);
-        let mut out = [Layer {
+    fn no_layers() -> [Layer; MAX_LAYERS] {
+        [Layer {
             clip: clips().idle,
             time: 0.0,
             weight: 0.0,
             looping: true,
             still: true,
             held: None,
-        }; MAX_LAYERS];
+        }; MAX_LAYERS]
+    }
+
+    #[test]
+    fn gait_phase_follows_distance_not_time() {
+        let mut s = AnimState::default();
+        let mut p = Player::new(Vec2::ZERO);
+        p.state = Locomotion::Ground;
+        p.vel = Vec2::new(1.35, 0.0);
+        let mut out = no_layers();
         // Walking exactly one stride advances the phase by one whole cycle.
         for _ in 0..100 {
             s.update(
@@ -414,14 +418,7 @@ mod tests {
         let mut s = AnimState::default();
         let mut p = Player::new(Vec2::ZERO);
         p.state = Locomotion::Ground;
-        let mut out = [Layer {
-            clip: clips().idle,
-            time: 0.0,
-            weight: 0.0,
-            looping: true,
-            still: true,
-            held: None,
-        }; MAX_LAYERS];
+        let mut out = no_layers();
         s.update(
             &clips(),
             &p,
@@ -470,14 +467,7 @@ mod tests {
         let mut s = AnimState::default();
         let mut p = Player::new(Vec2::ZERO);
         p.state = Locomotion::Ground;
-        let mut out = [Layer {
-            clip: clips().idle,
-            time: 0.0,
-            weight: 0.0,
-            looping: true,
-            still: true,
-            held: None,
-        }; MAX_LAYERS];
+        let mut out = no_layers();
         let step = |s: &mut AnimState, p: &Player, out: &mut [Layer; MAX_LAYERS]| {
             let n = s.update(
                 &clips(),

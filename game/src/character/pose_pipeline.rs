@@ -477,55 +477,30 @@ impl PosePipeline {
     /// (the outgoing state of a crossfade, [`Layer::held`]) takes the
     /// animated pose of the frame before its crossfade began.
     fn sample(&mut self, c: &Character, layers: &[Layer]) {
-        let rest = c.skeleton.rest_locals();
         let n = layers.len().min(MAX_LAYERS);
         if let Some(layer) = single_layer(layers)
             && layer.held.is_none()
         {
             // One clip alone (most frames): sampled straight into the pose,
             // which is then the blend; no layer buffer, no blend pass.
-            self.pose.locals.copy_from_slice(rest);
-            let i = layer.clip.index;
-            sample(
-                &c.clips[i],
-                layer.time,
-                wrap_of(layer),
-                &mut self.cursors[i],
-                &mut self.pose.locals,
-            );
+            sample_layer(c, layer, &mut self.cursors, &mut self.pose.locals);
             return;
         }
         for (layer, locals) in layers[..n].iter().zip(&mut self.layer_locals) {
-            if let Some(id) = layer.held {
-                if self.held_id != Some(id) {
-                    self.held_id = Some(id);
-                    if self.has_last {
-                        self.held_pose.copy_from_slice(&self.last_animated);
-                    } else {
-                        // No frame before this one: the clip where it was.
-                        self.held_pose.copy_from_slice(rest);
-                        let i = layer.clip.index;
-                        sample(
-                            &c.clips[i],
-                            layer.time,
-                            wrap_of(layer),
-                            &mut self.cursors[i],
-                            &mut self.held_pose,
-                        );
-                    }
-                }
-                locals.copy_from_slice(&self.held_pose);
+            let Some(id) = layer.held else {
+                sample_layer(c, layer, &mut self.cursors, locals);
                 continue;
+            };
+            if self.held_id != Some(id) {
+                self.held_id = Some(id);
+                if self.has_last {
+                    self.held_pose.copy_from_slice(&self.last_animated);
+                } else {
+                    // No frame before this one: the clip where it was.
+                    sample_layer(c, layer, &mut self.cursors, &mut self.held_pose);
+                }
             }
-            locals.copy_from_slice(rest);
-            let i = layer.clip.index;
-            sample(
-                &c.clips[i],
-                layer.time,
-                wrap_of(layer),
-                &mut self.cursors[i],
-                locals,
-            );
+            locals.copy_from_slice(&self.held_pose);
         }
     }
 
@@ -1423,13 +1398,22 @@ fn rotate_by(m: &Mat4, v: Vec3) -> Vec3 {
 
 /// The one layer of a frame that plays a single clip at a usable weight
 /// (most frames), which is then sampled straight into the pose.
-/// How a layer's clip wraps: looping or held at its ends.
-fn wrap_of(layer: &Layer) -> Wrap {
-    if layer.looping {
+/// Samples `layer`'s clip into `out` (rest pose first, for joints the clip
+/// does not animate), looping or held at its ends.
+fn sample_layer(
+    c: &Character,
+    layer: &Layer,
+    cursors: &mut [SamplingCursor],
+    out: &mut [Transform],
+) {
+    out.copy_from_slice(c.skeleton.rest_locals());
+    let wrap = if layer.looping {
         Wrap::Loop
     } else {
         Wrap::Clamp
-    }
+    };
+    let i = layer.clip.index;
+    sample(&c.clips[i], layer.time, wrap, &mut cursors[i], out);
 }
 
 fn single_layer(layers: &[Layer]) -> Option<&Layer> {
