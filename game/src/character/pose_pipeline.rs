@@ -53,6 +53,15 @@ pub const REACH_FRACTION: f32 = 0.97;
 /// A swinging foot's target stays at least this fraction of the leg's length
 /// below the hip (a running leg folds about this far at most).
 const SWING_FOLD: f32 = 0.45;
+/// A landing's give: fall speeds above `ABSORB_MIN_SPEED` (m/s, a hop's)
+/// lower the pelvis `ABSORB_PER_SPEED` metres per m/s more, up to
+/// `ABSORB_MAX` (a 1.5 m drop lands at 5.4 m/s: 8.5 cm), eased in and out on
+/// a spring of `ABSORB_OMEGA` rad/s and held `ABSORB_HOLD` seconds.
+const ABSORB_MIN_SPEED: f32 = 2.0;
+const ABSORB_PER_SPEED: f32 = 0.025;
+const ABSORB_MAX: f32 = 0.12;
+const ABSORB_OMEGA: f32 = 16.0;
+const ABSORB_HOLD: f32 = 0.12;
 /// Seconds to fade foot IK in after landing and out after leaving the ground.
 const GROUND_FADE: f32 = 0.1;
 /// How much faster a ladder limb's solve weight comes in than its target
@@ -275,6 +284,12 @@ struct Smoothing {
     prev_grounded: bool,
     /// The player's vertical velocity last frame, m/s.
     prev_vel_y: f32,
+    /// How far a landing lowers the pelvis now (metres), how fast that
+    /// changes (m/s), the depth it gives to and the seconds it holds there.
+    absorb: f32,
+    absorb_vel: f32,
+    absorb_depth: f32,
+    absorb_hold: f32,
     ground_weight: f32,
     climb_weight: f32,
     foot_ground: [f32; 2],
@@ -574,6 +589,10 @@ impl PosePipeline {
                 root_vel: Vec3::ZERO,
                 prev_grounded: p.state == Locomotion::Ground,
                 prev_vel_y: p.vel.y,
+                absorb: 0.0,
+                absorb_vel: 0.0,
+                absorb_depth: 0.0,
+                absorb_hold: 0.0,
                 ground_weight: if p.state == Locomotion::Ground {
                     1.0
                 } else {
@@ -628,6 +647,28 @@ impl PosePipeline {
                 s.root_offset.x -= unexplained;
             }
         }
+        // Landing, the legs give in proportion to the fall speed: the
+        // pelvis eases down (a spring, so no joint starts with a jerk),
+        // holds a moment and comes back up.
+        if grounded && !s.prev_grounded {
+            let impact = (-s.prev_vel_y - ABSORB_MIN_SPEED).max(0.0);
+            s.absorb_depth = (impact * ABSORB_PER_SPEED).min(ABSORB_MAX);
+            s.absorb_hold = ABSORB_HOLD;
+        }
+        let aim = if s.absorb_hold > 0.0 {
+            s.absorb_depth
+        } else {
+            0.0
+        };
+        s.absorb_hold -= dt;
+        let (x, v) = spring(
+            Vec3::X * (s.absorb - aim),
+            Vec3::X * s.absorb_vel,
+            ABSORB_OMEGA,
+            dt,
+        );
+        s.absorb = aim + x.x;
+        s.absorb_vel = v.x;
         s.prev_grounded = grounded;
         s.prev_vel_y = p.vel.y;
         s.prev_pos = p.pos;
@@ -909,26 +950,22 @@ impl PosePipeline {
             let eased = s.pelvis_drop + (need - s.pelvis_drop) * approach(dt, DROP_TAU_UP);
             (eased - DROP_MIN_RISE_SPEED * dt).max(need)
         };
-        self.debug.pelvis_drop = s.pelvis_drop;
-        if s.pelvis_drop > 0.0 {
+        // A landing's give (see `Smoothing::absorb`) on top, while the feet
+        // are on the ground.
+        let drop = (s.pelvis_drop + s.absorb.max(0.0) * gw).min(MAX_PELVIS_DROP);
+        self.debug.pelvis_drop = drop;
+        if drop > 0.0 {
             let pelvis = c.rig.pelvis;
             let parent = c
                 .skeleton
                 .parent(pelvis)
                 .map_or(Mat4::IDENTITY, |p| self.models[p]);
-            let local = parent
-                .inverse()
-                .transform_vector3(Vec3::NEG_Y * s.pelvis_drop);
+            let local = parent.inverse().transform_vector3(Vec3::NEG_Y * drop);
             if local.is_finite() {
                 // The pelvis's subtree moves rigidly: its model matrices
                 // shift by the drop, no re-propagation needed.
                 self.pose.locals[pelvis].translation += local;
-                translate_subtree(
-                    &c.skeleton,
-                    pelvis,
-                    Vec3::NEG_Y * s.pelvis_drop,
-                    &mut self.models,
-                );
+                translate_subtree(&c.skeleton, pelvis, Vec3::NEG_Y * drop, &mut self.models);
             }
         }
         if gw <= 0.0 {
@@ -949,7 +986,12 @@ impl PosePipeline {
             let wanted = knee_bend(thigh, shin, (targets[i] - hip).length()) - animated_bend;
             let sm = &mut self.smooth;
             let free = sm.lock[i].is_none() && self.debug.feet[i].contact < LOCK_CONTACT;
-            let slowest = sm.knee_correction[i] - KNEE_STRAIGHTEN_SPEED * dt;
+            // The bound loosens as the clip brings the foot into contact,
+            // so a knee a swing kept bent has caught up by the time the
+            // foot locks, instead of snapping straight then.
+            let contact = self.debug.feet[i].contact;
+            let rate = KNEE_STRAIGHTEN_SPEED / (1.0 - contact).max(0.05);
+            let slowest = sm.knee_correction[i] - rate * dt;
             sm.knee_correction[i] = if free { wanted.max(slowest) } else { wanted };
             if sm.knee_correction[i] > wanted {
                 let reach = reach_for_bend(thigh, shin, animated_bend + sm.knee_correction[i]);
@@ -1638,5 +1680,68 @@ mod tests {
             (x, v) = (nx, nv);
         }
         assert!(x.length() < 0.01 && v.length() < 0.1, "{x} {v}");
+    }
+
+    /// Drops the knight from `h` metres onto flat ground; returns the
+    /// deepest pelvis drop after landing, metres, and the largest joint
+    /// speed of the landing's frames, rad/s.
+    fn landing_give(h: f32) -> (f32, f32) {
+        use crate::sim::player::{DT, Input};
+        use crate::sim::world::{GroundSegment, Level};
+        use crate::sim::{Body, Sim};
+        use std::sync::Arc;
+        let level = Level::from_profile(
+            "flat",
+            vec![GroundSegment::ground(-5.0, 5.0, 0.0, 0.0)],
+            vec![],
+            Vec2::new(0.0, h),
+            Vec2::new(4.0, 0.0),
+            -10.0,
+        );
+        let mut sim = Sim::new(level, Arc::new(Character::knight().unwrap()));
+        let (mut deepest, mut fastest) = (0.0f32, 0.0f32);
+        let mut prev: Vec<Quat> = Vec::new();
+        let mut landed = false;
+        for _ in 0..200 {
+            sim.step(&Input::default());
+            sim.pose(DT);
+            let body = sim.world.get::<&Body>(sim.player).unwrap();
+            let now: Vec<Quat> = body
+                .pipeline
+                .pose
+                .locals
+                .iter()
+                .map(|t| t.rotation)
+                .collect();
+            landed |= sim.player_state().state == Locomotion::Ground;
+            if landed {
+                deepest = deepest.max(body.pipeline.debug.pelvis_drop);
+                fastest = prev
+                    .iter()
+                    .zip(&now)
+                    .map(|(a, b)| 2.0 * a.dot(*b).abs().min(1.0).acos() / DT)
+                    .fold(fastest, f32::max);
+            }
+            prev = now;
+        }
+        (deepest, fastest)
+    }
+
+    #[test]
+    fn a_landing_gives_in_proportion_to_the_fall() {
+        let (low, _) = landing_give(0.1);
+        let (mid, mid_speed) = landing_give(1.5);
+        let (high, high_speed) = landing_give(3.0);
+        // A hop lands at under 2 m/s: no give (what the pelvis drops is
+        // foot IK's standing need, under a centimetre). 1.5 m lands at
+        // 5.4 m/s, 3 m at 7.7 m/s.
+        assert!(low < 0.01, "{low}");
+        assert!(mid > low + 0.04 && high > mid + 0.015, "{low} {mid} {high}");
+        assert!(high <= ABSORB_MAX + 0.01, "{high}");
+        // Eased in and out: the knees bend at walking speeds.
+        assert!(
+            mid_speed <= 20.0 && high_speed <= 20.0,
+            "{mid_speed} {high_speed}"
+        );
     }
 }
