@@ -90,8 +90,10 @@ const FOOT_TAU_STANCE: f32 = 0.01;
 const DROP_TAU_UP: f32 = 0.15;
 /// The slowest the pelvis rises back while it is lower than needed, m/s.
 const DROP_MIN_RISE_SPEED: f32 = 0.02;
-/// Time constant of turning (left/right and onto a ladder), seconds.
-const TURN_TAU: f32 = 0.06;
+/// Natural frequency of turning (left/right and onto a ladder), rad/s: a
+/// critically damped spring, a half turn 95 % done in 0.19 s, turning at
+/// most 29 rad/s.
+const TURN_OMEGA: f32 = 25.0;
 /// Natural frequency of the root settling after a step or onto a ladder,
 /// rad/s (a critically damped spring: 95 % of the way in 0.4 s). Its
 /// largest acceleration, ω² times the offset, keeps the frame-to-frame
@@ -307,6 +309,8 @@ struct Smoothing {
     /// an arc); a release into a walking swing rides the clip's own lift.
     release_lift: [bool; 2],
     turning: bool,
+    /// How fast the facing turns, rad/s.
+    yaw_vel: f32,
     /// How far the smoothed model placement still is from where it is
     /// going (on a ladder: the climbing position), world metres.
     root_lag: Vec3,
@@ -610,6 +614,7 @@ impl PosePipeline {
                 release_t: [1.0; 2],
                 release_lift: [false; 2],
                 turning: false,
+                yaw_vel: 0.0,
                 root_lag: Vec3::ZERO,
                 pelvis_drop: 0.0,
                 knee_correction: [0.0; 2],
@@ -661,14 +666,9 @@ impl PosePipeline {
             0.0
         };
         s.absorb_hold -= dt;
-        let (x, v) = spring(
-            Vec3::X * (s.absorb - aim),
-            Vec3::X * s.absorb_vel,
-            ABSORB_OMEGA,
-            dt,
-        );
-        s.absorb = aim + x.x;
-        s.absorb_vel = v.x;
+        let (x, v) = spring(s.absorb - aim, s.absorb_vel, ABSORB_OMEGA, dt);
+        s.absorb = aim + x;
+        s.absorb_vel = v;
         s.prev_grounded = grounded;
         s.prev_vel_y = p.vel.y;
         s.prev_pos = p.pos;
@@ -677,7 +677,11 @@ impl PosePipeline {
             // A half turn goes through facing the camera, never away from it.
             d = if s.yaw.cos() >= 0.0 { -PI } else { PI };
         }
-        s.yaw = wrap_pi(s.yaw + d * approach(dt, TURN_TAU));
+        // A critically damped spring: a turn starts and ends without a
+        // jerk (a first-order ease turned 0.7 rad in a turn's first frame).
+        let (x, v) = spring(-d, s.yaw_vel, TURN_OMEGA, dt);
+        s.yaw = wrap_pi(s.yaw + x + d);
+        s.yaw_vel = v;
         s.turning = wrap_pi(target_yaw - s.yaw).abs() > 0.05;
         // A critically damped spring: the offset's velocity changes
         // smoothly, so an ease never starts or stops with a jerk.
@@ -1474,7 +1478,13 @@ fn single_layer(layers: &[Layer]) -> Option<&Layer> {
 /// One step of a critically damped spring pulling `x` (moving at `v`) to
 /// zero with natural frequency `omega` (rad/s), solved exactly for `dt`:
 /// the new offset and velocity.
-fn spring(x: Vec3, v: Vec3, omega: f32, dt: f32) -> (Vec3, Vec3) {
+fn spring<T>(x: T, v: T, omega: f32, dt: f32) -> (T, T)
+where
+    T: Copy
+        + std::ops::Add<Output = T>
+        + std::ops::Sub<Output = T>
+        + std::ops::Mul<f32, Output = T>,
+{
     let j = v + x * omega;
     let e = (-omega * dt).exp();
     ((x + j * dt) * e, (v - j * (omega * dt)) * e)
@@ -1743,5 +1753,61 @@ mod tests {
             mid_speed <= 20.0 && high_speed <= 20.0,
             "{mid_speed} {high_speed}"
         );
+    }
+
+    #[test]
+    fn turning_around_passes_through_the_camera_over_several_frames() {
+        use crate::sim::player::{DT, Input};
+        use crate::sim::world::{GroundSegment, Level};
+        use crate::sim::{Body, Sim};
+        use std::sync::Arc;
+        let level = Level::from_profile(
+            "flat",
+            vec![GroundSegment::ground(-20.0, 20.0, 0.0, 0.0)],
+            vec![],
+            Vec2::ZERO,
+            Vec2::new(19.0, 0.0),
+            -10.0,
+        );
+        let mut sim = Sim::new(level, Arc::new(Character::knight().unwrap()));
+        let mut yaws = Vec::new();
+        for frame in 0..160 {
+            let move_x = if frame < 64 { 1.0 } else { -1.0 };
+            sim.step(&Input {
+                move_x,
+                ..Input::default()
+            });
+            sim.pose(DT);
+            let body = sim.world.get::<&Body>(sim.player).unwrap();
+            // The model's forward (+X in the world when facing right).
+            let fwd = body.pipeline.world.transform_vector3(
+                Quat::from_rotation_arc(
+                    Vec3::new(
+                        body.character.rig.forward.x,
+                        0.0,
+                        body.character.rig.forward.z,
+                    )
+                    .normalize(),
+                    Vec3::X,
+                )
+                .inverse()
+                    * Vec3::X,
+            );
+            yaws.push(fwd.z.atan2(fwd.x));
+        }
+        let steps: Vec<f32> = yaws
+            .windows(2)
+            .map(|w| wrap_pi(w[1] - w[0]).abs())
+            .collect();
+        let turning = steps.iter().filter(|&&d| d > 0.01).count();
+        let fastest = steps.iter().copied().fold(0.0, f32::max);
+        // Half a turn, no frame turning more than 0.5 rad (32 rad/s), over
+        // at least eight frames, facing the camera on the way (+Z).
+        assert!(fastest <= 0.5, "{fastest} rad in one frame");
+        assert!(turning >= 8, "{turning} frames");
+        let toward_camera = yaws
+            .iter()
+            .any(|&y| (y - std::f32::consts::FRAC_PI_2).abs() < 0.3);
+        assert!(toward_camera, "{yaws:?}");
     }
 }

@@ -577,7 +577,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
     let s = &rec.summary;
     println!(
-        "{} frames; planted foot error {:.4} m; stance slide {:.4} m; max joint speed {:.2} rad/s (steady {:.2}, state changes {:.2}, blends {:.2}); root snap {:.4} m; hand hold error {:.4} m; rung contact error {:.4} m; flat-ground IK delta {:.6} m; NaN frames {}; goal {}",
+        "{} frames; planted foot error {:.4} m; stance slide {:.4} m; max joint speed {:.2} rad/s (steady {:.2}, state changes {:.2}, blends {:.2}); root snap {:.4} m; turn speed {:.1} rad/s; hand hold error {:.4} m; rung contact error {:.4} m; flat-ground IK delta {:.6} m; NaN frames {}; goal {}",
         s.frames,
         s.planted_foot_max_error_m,
         s.stance_slide_max_m,
@@ -586,6 +586,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         s.joint_speed_by_cause.state_change,
         s.joint_speed_by_cause.blend,
         s.max_root_snap_m,
+        s.max_turn_speed_rad_s,
         s.hand_hold_max_error_m,
         s.rung_contact_max_error_m,
         s.ik_flat_ground_delta_m,

@@ -94,6 +94,10 @@ pub struct Summary {
     /// with the body's velocity, scores 0; a 0.6 m teleport scores 0.6 m;
     /// an ease that starts abruptly scores its first frame's step.
     pub max_root_snap_m: f32,
+    /// Largest speed at which the whole body turns (its model placement's
+    /// rotation: facing left or right, onto or off a ladder), rad/s, over
+    /// every frame. A mirror flip in one frame scores π × 64.
+    pub max_turn_speed_rad_s: f32,
     /// Largest distance of a gripping hand from the nearest rung, over every
     /// frame on a ladder (mounting and dismounting included, a hand above
     /// the top rung included: it grips nothing), metres.
@@ -170,6 +174,8 @@ pub struct Recorder {
     prev_root: Option<(Vec3, Option<Vec3>)>,
     /// The simulation's velocity last frame.
     prev_vel: Vec3,
+    /// The model placement's rotation last frame.
+    prev_turn: Option<Quat>,
 }
 
 impl Recorder {
@@ -394,6 +400,17 @@ impl Recorder {
                 &mut b.steady
             };
             *cause = cause.max(max_speed);
+        }
+
+        // Turning: the placement's rotation from one frame to the next.
+        let (_, turn, _) = p.world.to_scale_rotation_translation();
+        if let Some(prev) = self.prev_turn.replace(turn)
+            && dt > 0.0
+        {
+            let speed = 2.0 * prev.dot(turn).abs().min(1.0).acos() / dt;
+            if speed.is_finite() {
+                s.max_turn_speed_rad_s = s.max_turn_speed_rad_s.max(speed);
+            }
         }
 
         // Root snap: the displacement beyond what a velocity explains.
