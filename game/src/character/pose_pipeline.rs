@@ -64,6 +64,12 @@ const ABSORB_OMEGA: f32 = 16.0;
 const ABSORB_HOLD: f32 = 0.12;
 /// Seconds to fade foot IK in after landing and out after leaving the ground.
 const GROUND_FADE: f32 = 0.1;
+/// Climbing over a ladder's top, a hand lets go of a hold farther from the
+/// shoulder than this fraction of the arm's length (the arm stretched
+/// past what it reaches)...
+const ARM_LET_GO_REACH: f32 = 0.97;
+/// ... over this many seconds.
+const ARM_LET_GO_TIME: f32 = 0.6;
 /// How much faster a ladder limb's solve weight comes in than its target
 /// moves onto the hold: the weight is full once the target has moved a
 /// quarter of the way, while the correction is still small.
@@ -319,6 +325,9 @@ struct Smoothing {
     /// frame, radians (negative: straighter).
     knee_correction: [f32; 2],
     ladder: Option<usize>,
+    /// How far each hand has let go of its hold climbing over a ladder's
+    /// top (0 holding, 1 let go).
+    arm_let_go: [f32; 2],
     /// Each limb's correction (legs, then arms) onto its hold in the last
     /// frame on the ladder, world metres.
     ladder_hold: [Vec3; 4],
@@ -620,6 +629,7 @@ impl PosePipeline {
                 knee_correction: [0.0; 2],
                 ladder: on_ladder.map(|(i, _)| i),
                 ladder_hold: [Vec3::ZERO; 4],
+                arm_let_go: [0.0; 2],
                 platform: s.platform,
             };
         }
@@ -1171,7 +1181,6 @@ impl PosePipeline {
                 .transform_point3(pos(&self.limb_animated[slot][2]));
             // While the body still eases into its climbing place, hands and
             // feet already reach for the rungs where they will be.
-            // Off the ladder (letting go) they stay where they held.
             // Off the ladder (letting go) each limb keeps the correction
             // it had in the last frame on it, moving with the body (the
             // body's rise or fall would pick another rung; a hold left
@@ -1189,8 +1198,32 @@ impl PosePipeline {
             // weighting a solve toward a distant hold would blend rotations
             // of up to a half turn, whose path flips sides midway (an arm
             // jumping off a ladder turned 43 rad/s in one frame).
-            let target_w = aw + reach * cw;
-            let weight = (cw * HOLD_WEIGHT_GAIN).min(1.0);
+            // Climbing over a ladder's top, a hand whose hold the rising
+            // body leaves out of its reach lets go of it (a real climber's
+            // does, for the floor or the next rung): held on, the arm was
+            // dragged along fully stretched, the hand sliding off its rung.
+            // Once out of reach it lets go over ARM_LET_GO_TIME, the hand
+            // travelling back to its animation.
+            let leaving = on_ladder && input.player.ladder_move.is_some_and(|m| m.leaving);
+            let hold = if is_arm && leaving {
+                let k = slot - 2;
+                let [shoulder, elbow, wrist] = self.limb_animated[slot].each_ref().map(pos);
+                let arm = (elbow - shoulder).length() + (wrist - elbow).length();
+                let shoulder_w = self.world.transform_point3(shoulder);
+                let ratio = (aw + reach - shoulder_w).length() / arm.max(1e-3);
+                let g = &mut self.smooth.arm_let_go[k];
+                if ratio > ARM_LET_GO_REACH || *g > 0.0 {
+                    *g = (*g + input.dt.max(0.0) / ARM_LET_GO_TIME).min(1.0);
+                }
+                cw * (1.0 - smoothstep(*g))
+            } else {
+                if is_arm {
+                    self.smooth.arm_let_go[slot - 2] = 0.0;
+                }
+                cw
+            };
+            let target_w = aw + reach * hold;
+            let weight = (hold * HOLD_WEIGHT_GAIN).min(1.0);
             let opts = TwoBoneOptions {
                 knee: KneeStrategy::Pole {
                     pole: Pole::Direction(bend_direction(&self.limb_animated[slot], limb, axis)),
@@ -1225,7 +1258,7 @@ impl PosePipeline {
             let d = LimbDebug {
                 target: target_w,
                 probe: Vec3::new(target_w.x, rung.unwrap_or(target_w.y), 0.0),
-                weight,
+                weight: hold,
                 contact: limb.contact[climb_index].at(phase),
                 rung,
                 locked: false,

@@ -329,14 +329,18 @@ impl Recorder {
             Locomotion::Ladder(li) => level.ladders.get(li),
             _ => None,
         };
-        if on_ladder.is_some() && p.debug.climb_weight < 0.999 {
+        let arms = c.arms.len().min(2);
+        let letting_go = p.debug.hands[..arms].iter().any(|h| h.weight < 0.999);
+        if on_ladder.is_some() && (p.debug.climb_weight < 0.999 || letting_go) {
             s.hand_release_frames += 1;
         }
         if let Some(ladder) = on_ladder
             && p.debug.climb_weight >= 0.999
         {
             for (limb, d) in c.arms.iter().take(2).zip(&p.debug.hands) {
-                if d.contact < PLANTED_CONTACT {
+                // A hand the ladder holds (not one letting go of a hold the
+                // body rose out of its reach: counted as releasing).
+                if d.contact < PLANTED_CONTACT || d.weight < 0.999 {
                     continue;
                 }
                 let end = (p.world * p.models[limb.end]).w_axis.truncate();
