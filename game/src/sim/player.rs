@@ -273,7 +273,7 @@ impl LadderMove {
         if self.leaving {
             1.0 - self.off_ladder()
         } else {
-            smoothstep((self.t / self.duration).clamp(0.0, 1.0))
+            smoothstep(((self.t / self.duration - HOLD_FROM) / (1.0 - HOLD_FROM)).clamp(0.0, 1.0))
         }
     }
 
@@ -289,6 +289,11 @@ impl LadderMove {
     }
 }
 
+/// Climbing onto a ladder, the fraction of the move after which the ladder
+/// starts taking the limbs: once the clips are turning to the climb (at
+/// the step across's middle, with a 0.4 s crossfade), so the hands go from
+/// the climb clip's reach to the rungs, not from a pose still rising into it.
+const HOLD_FROM: f32 = 0.4;
 /// [`LadderMove::windows`] climbing off over a ladder's top.
 const OFF_WINDOWS: ((f32, f32), (f32, f32)) = ((0.35, 1.0), (0.0, 0.6));
 /// [`LadderMove::windows`] climbing onto a ladder from a floor.
