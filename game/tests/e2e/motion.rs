@@ -134,11 +134,12 @@ fn climbing_both_ladders_puts_hands_and_feet_on_rungs() {
     // Over every frame: climbing over the ladders' tops is one continuous
     // move now (was 120 rad/s and a 0.60 m root jump stepping off the top,
     // hands 1.43 m from any rung); the running jump's take-off, 63.7 rad/s
-    // while its crossfade started from the walk's arms, is 15 now. What is
-    // left: 25.9 rad/s, a forearm as the hands take the rungs starting
-    // down from the second ladder's top; root snap 1.2 cm (target 1 cm), a
-    // landing. Held here so they get no worse.
-    assert!(f(&s, "max_joint_angular_speed_rad_s") <= 27.0);
+    // while its crossfade started from the walk's arms, is 15 now; starting
+    // down from the second ladder's top, 25.9 while the ladder took the
+    // hands before the clips had turned to the climb, is under 21. What is
+    // left: 22.5 rad/s, the steady climb above; root snap 1.2 cm (target
+    // 1 cm), a landing. Held here so they get no worse.
+    assert!(f(&s, "max_joint_angular_speed_rad_s") <= 23.0);
     assert!(f(&s, "max_root_snap_m") <= 0.015, "root snap");
     // Hands held by the ladder (rungs, and the rails' rungs above the top
     // while climbing over it): target 5 mm, met (0.5 mm).
@@ -179,11 +180,12 @@ fn every_transition_of_transitions_txt_is_measured_on_every_frame() {
     // that stood still). No teleports (climbing over a ladder's top jumped
     // 0.60 m).
     assert!(f(&s, "max_root_snap_m") <= 0.025, "root snap");
-    // Joint speed, target 20 rad/s on every frame: 29.2 today, a knee
-    // after the running jump's landing; 28.7 a forearm as the hands take
-    // the rungs starting down from the ladder's top (were 63.8 at the
-    // running take-off, 54 jumping off the ladder, 46 starting down).
-    // Held so they get no worse (issue 19).
+    // Joint speed, target 20 rad/s on every frame: 29.2 today, a knee as
+    // the running foot comes down onto the 0.2 m step after the gap (the
+    // clip's contact turns on within a frame, and the step is found then);
+    // 26.2 a shoulder (were 63.8 at the running take-off, 54 jumping off
+    // the ladder, 46 starting down from its top). Held so they get no
+    // worse (issue 19).
     assert!(f(&s, "max_joint_angular_speed_rad_s") <= 30.0);
     assert!(f(&s, "joint_speed_by_cause/steady") <= 30.0);
     // Turning around, onto and off the ladders: the body turns through the
