@@ -101,6 +101,12 @@ pub struct AnimState {
     mode_time: f32,
     /// Number of the latest crossfade (see [`Layer::held`]).
     crossfades: u32,
+    /// The heaviest layer of the latest frame, and that of the frame before
+    /// the current crossfade began: the held layer's clip, time and
+    /// standing flag (its contacts are those of the pose it holds, not
+    /// the outgoing state's clips at the new state's speed).
+    shown_main: Option<Layer>,
+    held_main: Option<Layer>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -124,6 +130,8 @@ impl Default for AnimState {
             fade_time: CROSSFADE,
             mode_time: 0.0,
             crossfades: 0,
+            shown_main: None,
+            held_main: None,
         }
     }
 }
@@ -191,12 +199,14 @@ impl AnimState {
             self.fade_time *= self.fade.max(0.25);
             self.fade = 0.0;
             self.crossfades = self.crossfades.wrapping_add(1);
+            self.held_main = self.shown_main;
         } else if mode != self.current {
             self.previous = Some((self.current, self.mode_time));
             self.current = mode;
             self.mode_time = 0.0;
             self.fade = 0.0;
             self.crossfades = self.crossfades.wrapping_add(1);
+            self.held_main = self.shown_main;
             // Between the climb and the gait while climbing over a ladder's
             // top, and stepping off one at its foot, the whole body changes
             // pose: a longer crossfade keeps it at walking joint speeds. (Onto
@@ -243,13 +253,15 @@ impl AnimState {
             && fade < 1.0
         {
             // The outgoing state: the pose shown when the crossfade began,
-            // held; its main clip, frozen where it was, for contacts.
-            let l = self.mode_layers(clips, prev, prev_time, speed, walk_speed);
+            // held; the main layer shown then, frozen, for contacts.
+            let main = self
+                .held_main
+                .unwrap_or_else(|| self.mode_layers(clips, prev, prev_time, speed, walk_speed)[0]);
             push(
                 Layer {
                     weight: (1.0 - fade),
                     held: Some(self.crossfades),
-                    ..l[0]
+                    ..main
                 },
                 out,
             );
@@ -263,6 +275,11 @@ impl AnimState {
                 out,
             );
         }
+        self.shown_main = out[..n]
+            .iter()
+            .copied()
+            .max_by(|a, b| a.weight.total_cmp(&b.weight))
+            .map(|l| Layer { held: None, ..l });
         n
     }
 
