@@ -1155,15 +1155,7 @@ impl PosePipeline {
             .iter()
             .take(2)
             .enumerate()
-            .map(|(k, l)| {
-                (
-                    l,
-                    2 + k,
-                    c.rig.wrist_from_rung,
-                    c.rig.elbow_hinge_axis,
-                    true,
-                )
-            })
+            .map(|(k, l)| (l, 2 + k, c.rig.wrist_from_rung, l.hinge.axis(), true))
             .chain(
                 c.legs
                     .iter()

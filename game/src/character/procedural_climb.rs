@@ -1,0 +1,443 @@
+//! The procedural climb cycle: a ladder climb generated at load time for a
+//! model that has no climb clip of its own (a rig file's
+//! `procedural_climb: true`), so that it climbs with its hands and feet on
+//! the rungs as the knight does with its authored clip.
+//!
+//! The result is an ordinary [`Clip`] (densely keyed LINEAR tracks, like the
+//! knight's baked clips and the glTF importer's), appended to the
+//! character's clips under [`NAME`]; the contact analysis, the grips and the
+//! ladder IK then treat it like any authored climb.
+//!
+//! The cycle is built like the knight's (`knight::clips`), in place, on a
+//! lattice of rungs `climb_cycle_distance / 2` apart that lie
+//! `climb_rung_distance` in front of the root along the rig's forward axis:
+//!
+//! - each hand and foot grips its highest hold for half the cycle, moving
+//!   down one rung spacing at the climbing speed (`climb_cycle_distance`
+//!   per [`DURATION`]), which is how a hold that stands still in the world
+//!   moves in a clip played in place; then it reaches back up to that hold
+//!   over the other half, easing in and out and drawn back from the rungs
+//!   on the way;
+//! - diagonal limbs move together: the left hand and the right foot reach in
+//!   the first half of the cycle, the right hand and the left foot in the
+//!   second;
+//! - the body faces the rungs (the model's forward), its pelvis leaning
+//!   toward them by [`LEAN`] and bobbing by [`BOB`] twice per cycle;
+//! - the holds come from the limbs' lengths in the rest pose: the lowest foot
+//!   hold lies [`FOOT_LOW_REACH`] of the leg's length from the hip, the
+//!   hands' highest hold a whole number of rung spacings above the feet's
+//!   (so that hands and feet hold rungs of one ladder), the one nearest
+//!   [`HAND_TOP_REACH`] of the arm's length from the shoulder that stays
+//!   within [`HAND_MAX_REACH`];
+//! - at each of [`KEYS`] keys the pelvis is placed and each limb is solved
+//!   by the animation crate's two-bone IK toward its target, its knee or
+//!   elbow turning about the rig's hinge axis for that limb (the same
+//!   hinge the pose pipeline's ladder IK uses) and pointing toward a pole:
+//!   knees toward the rungs, elbows down, back and out. A foot keeps its
+//!   rest orientation (flat); a hand follows its forearm.
+//!
+//! Rungs the model's limbs cannot reach (the rungs too far in front for the
+//! legs, holds out of the arms' reach) are an error naming the rig file and
+//! what to change, never a clip whose hands miss the rungs.
+
+use animation::ik::{HingeLimit, KneeStrategy, Pole, TwoBoneChain, TwoBoneOptions};
+use animation::{Clip, Interpolation, Pose, Skeleton, Track, local_to_model};
+use glam::{Mat4, Quat, Vec3};
+
+use crate::character::pose_pipeline::HINGE_RANGE;
+use crate::character::rig::{Rig, RigError};
+
+/// The generated clip's name.
+pub const NAME: &str = "procedural climb";
+/// One cycle, seconds: the knight's climb cycle. The climb phase follows
+/// the distance climbed, so this sets only the clip's own (model-space)
+/// climbing speed, which the contact analysis compares a gripping limb's
+/// motion against.
+pub const DURATION: f32 = 1.2;
+/// Keys per cycle: 40 per second, as the knight's baked clips, which keeps
+/// the chord error of a gripping hand between keys far below the contact
+/// analysis's still speed.
+pub const KEYS: usize = 48;
+/// The farthest a limb's end may be from its start joint, as a fraction of
+/// the limb's length, at any hold the ladder IK may move it to: a limb
+/// solved straight has no bend direction, and its twist flips (measured on
+/// CesiumMan: a hip turned 1.5 rad in one frame as its foot was pulled
+/// through full extension).
+pub const REACH_MAX: f32 = 0.95;
+/// How far the ladder IK may move a hold up or down, metres: onto the
+/// nearest real rung, at most half the widest rung spacing a level may use
+/// (`knight::clips::RUNG_SPACING_RANGE`, fixed ladders' 25–36 cm). Every
+/// hold of the cycle is kept within reach that far either way where the
+/// limbs are long enough.
+pub const RUNG_MARGIN: f32 = 0.5 * crate::knight::clips::RUNG_SPACING_RANGE.1;
+/// How far a reaching limb is drawn back from the rungs at the middle of its
+/// reach, as a fraction of `climb_rung_distance` (the knight's 0.12 m for
+/// rungs 0.3 m in front), so that it clears the rungs it passes.
+pub const REACH_BACK: f32 = 0.4;
+/// How far a reaching foot lifts above its path at the middle of its reach,
+/// as a fraction of the rung spacing (the knight's 4 cm for 0.3 m rungs).
+pub const FOOT_LIFT: f32 = 0.15;
+/// How far a hand's hold lies outside its shoulder, metres: the hands grip
+/// a little wider than the shoulders, as on a ladder's rungs.
+pub const HAND_OUT: f32 = 0.03;
+/// The pelvis's lean toward the rungs, radians (about 5°, as the knight's
+/// spine leans).
+pub const LEAN: f32 = 0.08;
+/// The pelvis's bob, metres, twice per cycle (once per pull; the knight's
+/// is 1 cm).
+pub const BOB: f32 = 0.01;
+/// The most a solved limb's end may miss its hold while gripping, metres:
+/// more means the hold is out of reach, which [`generate`] reports instead
+/// of baking a clip whose hands miss the rungs.
+const REACH_TOLERANCE: f32 = 1e-4;
+
+/// Phase at which each limb starts its reach: left hand and right foot in
+/// the first half, right hand and left foot in the second.
+const HAND_MOVE: [f32; 2] = [0.0, 0.5];
+/// See [`HAND_MOVE`].
+const FOOT_MOVE: [f32; 2] = [0.5, 0.0];
+
+/// The height of a limb's hold (model space) at cycle phase `p` for a limb
+/// whose highest hold is `top` and whose reach starts at `move_start`, with
+/// the reach's progress as `sin(π w)` (0 while gripping); `None` in place of
+/// the arc while the limb grips.
+pub fn hold_height(top: f32, spacing: f32, p: f32, move_start: f32) -> (f32, Option<f32>) {
+    let q = (p - move_start).rem_euclid(1.0);
+    if q < 0.5 {
+        let w = q / 0.5;
+        let ease = w * w * (3.0 - 2.0 * w);
+        (
+            top - spacing + spacing * ease,
+            Some((std::f32::consts::PI * w).sin()),
+        )
+    } else {
+        (top - 2.0 * spacing * (q - 0.5), None)
+    }
+}
+
+/// Where the generated cycle's limbs hold, in model space: what the clip is
+/// built on, and what the tests check it against.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClimbLayout {
+    /// The rung spacing, metres (half the cycle distance).
+    pub spacing: f32,
+    /// Height of the highest rung a foot stands on.
+    pub foot_top: f32,
+    /// Height of the highest rung a hand grips (a whole number of spacings
+    /// above `foot_top`).
+    pub hand_top: f32,
+    /// Each foot's and hand's distance to the left of the model's centre
+    /// (left, right).
+    pub foot_side: [f32; 2],
+    /// See [`ClimbLayout::foot_side`].
+    pub hand_side: [f32; 2],
+}
+
+/// The model's axes: up, forward (horizontal, unit) and left.
+fn axes(rig: &Rig) -> (Vec3, Vec3, Vec3) {
+    let up = Vec3::Y;
+    let f = Vec3::new(rig.forward.x, 0.0, rig.forward.z).normalize_or(Vec3::X);
+    (up, f, up.cross(f))
+}
+
+/// The rest pose with the pelvis placed for phase `p`: leaning toward the
+/// rungs and bobbing.
+fn place_pelvis(skeleton: &Skeleton, rig: &Rig, rest_models: &[Mat4], p: f32, pose: &mut Pose) {
+    let (up, _, left) = axes(rig);
+    pose.locals.copy_from_slice(skeleton.rest_locals());
+    let j = rig.pelvis;
+    let (scale, rot, pos) = rest_models[j].to_scale_rotation_translation();
+    let bob = BOB * (2.0 * std::f32::consts::TAU * p).sin();
+    let model = Mat4::from_scale_rotation_translation(
+        scale,
+        Quat::from_axis_angle(left, LEAN) * rot,
+        pos + up * bob,
+    );
+    let local = match skeleton.parent(j) {
+        Some(parent) => rest_models[parent].inverse() * model,
+        None => model,
+    };
+    let (_, r, t) = local.to_scale_rotation_translation();
+    pose.locals[j].rotation = r.normalize();
+    pose.locals[j].translation = t;
+}
+
+fn invalid(file: &str, reason: String) -> RigError {
+    RigError::Invalid {
+        file: file.to_string(),
+        reason,
+    }
+}
+
+/// The heights (relative to the start joint, up) a limb's end can reach at
+/// a horizontal distance `across` from it, as `±band`: within
+/// [`REACH_MAX`] of its length `length`, so it never straightens.
+fn reach_band(across: f32, length: f32) -> f32 {
+    let r = REACH_MAX * length;
+    (r * r - across * across).max(0.0).sqrt()
+}
+
+/// Works out where the limbs hold (see the module docs); `file` labels
+/// errors.
+pub fn layout(skeleton: &Skeleton, rig: &Rig, file: &str) -> Result<ClimbLayout, RigError> {
+    let (up, f, left) = axes(rig);
+    let spacing = 0.5 * rig.file.climb_cycle_distance;
+    let d = rig.file.climb_rung_distance;
+    if rig.arms.len() != 2 || rig.legs.len() != 2 || spacing <= 0.0 || d <= 0.0 {
+        return Err(invalid(
+            file,
+            "procedural_climb needs two legs, two arms, a positive climb_cycle_distance and a positive climb_rung_distance".to_string(),
+        ));
+    }
+    let mut pose = Pose {
+        locals: skeleton.rest_locals().to_vec(),
+    };
+    let mut rest = vec![Mat4::IDENTITY; skeleton.len()];
+    local_to_model(skeleton, skeleton.rest_locals(), &mut rest);
+    let mut models = rest.clone();
+    place_pelvis(skeleton, rig, &rest, 0.0, &mut pose);
+    local_to_model(skeleton, &pose.locals, &mut models);
+    let p = |j: usize| models[j].w_axis.truncate();
+    let length = |a: usize, b: usize, c: usize| (p(b) - p(a)).length() + (p(c) - p(b)).length();
+    // The horizontal distance from `from` to a hold `side` to the left and
+    // `offset` from a rung on the rung plane.
+    let across = |from: Vec3, side: f32, offset: Vec3| {
+        let to = f * d + left * side + offset;
+        let h = to - from;
+        (h - up * h.dot(up)).length()
+    };
+    let foot_side = [0, 1].map(|i| p(rig.legs[i].hip).dot(left));
+    let hand_side = [0, 1].map(|i| {
+        let s = p(rig.arms[i].shoulder).dot(left);
+        s + HAND_OUT * s.signum()
+    });
+    // Each group's band of rung heights (model space) its highest hold may
+    // take: both limbs reach every hold of the cycle moved by up to the
+    // margin either way (the ladder IK's correction onto the nearest real
+    // rung), or, where the limbs cannot cover that, the margin shrunk
+    // evenly.
+    let band = |limbs: [(Vec3, f32, f32); 2], offset: Vec3, what: &str| {
+        let (mut lo, mut hi) = (f32::NEG_INFINITY, f32::INFINITY);
+        for (start, side, len) in limbs {
+            let h = across(start, side, offset);
+            let v = reach_band(h, len);
+            let base = start.dot(up) - offset.dot(up);
+            lo = lo.max(base - v);
+            hi = hi.min(base + v);
+        }
+        // The holds span one spacing below the top.
+        let room = hi - lo - spacing;
+        if room < 0.0 {
+            return Err(invalid(
+                file,
+                format!(
+                    "procedural_climb: the {what} cannot reach holds {spacing} m apart (half of climb_cycle_distance) on rungs climb_rung_distance {d} m in front: bring the rungs closer or shorten the cycle"
+                ),
+            ));
+        }
+        let margin = RUNG_MARGIN.min(0.5 * room);
+        Ok((lo + margin + spacing, hi - margin))
+    };
+    let legs = [0, 1].map(|i| {
+        let l = &rig.legs[i];
+        (p(l.hip), foot_side[i], length(l.hip, l.knee, l.ankle))
+    });
+    let arms = [0, 1].map(|i| {
+        let a = &rig.arms[i];
+        (
+            p(a.shoulder),
+            hand_side[i],
+            length(a.shoulder, a.elbow, a.wrist),
+        )
+    });
+    let (foot_lo, foot_hi) = band(legs, rig.ankle_from_rung, "legs")?;
+    let (hand_lo, hand_hi) = band(arms, rig.wrist_from_rung, "arms")?;
+    // Feet as low and hands as high as they go (the body hangs between
+    // them, the knees least folded), then both moved within their bands
+    // onto one lattice of rungs where the bands allow it.
+    let (mut foot_top, mut hand_top) = (foot_lo, hand_hi);
+    let n = ((hand_top - foot_top) / spacing).round();
+    let mut best = f32::INFINITY;
+    for n in [n, n - 1.0, n + 1.0] {
+        // Feet at `y`, hands at `y + n·spacing`: both in their bands.
+        let (lo, hi) = (
+            foot_lo.max(hand_lo - n * spacing),
+            foot_hi.min(hand_hi - n * spacing),
+        );
+        if n < 1.0 || lo > hi {
+            continue;
+        }
+        // The lattice nearest the preferred holds.
+        let y = (0.5 * (foot_lo + hand_hi - n * spacing)).clamp(lo, hi);
+        let cost = (y - foot_lo).abs() + (y + n * spacing - hand_hi).abs();
+        if cost < best {
+            best = cost;
+            (foot_top, hand_top) = (y, y + n * spacing);
+        }
+    }
+    Ok(ClimbLayout {
+        spacing,
+        foot_top,
+        hand_top,
+        foot_side,
+        hand_side,
+    })
+}
+
+/// Generates the climb cycle for `rig` on `skeleton` (see the module docs);
+/// `file` (the rig file) labels errors.
+pub fn generate(skeleton: &Skeleton, rig: &Rig, file: &str) -> Result<Clip, RigError> {
+    let l = layout(skeleton, rig, file)?;
+    let (up, f, left) = axes(rig);
+    let d = rig.file.climb_rung_distance;
+    let n = skeleton.len();
+    let mut rest = vec![Mat4::IDENTITY; n];
+    local_to_model(skeleton, skeleton.rest_locals(), &mut rest);
+    let rest_rotation = |j: usize| rest[j].to_scale_rotation_translation().1.normalize();
+
+    // The chains, with their hinge axes, poles, offsets and phases.
+    struct Chain {
+        chain: TwoBoneChain,
+        hinge: HingeLimit,
+        pole: Vec3,
+        top: f32,
+        side: f32,
+        offset: Vec3,
+        move_start: f32,
+        lift: f32,
+        end_rotation: Option<Quat>,
+        what: &'static str,
+    }
+    let chain = |a: usize, b: usize, c: usize| {
+        TwoBoneChain::new(skeleton, a, b, c).map_err(|e| invalid(file, e.to_string()))
+    };
+    let mut chains = Vec::with_capacity(4);
+    for (i, leg) in rig.legs.iter().enumerate() {
+        let out = left * l.foot_side[i].signum();
+        chains.push(Chain {
+            chain: chain(leg.hip, leg.knee, leg.ankle)?,
+            hinge: HingeLimit::new(rig.knee_hinge_axis, HINGE_RANGE.0, HINGE_RANGE.1),
+            pole: f + up * 0.5 + out * 0.2,
+            top: l.foot_top,
+            side: l.foot_side[i],
+            offset: rig.ankle_from_rung,
+            move_start: FOOT_MOVE[i],
+            lift: FOOT_LIFT * l.spacing,
+            end_rotation: Some(rest_rotation(leg.ankle)),
+            what: ["left foot", "right foot"][i],
+        });
+    }
+    for (i, arm) in rig.arms.iter().enumerate() {
+        let out = left * l.hand_side[i].signum();
+        chains.push(Chain {
+            chain: chain(arm.shoulder, arm.elbow, arm.wrist)?,
+            hinge: HingeLimit::new(arm.elbow_hinge_axis, HINGE_RANGE.0, HINGE_RANGE.1),
+            pole: -up - f * 0.4 + out * 0.9,
+            top: l.hand_top,
+            side: l.hand_side[i],
+            offset: rig.wrist_from_rung,
+            move_start: HAND_MOVE[i],
+            lift: 0.0,
+            end_rotation: None,
+            what: ["left hand", "right hand"][i],
+        });
+    }
+
+    // The animated joints: the pelvis and each chain's three.
+    let mut animated = vec![rig.pelvis];
+    for c in &chains {
+        let (a, b, e) = c.chain.joints();
+        for j in [a, b, e] {
+            if !animated.contains(&j) {
+                animated.push(j);
+            }
+        }
+    }
+    let mut pose = Pose {
+        locals: skeleton.rest_locals().to_vec(),
+    };
+    let mut models = rest.clone();
+    let mut times = Vec::with_capacity(KEYS + 1);
+    let mut pelvis = Vec::with_capacity(KEYS + 1);
+    let mut rotations: Vec<Vec<Quat>> = vec![Vec::with_capacity(KEYS + 1); animated.len()];
+    for k in 0..=KEYS {
+        // The last key repeats the first, so the loop closes exactly.
+        let phase = if k == KEYS {
+            0.0
+        } else {
+            k as f32 / KEYS as f32
+        };
+        place_pelvis(skeleton, rig, &rest, phase, &mut pose);
+        local_to_model(skeleton, &pose.locals, &mut models);
+        for c in &chains {
+            let (y, reach) = hold_height(c.top, l.spacing, phase, c.move_start);
+            let arc = reach.unwrap_or(0.0);
+            let target =
+                f * (d - REACH_BACK * d * arc) + left * c.side + up * (y + c.lift * arc) + c.offset;
+            let opts = TwoBoneOptions {
+                knee: KneeStrategy::Pole {
+                    pole: Pole::Direction(c.pole),
+                    twist: 0.0,
+                },
+                hinge: Some(c.hinge),
+                end_rotation: c.end_rotation.map(|r| (r, 1.0)),
+                ..TwoBoneOptions::new(target)
+            };
+            let solved = c
+                .chain
+                .solve(&opts, skeleton, &mut pose, &mut models)
+                .map_err(|e| invalid(file, format!("procedural_climb: {}: {e}", c.what)))?;
+            // A hold must be reached exactly; a reaching limb may fall a
+            // little short on its way (folded up past its hinge's range,
+            // drawing back from the rungs).
+            if reach.is_none() && solved.residual > REACH_TOLERANCE {
+                return Err(invalid(
+                    file,
+                    format!(
+                        "procedural_climb: the {} misses its hold by {:.3} m at phase {phase:.2}: the rungs are out of its reach (climb_rung_distance, climb_cycle_distance)",
+                        c.what, solved.residual
+                    ),
+                ));
+            }
+        }
+        times.push(k as f32 / KEYS as f32 * DURATION);
+        pelvis.push(pose.locals[rig.pelvis].translation);
+        for (track, &j) in rotations.iter_mut().zip(&animated) {
+            let mut q = pose.locals[j].rotation;
+            // Each key on the hemisphere of the one before, so that
+            // interpolation takes the short way.
+            if track.last().is_some_and(|prev: &Quat| prev.dot(q) < 0.0) {
+                q = -q;
+            }
+            track.push(q);
+        }
+    }
+    let linear = |joint: usize| (joint as u16, Interpolation::Linear, times.clone());
+    let (joint, interpolation, key_times) = linear(rig.pelvis);
+    let translations = vec![Track {
+        joint,
+        interpolation,
+        times: key_times,
+        values: pelvis,
+    }];
+    let rotations = animated
+        .iter()
+        .zip(rotations)
+        .map(|(&j, values)| {
+            let (joint, interpolation, times) = linear(j);
+            Track {
+                joint,
+                interpolation,
+                times,
+                values,
+            }
+        })
+        .collect();
+    Ok(Clip {
+        name: NAME.to_string(),
+        duration: DURATION,
+        translations,
+        rotations,
+        scales: Vec::new(),
+    })
+}
