@@ -73,16 +73,23 @@ pub const RUNG_MARGIN: f32 = 0.5 * crate::knight::clips::RUNG_SPACING_RANGE.1;
 /// How far a reaching limb is drawn back from the rungs at the middle of its
 /// reach, as a fraction of `climb_rung_distance` (the knight's 0.12 m for
 /// rungs 0.3 m in front), so that it clears the rungs it passes.
-pub const REACH_BACK: f32 = 0.4;
+pub const REACH_BACK: f32 = 0.25;
 /// How far a reaching foot lifts above its path at the middle of its reach,
 /// as a fraction of the rung spacing (the knight's 4 cm for 0.3 m rungs).
 pub const FOOT_LIFT: f32 = 0.15;
 /// How far a hand's hold lies outside its shoulder, metres: the hands grip
 /// a little wider than the shoulders, as on a ladder's rungs.
-pub const HAND_OUT: f32 = 0.03;
+pub const HAND_OUT: f32 = 0.08;
 /// The pelvis's lean toward the rungs, radians (about 5°, as the knight's
 /// spine leans).
 pub const LEAN: f32 = 0.08;
+/// How far the pelvis turns back from the rungs (and the spine forward
+/// again, so the upper body keeps its lean), radians: a climber's pelvis
+/// tucks under as the knees come up. Without it a small model's thigh, whose
+/// foot stands as high as its hip at the top of the cycle, turned nearly half
+/// a turn from its walk (CesiumMan: 2.9 rad), and blending walk and climb
+/// through such a turn flips the hip's path midway (190 rad/s in one frame).
+pub const TUCK: f32 = 0.6;
 /// The pelvis's bob, metres, twice per cycle (once per pull; the knight's
 /// is 1 cm).
 pub const BOB: f32 = 0.01;
@@ -108,7 +115,7 @@ pub fn hold_height(top: f32, spacing: f32, p: f32, move_start: f32) -> (f32, Opt
         let ease = w * w * (3.0 - 2.0 * w);
         (
             top - spacing + spacing * ease,
-            Some((std::f32::consts::PI * w).sin()),
+            Some((std::f32::consts::PI * w).sin().powi(2)),
         )
     } else {
         (top - 2.0 * spacing * (q - 0.5), None)
@@ -148,11 +155,8 @@ fn place_pelvis(skeleton: &Skeleton, rig: &Rig, rest_models: &[Mat4], p: f32, po
     let j = rig.pelvis;
     let (scale, rot, pos) = rest_models[j].to_scale_rotation_translation();
     let bob = BOB * (2.0 * std::f32::consts::TAU * p).sin();
-    let model = Mat4::from_scale_rotation_translation(
-        scale,
-        Quat::from_axis_angle(left, LEAN) * rot,
-        pos + up * bob,
-    );
+    let pelvis_rot = Quat::from_axis_angle(left, LEAN - TUCK) * rot;
+    let model = Mat4::from_scale_rotation_translation(scale, pelvis_rot, pos + up * bob);
     let local = match skeleton.parent(j) {
         Some(parent) => rest_models[parent].inverse() * model,
         None => model,
@@ -160,6 +164,24 @@ fn place_pelvis(skeleton: &Skeleton, rig: &Rig, rest_models: &[Mat4], p: f32, po
     let (_, r, t) = local.to_scale_rotation_translation();
     pose.locals[j].rotation = r.normalize();
     pose.locals[j].translation = t;
+    // The upper body turns back by the tuck: it leans by LEAN alone.
+    let lean = Quat::from_axis_angle(left, LEAN);
+    for c in upper_body(skeleton, rig) {
+        let (_, rc, _) = rest_models[c].to_scale_rotation_translation();
+        pose.locals[c].rotation = (pelvis_rot.inverse() * lean * rc).normalize();
+    }
+}
+
+/// The pelvis's children that carry no leg (the spine): they keep the upper
+/// body's lean when the pelvis tucks.
+fn upper_body<'a>(skeleton: &'a Skeleton, rig: &'a Rig) -> impl Iterator<Item = usize> + 'a {
+    (0..skeleton.len()).filter(move |&c| {
+        skeleton.parent(c) == Some(rig.pelvis)
+            && !rig
+                .legs
+                .iter()
+                .any(|l| l.hip == c || skeleton.is_descendant_of(l.hip, c))
+    })
 }
 
 fn invalid(file: &str, reason: String) -> RigError {
@@ -293,12 +315,11 @@ pub fn generate(skeleton: &Skeleton, rig: &Rig, file: &str) -> Result<Clip, RigE
     let n = skeleton.len();
     let mut rest = vec![Mat4::IDENTITY; n];
     local_to_model(skeleton, skeleton.rest_locals(), &mut rest);
-    let rest_rotation = |j: usize| rest[j].to_scale_rotation_translation().1.normalize();
 
     // The chains, with their hinge axes, poles, offsets and phases.
     struct Chain {
         chain: TwoBoneChain,
-        hinge: HingeLimit,
+        hinge: Option<HingeLimit>,
         pole: Vec3,
         top: f32,
         side: f32,
@@ -316,14 +337,18 @@ pub fn generate(skeleton: &Skeleton, rig: &Rig, file: &str) -> Result<Clip, RigE
         let out = left * l.foot_side[i].signum();
         chains.push(Chain {
             chain: chain(leg.hip, leg.knee, leg.ankle)?,
-            hinge: HingeLimit::new(rig.knee_hinge_axis, HINGE_RANGE.0, HINGE_RANGE.1),
-            pole: f + up * 0.5 + out * 0.2,
+            // Solved like the ladder IK solves it: a knee that is not a pure
+            // hinge is bent toward its pole unhinged.
+            hinge: rig
+                .knee_pure_hinge
+                .then(|| HingeLimit::new(rig.knee_hinge_axis, HINGE_RANGE.0, HINGE_RANGE.1)),
+            pole: f + up + out * 0.15,
             top: l.foot_top,
             side: l.foot_side[i],
             offset: rig.ankle_from_rung,
             move_start: FOOT_MOVE[i],
             lift: FOOT_LIFT * l.spacing,
-            end_rotation: Some(rest_rotation(leg.ankle)),
+            end_rotation: None,
             what: ["left foot", "right foot"][i],
         });
     }
@@ -331,7 +356,11 @@ pub fn generate(skeleton: &Skeleton, rig: &Rig, file: &str) -> Result<Clip, RigE
         let out = left * l.hand_side[i].signum();
         chains.push(Chain {
             chain: chain(arm.shoulder, arm.elbow, arm.wrist)?,
-            hinge: HingeLimit::new(arm.elbow_hinge_axis, HINGE_RANGE.0, HINGE_RANGE.1),
+            hinge: Some(HingeLimit::new(
+                arm.elbow_hinge_axis,
+                HINGE_RANGE.0,
+                HINGE_RANGE.1,
+            )),
             pole: -up - f * 0.4 + out * 0.9,
             top: l.hand_top,
             side: l.hand_side[i],
@@ -345,6 +374,7 @@ pub fn generate(skeleton: &Skeleton, rig: &Rig, file: &str) -> Result<Clip, RigE
 
     // The animated joints: the pelvis and each chain's three.
     let mut animated = vec![rig.pelvis];
+    animated.extend(upper_body(skeleton, rig));
     for c in &chains {
         let (a, b, e) = c.chain.joints();
         for j in [a, b, e] {
@@ -379,7 +409,7 @@ pub fn generate(skeleton: &Skeleton, rig: &Rig, file: &str) -> Result<Clip, RigE
                     pole: Pole::Direction(c.pole),
                     twist: 0.0,
                 },
-                hinge: Some(c.hinge),
+                hinge: c.hinge,
                 end_rotation: c.end_rotation.map(|r| (r, 1.0)),
                 ..TwoBoneOptions::new(target)
             };
