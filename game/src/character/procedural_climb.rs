@@ -21,20 +21,28 @@
 //! - diagonal limbs move together: the left hand and the right foot reach in
 //!   the first half of the cycle, the right hand and the left foot in the
 //!   second;
-//! - the body faces the rungs (the model's forward), its pelvis leaning
-//!   toward them by [`LEAN`] and bobbing by [`BOB`] twice per cycle;
-//! - the holds come from the limbs' lengths in the rest pose: the lowest foot
-//!   hold lies [`FOOT_LOW_REACH`] of the leg's length from the hip, the
-//!   hands' highest hold a whole number of rung spacings above the feet's
-//!   (so that hands and feet hold rungs of one ladder), the one nearest
-//!   [`HAND_TOP_REACH`] of the arm's length from the shoulder that stays
-//!   within [`HAND_MAX_REACH`];
+//! - the body faces the rungs (the model's forward), its upper body leaning
+//!   toward them by [`LEAN`], its pelvis tucked under by [`TUCK`] (the spine
+//!   turned back up by as much), bobbing by [`BOB`] twice per cycle;
+//! - the holds come from the limbs' lengths in the rest pose (see
+//!   [`layout`]): every hold, moved up or down by [`RUNG_MARGIN`] (the ladder
+//!   IK moves a hold onto the nearest real rung, wherever the cycle's phase
+//!   puts it), stays within [`REACH_MAX`] of the limb's length from its
+//!   start joint; within that, the feet stand as low and the hands grip as
+//!   high as they can, and the hands' highest hold lies a whole number of
+//!   rung spacings above the feet's where both bands allow, so that hands
+//!   and feet hold rungs of one ladder. A small model whose limbs cannot
+//!   cover the margin gets it shrunk evenly (CesiumMan's legs fold high at
+//!   the top of the cycle: his feet come up to his hips);
+//! - each hand grips [`HAND_OUT`] outside its shoulder, each foot under its
+//!   hip;
 //! - at each of [`KEYS`] keys the pelvis is placed and each limb is solved
-//!   by the animation crate's two-bone IK toward its target, its knee or
-//!   elbow turning about the rig's hinge axis for that limb (the same
-//!   hinge the pose pipeline's ladder IK uses) and pointing toward a pole:
-//!   knees toward the rungs, elbows down, back and out. A foot keeps its
-//!   rest orientation (flat); a hand follows its forearm.
+//!   by the animation crate's two-bone IK toward its target, pointing its
+//!   knee or elbow toward a pole (knees up toward the rungs, elbows down,
+//!   back and out) and turning it about the rig's hinge axis for that limb,
+//!   as the pose pipeline's ladder IK does: a knee that is not a pure hinge
+//!   (`knee_pure_hinge: false`) is bent unhinged, as there. A foot and a
+//!   hand follow their shin and forearm.
 //!
 //! Rungs the model's limbs cannot reach (the rungs too far in front for the
 //! legs, holds out of the arms' reach) are an error naming the rig file and
@@ -71,14 +79,19 @@ pub const REACH_MAX: f32 = 0.95;
 /// limbs are long enough.
 pub const RUNG_MARGIN: f32 = 0.5 * crate::knight::clips::RUNG_SPACING_RANGE.1;
 /// How far a reaching limb is drawn back from the rungs at the middle of its
-/// reach, as a fraction of `climb_rung_distance` (the knight's 0.12 m for
-/// rungs 0.3 m in front), so that it clears the rungs it passes.
+/// reach, as a fraction of `climb_rung_distance`, so that it clears the
+/// rungs it passes: less than the knight's 0.4 (0.12 m for rungs 0.3 m in
+/// front), since every centimetre of the arc is joint speed for a small
+/// model (CesiumMan's hips turned 23 rad/s at 0.4, at most 20 at 0.25 on
+/// the 0.30 m rungs).
 pub const REACH_BACK: f32 = 0.25;
 /// How far a reaching foot lifts above its path at the middle of its reach,
 /// as a fraction of the rung spacing (the knight's 4 cm for 0.3 m rungs).
 pub const FOOT_LIFT: f32 = 0.15;
 /// How far a hand's hold lies outside its shoulder, metres: the hands grip
-/// a little wider than the shoulders, as on a ladder's rungs.
+/// wider than the shoulders, where a player watching from behind sees them
+/// on the rungs beside the head and shoulders rather than hidden behind
+/// them.
 pub const HAND_OUT: f32 = 0.08;
 /// The pelvis's lean toward the rungs, radians (about 5°, as the knight's
 /// spine leans).
@@ -106,8 +119,9 @@ const FOOT_MOVE: [f32; 2] = [0.5, 0.0];
 
 /// The height of a limb's hold (model space) at cycle phase `p` for a limb
 /// whose highest hold is `top` and whose reach starts at `move_start`, with
-/// the reach's progress as `sin(π w)` (0 while gripping); `None` in place of
-/// the arc while the limb grips.
+/// how far the reach has bowed out, `sin²(π w)` at its progress `w` (zero
+/// with zero speed at both ends, one in the middle); `None` in place of the
+/// arc while the limb grips.
 pub fn hold_height(top: f32, spacing: f32, p: f32, move_start: f32) -> (f32, Option<f32>) {
     let q = (p - move_start).rem_euclid(1.0);
     if q < 0.5 {
@@ -470,4 +484,145 @@ pub fn generate(skeleton: &Skeleton, rig: &Rig, file: &str) -> Result<Clip, RigE
         rotations,
         scales: Vec::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::character::rig::RigFile;
+    use crate::character::{Character, KNIGHT_RIG};
+    use crate::knight;
+    use animation::{Wrap, sample_at};
+
+    /// The knight's rig asking for a procedural climb instead of its own
+    /// clip, with its rungs `rung_distance` metres in front.
+    fn procedural_rig(rung_distance: &str) -> RigFile {
+        let text = KNIGHT_RIG
+            .replace(", climb: \"climb\"", "")
+            .replace(
+                "climb_cycle_distance:",
+                "procedural_climb: true, climb_cycle_distance:",
+            )
+            .replace(
+                "climb_rung_distance: 0.300",
+                &format!("climb_rung_distance: {rung_distance}"),
+            );
+        RigFile::parse(&text, "p.rig.ron").unwrap()
+    }
+
+    fn knight_with(rig: &RigFile) -> Result<Character, crate::character::CharacterError> {
+        let k = knight::Knight::generate(knight::clips::DEFAULT_RUNG_SPACING).unwrap();
+        Character::new("k.glb", k.skeleton, k.clips, rig, "p.rig.ron")
+    }
+
+    #[test]
+    fn hold_height_grips_for_half_a_cycle_then_reaches_back_up() {
+        let (top, s) = (1.0, 0.3);
+        // Gripping (the second half after the reach starts): down one
+        // spacing at a constant rate, no arc.
+        for k in 0..10 {
+            let p = 0.5 + 0.05 * k as f32;
+            let (y, arc) = hold_height(top, s, p, 0.0);
+            assert!(arc.is_none());
+            assert!((y - (top - 2.0 * s * (p - 0.5))).abs() < 1e-6, "{p}: {y}");
+        }
+        // Reaching: from the lowest hold back to the top, continuous at both
+        // ends, the arc zero there.
+        let (y0, a0) = hold_height(top, s, 0.0, 0.0);
+        let (y1, a1) = hold_height(top, s, 0.4999, 0.0);
+        assert!((y0 - (top - s)).abs() < 1e-6 && (y1 - top).abs() < 1e-3);
+        assert!(a0.unwrap() < 1e-6 && a1.unwrap() < 1e-3);
+        let (_, mid) = hold_height(top, s, 0.25, 0.0);
+        assert!((mid.unwrap() - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_generated_climb_holds_each_rung_still_for_its_grip_and_alternates_limbs() {
+        let rig = procedural_rig("0.3");
+        let c = knight_with(&rig).unwrap();
+        let climb = c.clip_set.climb;
+        assert_eq!(climb.index, c.clips.len() - 1);
+        let clip = &c.clips[climb.index];
+        assert_eq!(clip.name, NAME);
+        let l = layout(&c.skeleton, &c.rig, "p.rig.ron").unwrap();
+        // Hands and feet hold rungs of one lattice.
+        let rungs = (l.hand_top - l.foot_top) / l.spacing;
+        assert!(
+            (rungs - rungs.round()).abs() < 1e-4 && rungs >= 1.0,
+            "{l:?}"
+        );
+
+        let (up, f, _) = axes(&c.rig);
+        let limbs: Vec<(&crate::character::Limb, Vec3)> = c
+            .legs
+            .iter()
+            .map(|leg| (leg, c.rig.ankle_from_rung))
+            .chain(c.arms.iter().map(|arm| (arm, c.rig.wrist_from_rung)))
+            .collect();
+        let mut centres = Vec::new();
+        for (i, (limb, offset)) in limbs.iter().enumerate() {
+            let g = limb
+                .grip
+                .unwrap_or_else(|| panic!("limb {i} grips no rung"));
+            // About half the cycle (the contact analysis's edges blur a sample
+            // or two).
+            assert!((0.4..0.6).contains(&(g.end - g.start)), "limb {i}: {g:?}");
+            centres.push(g.center());
+            // Through the grip (away from its blurred edges) the limb's end
+            // stands still in the world, on a rung of the lattice, at the
+            // rung plane's depth.
+            let mut world = Vec::new();
+            for k in 1..10 {
+                let phase = g.start + (g.end - g.start) * (0.1 + 0.8 * k as f32 / 10.0);
+                let mut locals = c.skeleton.rest_locals().to_vec();
+                sample_at(
+                    clip,
+                    phase.rem_euclid(1.0) * climb.duration,
+                    Wrap::Loop,
+                    &mut locals,
+                );
+                let mut models = vec![Mat4::IDENTITY; c.skeleton.len()];
+                local_to_model(&c.skeleton, &locals, &mut models);
+                let end = models[limb.end].w_axis.truncate();
+                let depth = (end - *offset).dot(f);
+                assert!(
+                    (depth - c.rig.file.climb_rung_distance).abs() < 1e-3,
+                    "limb {i}: depth {depth}"
+                );
+                // Model space moves down at the climbing speed: add it back.
+                world.push((end - *offset).dot(up) + phase * climb.cycle_distance);
+            }
+            let (lo, hi) = world
+                .iter()
+                .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), y| {
+                    (a.min(*y), b.max(*y))
+                });
+            assert!(hi - lo < 2e-3, "limb {i} slides {} m on its rung", hi - lo);
+            let off_lattice = ((world[0] - l.foot_top) / l.spacing).fract().abs();
+            assert!(
+                off_lattice.min(1.0 - off_lattice) * l.spacing < 2e-3,
+                "limb {i} off the rungs by {off_lattice} spacings"
+            );
+        }
+        let apart = |a: f32, b: f32| {
+            let d = (a - b).rem_euclid(1.0);
+            d.min(1.0 - d)
+        };
+        // Legs and arms each alternate; the left hand moves with the right
+        // foot, the right hand with the left foot.
+        assert!(apart(centres[0], centres[1]) > 0.45, "{centres:?}");
+        assert!(apart(centres[2], centres[3]) > 0.45, "{centres:?}");
+        assert!(apart(centres[2], centres[1]) < 0.05, "{centres:?}");
+        assert!(apart(centres[3], centres[0]) < 0.05, "{centres:?}");
+    }
+
+    #[test]
+    fn rungs_out_of_reach_are_an_error_naming_the_rig_file() {
+        let rig = procedural_rig("1.5");
+        let err = knight_with(&rig).unwrap_err().to_string();
+        assert!(
+            err.starts_with("p.rig.ron: procedural_climb: ") && err.contains("climb_rung_distance"),
+            "{err}"
+        );
+    }
 }

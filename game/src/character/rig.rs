@@ -29,12 +29,24 @@
 //! height above the sole. Clip names may repeat (a model with only a walk clip
 //! can map every state to it).
 //!
-//! Two optional fields serve models that are not built like the knight:
-//! `knee_pure_hinge: false` for knees that do not turn about their hinge axis
-//! alone (see [`RigFile::knee_pure_hinge`]), and `idle_time: Some(seconds)`
-//! for a model with no standing clip, which then stands in that frame of its
-//! idle clip (see [`RigFile::idle_time`]); `assets/rigs/cesium_man.rig.ron`
-//! uses both.
+//! Optional fields serve models that are not built like the knight, and
+//! `assets/rigs/cesium_man.rig.ron` uses them all:
+//!
+//! - `knee_pure_hinge: false` for knees that do not turn about their hinge
+//!   axis alone (see [`RigFile::knee_pure_hinge`]);
+//! - `idle_time: Some(seconds)` for a model with no standing clip, which then
+//!   stands in that frame of its idle clip (see [`RigFile::idle_time`]);
+//! - an arm's own `elbow_hinge_axis: Some((x, y, z))`, for a model whose two
+//!   elbows' local frames differ (see [`ArmNames::elbow_hinge_axis`]); an arm
+//!   without one uses the rig's `elbow_hinge_axis`;
+//! - `procedural_climb: true` for a model without a climb clip: the rig then
+//!   names no `climb` clip, and a climb cycle of `climb_cycle_distance` is
+//!   generated from the model's rest pose at load time, its hands and feet
+//!   on rungs `climb_rung_distance` in front, `wrist_from_rung` and
+//!   `ankle_from_rung` from them (see `character::procedural_climb`). It
+//!   needs two arms and positive `climb_cycle_distance` and
+//!   `climb_rung_distance`; a rig that names a climb clip and asks for a
+//!   procedural one too, or neither, is an error naming the file.
 
 use std::path::Path;
 

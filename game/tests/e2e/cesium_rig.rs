@@ -1,6 +1,6 @@
 //! Measures CesiumMan's skeleton and walk clip from the model itself and
 //! checks that our rig file for it (`assets/rigs/cesium_man.rig.ron`) agrees:
-//! the forward direction, the knee and elbow hinge axes, the ankle's height
+//! the forward direction, the knee and (per arm) elbow hinge axes, the ankle's height
 //! above the sole and the ground distance of one walk cycle. The rig's
 //! numbers were taken from this measurement, not guessed.
 
@@ -179,8 +179,8 @@ fn measure() -> Measured {
         rel_velocity += v;
         cycle_distance[side] = Vec3::new(v.x, 0.0, v.z).length() * duration;
     }
-    // The elbows, by name (the rig names no arms; see its comment).
-    for (side, [shoulder, elbow, wrist]) in [
+    // The elbows, by name (the rig file must name the same joints).
+    let arm_names = [
         [
             "Skeleton_arm_joint_L__4_",
             "Skeleton_arm_joint_L__3_",
@@ -191,10 +191,11 @@ fn measure() -> Measured {
             "Skeleton_arm_joint_R__2_",
             "Skeleton_arm_joint_R__3_",
         ],
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    ];
+    for (a, [shoulder, elbow, wrist]) in rig.arms.iter().zip(arm_names) {
+        assert_eq!([&a.shoulder, &a.elbow, &a.wrist], [shoulder, elbow, wrist]);
+    }
+    for (side, [shoulder, elbow, wrist]) in arm_names.into_iter().enumerate() {
         let (axis, most) = hinge_axis(&models, j(shoulder), j(elbow), j(wrist));
         eprintln!("elbow {side}: most bend {:.1}°", most.to_degrees());
         elbow_axes[side] = axis;
@@ -243,13 +244,19 @@ fn the_rig_file_matches_the_measured_model() {
         assert!(v3(rig.knee_hinge_axis).dot(a) > 0.9, "knee axis {a}");
     }
     // The two elbows bend about different local axes, so no one
-    // elbow_hinge_axis fits both: the rig leaves the arms out.
+    // elbow_hinge_axis fits both: each arm names its own, the measured one.
     assert!(
         m.elbow_axes[0].dot(m.elbow_axes[1]) < 0.8,
         "{:?}",
         m.elbow_axes
     );
-    assert!(rig.arms.is_empty());
+    assert_eq!(rig.arms.len(), 2);
+    for (arm, measured) in rig.arms.iter().zip(m.elbow_axes) {
+        let axis = arm.elbow_hinge_axis.expect("each arm names its elbow axis");
+        assert!(v3(axis).dot(measured) > 0.99, "elbow axis {measured}");
+    }
+    // He has no climb clip: the rig asks for a generated one.
+    assert!(rig.procedural_climb && rig.clips.climb.is_empty());
     for h in m.foot_height {
         assert!((rig.foot_height - h).abs() < 0.015, "foot height {h}");
     }
