@@ -1221,8 +1221,8 @@ impl PosePipeline {
                     pole: Pole::Direction(bend_direction(&self.limb_animated[slot], limb, axis)),
                     twist: 0.0,
                 },
-                // A knee that is not a pure hinge (`Rig::knee_pure_hinge`) is bent toward the pole unhinged.
-                hinge: (is_arm || c.rig.knee_pure_hinge).then_some(limb.hinge),
+                // A knee or elbow that is not a pure hinge is bent unhinged.
+                hinge: c.rig.pure_hinge(is_arm).then_some(limb.hinge),
                 weight,
                 // An arm reaching down to the rails' top while the body
                 // rises over it passes full extension: softened, the elbow

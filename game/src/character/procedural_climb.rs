@@ -40,8 +40,9 @@
 //!   by the animation crate's two-bone IK toward its target, pointing its
 //!   knee or elbow toward a pole (knees up toward the rungs, elbows down,
 //!   back and out) and turning it about the rig's hinge axis for that limb,
-//!   as the pose pipeline's ladder IK does: a knee that is not a pure hinge
-//!   (`knee_pure_hinge: false`) is bent unhinged, as there. A foot and a
+//!   as the pose pipeline's ladder IK does: a knee or elbow that is not a
+//!   pure hinge (`knee_pure_hinge` or `elbow_pure_hinge` false) is bent
+//!   unhinged, as there. A foot and a
 //!   hand follow their shin and forearm.
 //!
 //! Rungs the model's limbs cannot reach (the rungs too far in front for the
@@ -78,16 +79,21 @@ pub const REACH_MAX: f32 = 0.95;
 /// hold of the cycle is kept within reach that far either way where the
 /// limbs are long enough.
 pub const RUNG_MARGIN: f32 = 0.5 * crate::knight::clips::RUNG_SPACING_RANGE.1;
-/// How far a reaching limb is drawn back from the rungs at the middle of its
+/// How far a reaching hand is drawn back from the rungs at the middle of its
 /// reach, as a fraction of `climb_rung_distance`, so that it clears the
 /// rungs it passes: less than the knight's 0.4 (0.12 m for rungs 0.3 m in
 /// front), since every centimetre of the arc is joint speed for a small
 /// model (CesiumMan's hips turned 23 rad/s at 0.4, at most 20 at 0.25 on
 /// the 0.30 m rungs).
 pub const REACH_BACK: f32 = 0.25;
-/// How far a reaching foot lifts above its path at the middle of its reach,
-/// as a fraction of the rung spacing (the knight's 4 cm for 0.3 m rungs).
-pub const FOOT_LIFT: f32 = 0.15;
+/// How far a reaching foot swings out sideways at the middle of its reach,
+/// as a fraction of the rung spacing (4.5 cm for 0.3 m rungs), around the
+/// rungs it passes. Not drawn back nor lifted as the knight's are: for a
+/// small model whose feet come up to its hips, either brought a rising foot
+/// so near the hip that a correction onto a higher rung folded the knee
+/// almost shut, where its direction turns fast (CesiumMan: a hip at 64 rad/s
+/// climbing down the tower).
+pub const FOOT_SWING: f32 = 0.15;
 /// How far a hand's hold lies outside its shoulder, metres: the hands grip
 /// wider than the shoulders, where a player watching from behind sees them
 /// on the rungs beside the head and shoulders rather than hidden behind
@@ -339,7 +345,8 @@ pub fn generate(skeleton: &Skeleton, rig: &Rig, file: &str) -> Result<Clip, RigE
         side: f32,
         offset: Vec3,
         move_start: f32,
-        lift: f32,
+        /// Where the reach's arc takes the limb, at its middle.
+        arc: Vec3,
         end_rotation: Option<Quat>,
         what: &'static str,
     }
@@ -361,7 +368,7 @@ pub fn generate(skeleton: &Skeleton, rig: &Rig, file: &str) -> Result<Clip, RigE
             side: l.foot_side[i],
             offset: rig.ankle_from_rung,
             move_start: FOOT_MOVE[i],
-            lift: FOOT_LIFT * l.spacing,
+            arc: out * FOOT_SWING * l.spacing,
             end_rotation: None,
             what: ["left foot", "right foot"][i],
         });
@@ -370,17 +377,15 @@ pub fn generate(skeleton: &Skeleton, rig: &Rig, file: &str) -> Result<Clip, RigE
         let out = left * l.hand_side[i].signum();
         chains.push(Chain {
             chain: chain(arm.shoulder, arm.elbow, arm.wrist)?,
-            hinge: Some(HingeLimit::new(
-                arm.elbow_hinge_axis,
-                HINGE_RANGE.0,
-                HINGE_RANGE.1,
-            )),
+            hinge: rig
+                .elbow_pure_hinge
+                .then(|| HingeLimit::new(arm.elbow_hinge_axis, HINGE_RANGE.0, HINGE_RANGE.1)),
             pole: -up - f * 0.4 + out * 0.9,
             top: l.hand_top,
             side: l.hand_side[i],
             offset: rig.wrist_from_rung,
             move_start: HAND_MOVE[i],
-            lift: 0.0,
+            arc: -f * REACH_BACK * d,
             end_rotation: None,
             what: ["left hand", "right hand"][i],
         });
@@ -416,8 +421,7 @@ pub fn generate(skeleton: &Skeleton, rig: &Rig, file: &str) -> Result<Clip, RigE
         for c in &chains {
             let (y, reach) = hold_height(c.top, l.spacing, phase, c.move_start);
             let arc = reach.unwrap_or(0.0);
-            let target =
-                f * (d - REACH_BACK * d * arc) + left * c.side + up * (y + c.lift * arc) + c.offset;
+            let target = f * d + left * c.side + up * y + c.arc * arc + c.offset;
             let opts = TwoBoneOptions {
                 knee: KneeStrategy::Pole {
                     pole: Pole::Direction(c.pole),

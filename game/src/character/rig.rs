@@ -32,8 +32,9 @@
 //! Optional fields serve models that are not built like the knight, and
 //! `assets/rigs/cesium_man.rig.ron` uses them all:
 //!
-//! - `knee_pure_hinge: false` for knees that do not turn about their hinge
-//!   axis alone (see [`RigFile::knee_pure_hinge`]);
+//! - `knee_pure_hinge: false` and `elbow_pure_hinge: false` for knees and
+//!   elbows that do not turn about their hinge axis alone (see
+//!   [`RigFile::knee_pure_hinge`], [`RigFile::elbow_pure_hinge`]);
 //! - `idle_time: Some(seconds)` for a model with no standing clip, which then
 //!   stands in that frame of its idle clip (see [`RigFile::idle_time`]);
 //! - an arm's own `elbow_hinge_axis: Some((x, y, z))`, for a model whose two
@@ -132,6 +133,14 @@ pub struct RigFile {
     /// its animation puts it, with the bend limited by reach.
     #[serde(default = "default_true")]
     pub knee_pure_hinge: bool,
+    /// Whether the model's elbows turn about their elbow hinge axes alone
+    /// (the default), as [`RigFile::knee_pure_hinge`] for the knees: when
+    /// they do not, the ladder IK (and a procedural climb) bends each elbow
+    /// toward its pole without the hinge limit, since a hinged solve of a
+    /// nearly straight arm whose elbow leaves its hinge plane flips between
+    /// the two bends that reach its target.
+    #[serde(default = "default_true")]
+    pub elbow_pure_hinge: bool,
     /// Height of the ankle above the sole, metres.
     pub foot_height: f32,
     /// Clip names per state.
@@ -228,6 +237,9 @@ pub struct Rig {
     /// Whether the knees turn about their hinge axis alone (see
     /// [`RigFile::knee_pure_hinge`]).
     pub knee_pure_hinge: bool,
+    /// Whether the elbows turn about their hinge axes alone (see
+    /// [`RigFile::elbow_pure_hinge`]).
+    pub elbow_pure_hinge: bool,
     /// Ankle height above the sole, metres.
     pub foot_height: f32,
     /// Forward axis in model space, unit length.
@@ -426,12 +438,27 @@ impl RigFile {
             knee_hinge_axis: axis(self.knee_hinge_axis, "knee_hinge_axis")?,
             elbow_hinge_axis,
             knee_pure_hinge: self.knee_pure_hinge,
+            elbow_pure_hinge: self.elbow_pure_hinge,
             foot_height: self.foot_height,
             forward: axis(self.forward, "forward")?,
             wrist_from_rung: offset(self.wrist_from_rung, "wrist_from_rung")?,
             ankle_from_rung: offset(self.ankle_from_rung, "ankle_from_rung")?,
             file: self.clone(),
         })
+    }
+}
+
+impl Rig {
+    /// Whether an arm's elbow (`arm`) or a leg's knee turns about its hinge
+    /// axis alone ([`RigFile::elbow_pure_hinge`],
+    /// [`RigFile::knee_pure_hinge`]): the ladder IK bends one that does not
+    /// without the hinge limit.
+    pub fn pure_hinge(&self, arm: bool) -> bool {
+        if arm {
+            self.elbow_pure_hinge
+        } else {
+            self.knee_pure_hinge
+        }
     }
 }
 
@@ -601,6 +628,8 @@ mod tests {
             .resolve(&skeleton(), "r.ron")
             .unwrap();
         assert_eq!(rig.arms[1].elbow_hinge_axis, Vec3::NEG_Z);
+        // Elbows are pure hinges unless the rig says otherwise.
+        assert!(rig.pure_hinge(true) && rig.pure_hinge(false));
     }
 
     #[test]

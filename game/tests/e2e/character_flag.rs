@@ -179,11 +179,10 @@ fn cesium_man_climbs_the_ladders_with_his_hands_and_feet_on_the_rungs() {
     assert!(f(s, "hand_hold_frames") > 100.0);
     assert!(f(s, "rung_contact_max_error_m") <= 0.005);
     assert!(f(s, "hand_hold_max_error_m") <= 0.005);
-    // Joints on the ladder (climbing, getting on and off) turn at most 35
-    // rad/s. Today 31.7, a hip as he steps onto the rungs; climbing the 0.30
-    // m rungs at most 20, the 0.25 m ones 26 (the cycle is two 0.30 m rungs,
-    // so the rungs a hold is moved to vary from grip to grip). His walk
-    // elsewhere reaches 123 rad/s on the slopes, as before.
+    // Joints on the ladder (climbing, getting on and off) turn at most 25
+    // rad/s (the knight's target: 20). Today 20.9, a forearm as he climbs
+    // over the top. His walk elsewhere reaches 123 rad/s on the slopes, as
+    // before.
     let ladder_speed = doc["frames"]
         .as_array()
         .unwrap()
@@ -191,5 +190,5 @@ fn cesium_man_climbs_the_ladders_with_his_hands_and_feet_on_the_rungs() {
         .filter(|fr| fr["state"] == "ladder")
         .map(|fr| fr["max_angular_speed"].as_f64().unwrap())
         .fold(0.0, f64::max);
-    assert!(ladder_speed <= 35.0, "{ladder_speed} rad/s on the ladders");
+    assert!(ladder_speed <= 25.0, "{ladder_speed} rad/s on the ladders");
 }
