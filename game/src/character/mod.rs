@@ -11,6 +11,7 @@ pub mod crowd;
 pub mod events;
 pub mod model;
 pub mod pose_pipeline;
+pub mod procedural_climb;
 pub mod rig;
 
 use animation::ik::{HingeLimit, TwoBoneChain};
@@ -225,6 +226,12 @@ impl Character {
                 count: rig.legs.len(),
             });
         }
+        // A rig without a climb clip of its own gets one generated from the
+        // rest pose, appended after the model's clips.
+        let mut clips = clips;
+        if rig_file.procedural_climb {
+            clips.push(procedural_climb::generate(&skeleton, &rig, rig_path)?);
+        }
         for clip in &clips {
             validate_clip(clip, skeleton.len()).map_err(|e| CharacterError::BadClip {
                 model: model.to_string(),
@@ -260,7 +267,16 @@ impl Character {
             jump: find(&names.jump, "jump", 0.0)?,
             fall: find(&names.fall, "fall", 0.0)?,
             land: find(&names.land, "land", 0.0)?,
-            climb: find(&names.climb, "climb", rig_file.climb_cycle_distance)?,
+            climb: if rig_file.procedural_climb {
+                let index = clips.len() - 1;
+                ClipInfo {
+                    index,
+                    duration: clips[index].duration.max(1e-3),
+                    cycle_distance: rig_file.climb_cycle_distance,
+                }
+            } else {
+                find(&names.climb, "climb", rig_file.climb_cycle_distance)?
+            },
             idle_hold: rig_file.idle_time,
         };
 
@@ -313,14 +329,9 @@ impl Character {
                 center_model: models[end].w_axis.truncate(),
             })
         };
-        let make_limb = |start: usize, mid: usize, end: usize, is_leg: bool| {
+        let make_limb = |start: usize, mid: usize, end: usize, axis: Vec3, is_leg: bool| {
             let contact = curves_for(end, is_leg);
             let grip = grip_for(end, &contact[clip_set.climb.index]);
-            let axis = if is_leg {
-                rig.knee_hinge_axis
-            } else {
-                rig.elbow_hinge_axis
-            };
             // Checked once here, so that every frame's solve skips the walk
             // up the skeleton (the rig's resolution already checked the
             // chain, so this cannot fail for a resolved rig).
@@ -341,14 +352,12 @@ impl Character {
                 bend_sign: bend_sign(&skeleton, start, mid, end, axis),
             })
         };
-        let legs = [
-            make_limb(rig.legs[0].hip, rig.legs[0].knee, rig.legs[0].ankle, true)?,
-            make_limb(rig.legs[1].hip, rig.legs[1].knee, rig.legs[1].ankle, true)?,
-        ];
+        let leg = |l: &rig::Leg| make_limb(l.hip, l.knee, l.ankle, rig.knee_hinge_axis, true);
+        let legs = [leg(&rig.legs[0])?, leg(&rig.legs[1])?];
         let arms = rig
             .arms
             .iter()
-            .map(|a| make_limb(a.shoulder, a.elbow, a.wrist, false))
+            .map(|a| make_limb(a.shoulder, a.elbow, a.wrist, a.elbow_hinge_axis, false))
             .collect::<Result<_, _>>()?;
 
         // Rest pose: sole points and leg lengths.

@@ -1166,15 +1166,7 @@ impl PosePipeline {
             .iter()
             .take(2)
             .enumerate()
-            .map(|(k, l)| {
-                (
-                    l,
-                    2 + k,
-                    c.rig.wrist_from_rung,
-                    c.rig.elbow_hinge_axis,
-                    true,
-                )
-            })
+            .map(|(k, l)| (l, 2 + k, c.rig.wrist_from_rung, l.hinge.axis(), true))
             .chain(
                 c.legs
                     .iter()
@@ -1240,7 +1232,8 @@ impl PosePipeline {
                     pole: Pole::Direction(bend_direction(&self.limb_animated[slot], limb, axis)),
                     twist: 0.0,
                 },
-                hinge: Some(limb.hinge),
+                // A knee or elbow that is not a pure hinge is bent unhinged.
+                hinge: c.rig.pure_hinge(is_arm).then_some(limb.hinge),
                 weight,
                 // An arm reaching down to the rails' top while the body
                 // rises over it passes full extension: softened, the elbow

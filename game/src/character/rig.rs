@@ -29,12 +29,25 @@
 //! height above the sole. Clip names may repeat (a model with only a walk clip
 //! can map every state to it).
 //!
-//! Two optional fields serve models that are not built like the knight:
-//! `knee_pure_hinge: false` for knees that do not turn about their hinge axis
-//! alone (see [`RigFile::knee_pure_hinge`]), and `idle_time: Some(seconds)`
-//! for a model with no standing clip, which then stands in that frame of its
-//! idle clip (see [`RigFile::idle_time`]); `assets/rigs/cesium_man.rig.ron`
-//! uses both.
+//! Optional fields serve models that are not built like the knight, and
+//! `assets/rigs/cesium_man.rig.ron` uses them all:
+//!
+//! - `knee_pure_hinge: false` and `elbow_pure_hinge: false` for knees and
+//!   elbows that do not turn about their hinge axis alone (see
+//!   [`RigFile::knee_pure_hinge`], [`RigFile::elbow_pure_hinge`]);
+//! - `idle_time: Some(seconds)` for a model with no standing clip, which then
+//!   stands in that frame of its idle clip (see [`RigFile::idle_time`]);
+//! - an arm's own `elbow_hinge_axis: Some((x, y, z))`, for a model whose two
+//!   elbows' local frames differ (see [`ArmNames::elbow_hinge_axis`]); an arm
+//!   without one uses the rig's `elbow_hinge_axis`;
+//! - `procedural_climb: true` for a model without a climb clip: the rig then
+//!   names no `climb` clip, and a climb cycle of `climb_cycle_distance` is
+//!   generated from the model's rest pose at load time, its hands and feet
+//!   on rungs `climb_rung_distance` in front, `wrist_from_rung` and
+//!   `ankle_from_rung` from them (see `character::procedural_climb`). It
+//!   needs two arms and positive `climb_cycle_distance` and
+//!   `climb_rung_distance`; a rig that names a climb clip and asks for a
+//!   procedural one too, or neither, is an error naming the file.
 
 use std::path::Path;
 
@@ -66,6 +79,11 @@ pub struct ArmNames {
     pub elbow: String,
     /// Wrist joint.
     pub wrist: String,
+    /// This arm's elbow hinge axis in its elbow's local frame, for a model
+    /// whose two elbows' frames differ; absent, the rig's
+    /// [`RigFile::elbow_hinge_axis`] serves.
+    #[serde(default)]
+    pub elbow_hinge_axis: Option<(f32, f32, f32)>,
 }
 
 /// Clip names per animation state.
@@ -83,7 +101,9 @@ pub struct ClipNames {
     pub fall: String,
     /// Landing.
     pub land: String,
-    /// Ladder climb cycle.
+    /// Ladder climb cycle. May be left out (it then reads as empty) only
+    /// when [`RigFile::procedural_climb`] is set, and must be then.
+    #[serde(default)]
     pub climb: String,
 }
 
@@ -113,6 +133,14 @@ pub struct RigFile {
     /// its animation puts it, with the bend limited by reach.
     #[serde(default = "default_true")]
     pub knee_pure_hinge: bool,
+    /// Whether the model's elbows turn about their elbow hinge axes alone
+    /// (the default), as [`RigFile::knee_pure_hinge`] for the knees: when
+    /// they do not, the ladder IK (and a procedural climb) bends each elbow
+    /// toward its pole without the hinge limit, since a hinged solve of a
+    /// nearly straight arm whose elbow leaves its hinge plane flips between
+    /// the two bends that reach its target.
+    #[serde(default = "default_true")]
+    pub elbow_pure_hinge: bool,
     /// Height of the ankle above the sole, metres.
     pub foot_height: f32,
     /// Clip names per state.
@@ -130,6 +158,13 @@ pub struct RigFile {
     /// Ladder height one climb cycle covers, metres.
     #[serde(default)]
     pub climb_cycle_distance: f32,
+    /// Whether the climb cycle is generated at load time instead of read
+    /// from the model (see `character::procedural_climb`): for a model
+    /// without a climb clip. The rig then names no climb clip and needs two
+    /// arms, a positive `climb_cycle_distance` and a positive
+    /// `climb_rung_distance`.
+    #[serde(default)]
+    pub procedural_climb: bool,
     /// The model's forward axis in its own space (the way it walks).
     #[serde(default = "default_forward")]
     pub forward: (f32, f32, f32),
@@ -179,6 +214,9 @@ pub struct Arm {
     pub elbow: usize,
     /// Wrist joint index.
     pub wrist: usize,
+    /// This arm's elbow hinge axis, elbow-local, unit length (its own
+    /// [`ArmNames::elbow_hinge_axis`], else the rig's).
+    pub elbow_hinge_axis: Vec3,
 }
 
 /// A rig resolved against a skeleton.
@@ -192,11 +230,16 @@ pub struct Rig {
     pub arms: Vec<Arm>,
     /// Knee hinge axis, knee-local, unit length.
     pub knee_hinge_axis: Vec3,
-    /// Elbow hinge axis, elbow-local, unit length.
+    /// The rig's elbow hinge axis, elbow-local, unit length: the axis of an
+    /// arm that names none of its own (each [`Arm`] carries the one that
+    /// applies to it).
     pub elbow_hinge_axis: Vec3,
     /// Whether the knees turn about their hinge axis alone (see
     /// [`RigFile::knee_pure_hinge`]).
     pub knee_pure_hinge: bool,
+    /// Whether the elbows turn about their hinge axes alone (see
+    /// [`RigFile::elbow_pure_hinge`]).
+    pub elbow_pure_hinge: bool,
     /// Ankle height above the sole, metres.
     pub foot_height: f32,
     /// Forward axis in model space, unit length.
@@ -346,12 +389,17 @@ impl RigFile {
             }
             legs.push(leg);
         }
+        let elbow_hinge_axis = axis(self.elbow_hinge_axis, "elbow_hinge_axis")?;
         let mut arms = Vec::new();
-        for a in &self.arms {
+        for (i, a) in self.arms.iter().enumerate() {
             let arm = Arm {
                 shoulder: find(&a.shoulder, "shoulder")?,
                 elbow: find(&a.elbow, "elbow")?,
                 wrist: find(&a.wrist, "wrist")?,
+                elbow_hinge_axis: match a.elbow_hinge_axis {
+                    Some(v) => axis(v, &format!("arms[{i}].elbow_hinge_axis"))?,
+                    None => elbow_hinge_axis,
+                },
             };
             below(&a.shoulder, arm.shoulder, &a.elbow, arm.elbow)?;
             below(&a.elbow, arm.elbow, &a.wrist, arm.wrist)?;
@@ -382,19 +430,76 @@ impl RigFile {
                 });
             }
         }
+        self.check_climb(file)?;
         Ok(Rig {
             pelvis: find(&self.pelvis, "pelvis")?,
             legs,
             arms,
             knee_hinge_axis: axis(self.knee_hinge_axis, "knee_hinge_axis")?,
-            elbow_hinge_axis: axis(self.elbow_hinge_axis, "elbow_hinge_axis")?,
+            elbow_hinge_axis,
             knee_pure_hinge: self.knee_pure_hinge,
+            elbow_pure_hinge: self.elbow_pure_hinge,
             foot_height: self.foot_height,
             forward: axis(self.forward, "forward")?,
             wrist_from_rung: offset(self.wrist_from_rung, "wrist_from_rung")?,
             ankle_from_rung: offset(self.ankle_from_rung, "ankle_from_rung")?,
             file: self.clone(),
         })
+    }
+}
+
+impl Rig {
+    /// Whether an arm's elbow (`arm`) or a leg's knee turns about its hinge
+    /// axis alone ([`RigFile::elbow_pure_hinge`],
+    /// [`RigFile::knee_pure_hinge`]): the ladder IK bends one that does not
+    /// without the hinge limit.
+    pub fn pure_hinge(&self, arm: bool) -> bool {
+        if arm {
+            self.elbow_pure_hinge
+        } else {
+            self.knee_pure_hinge
+        }
+    }
+}
+
+impl RigFile {
+    /// Checks how the rig asks for its climb cycle: a named clip, or
+    /// `procedural_climb` with what the generator needs.
+    fn check_climb(&self, file: &str) -> Result<(), RigError> {
+        let invalid = |reason: String| {
+            Err(RigError::Invalid {
+                file: file.to_string(),
+                reason,
+            })
+        };
+        if !(self.climb_cycle_distance.is_finite() && self.climb_cycle_distance >= 0.0) {
+            return invalid(format!(
+                "climb_cycle_distance {} must be zero or positive",
+                self.climb_cycle_distance
+            ));
+        }
+        match (self.procedural_climb, self.clips.climb.is_empty()) {
+            (false, true) => invalid(
+                "clips.climb is missing: name the model's climb clip, or set procedural_climb: true to have one generated".to_string(),
+            ),
+            (true, false) => invalid(format!(
+                "clips.climb names '{}' but procedural_climb is true: leave clips.climb out, or set procedural_climb: false to play '{}'",
+                self.clips.climb, self.clips.climb
+            )),
+            (true, true) if self.arms.len() != 2 => invalid(format!(
+                "procedural_climb needs two arms (left, right), the rig names {}",
+                self.arms.len()
+            )),
+            (true, true) if self.climb_cycle_distance <= 0.0 => invalid(
+                "procedural_climb needs a positive climb_cycle_distance (two rungs, e.g. 0.6)"
+                    .to_string(),
+            ),
+            (true, true) if self.climb_rung_distance <= 0.0 => invalid(
+                "procedural_climb needs a positive climb_rung_distance (how far in front of the root the rungs are)"
+                    .to_string(),
+            ),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -405,8 +510,23 @@ mod tests {
     use glam::Mat4;
 
     fn skeleton() -> Skeleton {
-        let names = ["pelvis", "thigh_l", "shin_l", "foot_l", "spine"];
-        let parents = [None, Some(0), Some(1), Some(2), Some(0)];
+        let names = [
+            "pelvis", "thigh_l", "shin_l", "foot_l", "spine", "arm_l", "elbow_l", "hand_l",
+            "arm_r", "elbow_r", "hand_r",
+        ];
+        let parents = [
+            None,
+            Some(0),
+            Some(1),
+            Some(2),
+            Some(0),
+            Some(4),
+            Some(5),
+            Some(6),
+            Some(4),
+            Some(8),
+            Some(9),
+        ];
         Skeleton::new(
             names
                 .iter()
@@ -471,6 +591,93 @@ mod tests {
             .resolve(&skeleton(), "r.ron")
             .unwrap_err();
         assert!(matches!(err, RigError::NotAChain { .. }), "{err}");
+    }
+
+    /// [`RIG`] with two arms, the right one with `right` as its own elbow
+    /// axis, and `extra` fields.
+    fn with_arms(right: &str, extra: &str) -> String {
+        RIG.replace(
+            "knee_hinge_axis:",
+            &format!(
+                r#"arms: [
+                    (shoulder: "arm_l", elbow: "elbow_l", wrist: "hand_l"),
+                    (shoulder: "arm_r", elbow: "elbow_r", wrist: "hand_r", elbow_hinge_axis: {right}),
+                ],
+                elbow_hinge_axis: (0.0, 0.0, -3.0),
+                {extra}
+                knee_hinge_axis:"#
+            ),
+        )
+    }
+
+    #[test]
+    fn each_arm_may_name_its_own_elbow_axis() {
+        let text = with_arms("Some((0.0, 2.0, 0.0))", "");
+        let rig = RigFile::parse(&text, "r.ron")
+            .unwrap()
+            .resolve(&skeleton(), "r.ron")
+            .unwrap();
+        // The left arm names none: the rig's axis, normalized.
+        assert_eq!(rig.arms[0].elbow_hinge_axis, Vec3::NEG_Z);
+        assert_eq!(rig.arms[1].elbow_hinge_axis, Vec3::Y);
+        assert_eq!(rig.elbow_hinge_axis, Vec3::NEG_Z);
+        // Old files (one axis for both arms) read as before.
+        let text = with_arms("None", "");
+        let rig = RigFile::parse(&text, "r.ron")
+            .unwrap()
+            .resolve(&skeleton(), "r.ron")
+            .unwrap();
+        assert_eq!(rig.arms[1].elbow_hinge_axis, Vec3::NEG_Z);
+        // Elbows are pure hinges unless the rig says otherwise.
+        assert!(rig.pure_hinge(true) && rig.pure_hinge(false));
+    }
+
+    #[test]
+    fn a_bad_arm_axis_names_the_file_and_the_field() {
+        for bad in ["Some((0.0, 0.0, 0.0))", "Some((inf, 0.0, 1.0))"] {
+            let err = RigFile::parse(&with_arms(bad, ""), "cm.rig.ron")
+                .unwrap()
+                .resolve(&skeleton(), "cm.rig.ron")
+                .unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                "cm.rig.ron: arms[1].elbow_hinge_axis must be a finite non-zero vector"
+            );
+        }
+        let err = RigFile::parse(&with_arms("Some((1.0, 0.0))", ""), "cm.rig.ron").unwrap_err();
+        assert!(err.to_string().starts_with("cm.rig.ron: "), "{err}");
+    }
+
+    #[test]
+    fn a_procedural_climb_names_no_climb_clip_and_needs_its_geometry() {
+        let procedural = |extra: &str| {
+            let text = with_arms("None", extra).replace(", climb: \"a\"", "");
+            RigFile::parse(&text, "p.ron")
+                .unwrap()
+                .resolve(&skeleton(), "p.ron")
+        };
+        let ok = "procedural_climb: true, climb_cycle_distance: 0.6, climb_rung_distance: 0.25,";
+        assert!(procedural(ok).unwrap().file.procedural_climb);
+        let err = procedural("procedural_climb: true, climb_rung_distance: 0.25,").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("p.ron: procedural_climb needs a positive climb_cycle_distance"),
+            "{err}"
+        );
+        let err = procedural("climb_cycle_distance: 0.6,").unwrap_err();
+        assert!(
+            err.to_string().starts_with("p.ron: clips.climb is missing"),
+            "{err}"
+        );
+        let text = with_arms("None", ok);
+        let err = RigFile::parse(&text, "p.ron")
+            .unwrap()
+            .resolve(&skeleton(), "p.ron")
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("procedural_climb is true"),
+            "{err}"
+        );
     }
 
     #[test]

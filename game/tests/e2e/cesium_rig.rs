@@ -1,6 +1,6 @@
 //! Measures CesiumMan's skeleton and walk clip from the model itself and
 //! checks that our rig file for it (`assets/rigs/cesium_man.rig.ron`) agrees:
-//! the forward direction, the knee and elbow hinge axes, the ankle's height
+//! the forward direction, the knee and (per arm) elbow hinge axes, the ankle's height
 //! above the sole and the ground distance of one walk cycle. The rig's
 //! numbers were taken from this measurement, not guessed.
 
@@ -87,6 +87,8 @@ struct Measured {
     /// hinge axis (the cosine between them): constant for a knee that turns
     /// about that axis alone.
     thigh_lean: [(f32, f32); 2],
+    /// The same for each upper arm along its elbow's axis in the rig file.
+    upper_arm_lean: [(f32, f32); 2],
     /// Each ankle's height above its lowest in the walk, per sample.
     ankle_lift: [Vec<f32>; 2],
     /// The walk's duration, seconds.
@@ -109,6 +111,7 @@ fn measure() -> Measured {
     let mut cycle_distance = [0.0; 2];
     let mut stance_floor = [0.0; 2];
     let mut thigh_lean = [(0.0, 0.0); 2];
+    let mut upper_arm_lean = [(0.0, 0.0); 2];
     let mut ankle_lift = [Vec::new(), Vec::new()];
     let mut rel_velocity = Vec3::ZERO;
 
@@ -179,8 +182,8 @@ fn measure() -> Measured {
         rel_velocity += v;
         cycle_distance[side] = Vec3::new(v.x, 0.0, v.z).length() * duration;
     }
-    // The elbows, by name (the rig names no arms; see its comment).
-    for (side, [shoulder, elbow, wrist]) in [
+    // The elbows, by name (the rig file must name the same joints).
+    let arm_names = [
         [
             "Skeleton_arm_joint_L__4_",
             "Skeleton_arm_joint_L__3_",
@@ -191,13 +194,26 @@ fn measure() -> Measured {
             "Skeleton_arm_joint_R__2_",
             "Skeleton_arm_joint_R__3_",
         ],
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    ];
+    for (a, [shoulder, elbow, wrist]) in rig.arms.iter().zip(arm_names) {
+        assert_eq!([&a.shoulder, &a.elbow, &a.wrist], [shoulder, elbow, wrist]);
+    }
+    for (side, [shoulder, elbow, wrist]) in arm_names.into_iter().enumerate() {
         let (axis, most) = hinge_axis(&models, j(shoulder), j(elbow), j(wrist));
         eprintln!("elbow {side}: most bend {:.1}°", most.to_degrees());
         elbow_axes[side] = axis;
+        let rig_axis = rig.arms[side]
+            .elbow_hinge_axis
+            .map_or(axis, |a| Vec3::from(a).normalize());
+        let leans = models.iter().map(|m| {
+            let (_, r, _) = m[j(elbow)].to_scale_rotation_translation();
+            (pos(&m[j(elbow)]) - pos(&m[j(shoulder)]))
+                .normalize()
+                .dot(r * rig_axis)
+        });
+        upper_arm_lean[side] = leans.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), l| {
+            (lo.min(l), hi.max(l))
+        });
     }
     let forward = Vec3::new(rel_velocity.x, 0.0, rel_velocity.z).normalize();
     let m = Measured {
@@ -208,11 +224,12 @@ fn measure() -> Measured {
         cycle_distance,
         stance_floor,
         thigh_lean,
+        upper_arm_lean,
         ankle_lift,
         duration,
     };
     eprintln!(
-        "CesiumMan measured: forward {:.3}, knee axes {:.3} {:.3}, elbow axes {:.3} {:.3}, foot height {:.3?} m, cycle distance {:.3?} m, lowest ankle in the walk {:.3?} m, thigh lean along the knee axis {:.3?}",
+        "CesiumMan measured: forward {:.3}, knee axes {:.3} {:.3}, elbow axes {:.3} {:.3}, foot height {:.3?} m, cycle distance {:.3?} m, lowest ankle in the walk {:.3?} m, thigh lean along the knee axis {:.3?}, upper arm lean along the elbow axis {:.3?}",
         m.forward,
         m.knee_axes[0],
         m.knee_axes[1],
@@ -221,7 +238,8 @@ fn measure() -> Measured {
         m.foot_height,
         m.cycle_distance,
         m.stance_floor,
-        m.thigh_lean
+        m.thigh_lean,
+        m.upper_arm_lean
     );
     m
 }
@@ -243,13 +261,19 @@ fn the_rig_file_matches_the_measured_model() {
         assert!(v3(rig.knee_hinge_axis).dot(a) > 0.9, "knee axis {a}");
     }
     // The two elbows bend about different local axes, so no one
-    // elbow_hinge_axis fits both: the rig leaves the arms out.
+    // elbow_hinge_axis fits both: each arm names its own, the measured one.
     assert!(
         m.elbow_axes[0].dot(m.elbow_axes[1]) < 0.8,
         "{:?}",
         m.elbow_axes
     );
-    assert!(rig.arms.is_empty());
+    assert_eq!(rig.arms.len(), 2);
+    for (arm, measured) in rig.arms.iter().zip(m.elbow_axes) {
+        let axis = arm.elbow_hinge_axis.expect("each arm names its elbow axis");
+        assert!(v3(axis).dot(measured) > 0.99, "elbow axis {measured}");
+    }
+    // He has no climb clip: the rig asks for a generated one.
+    assert!(rig.procedural_climb && rig.clips.climb.is_empty());
     for h in m.foot_height {
         assert!((rig.foot_height - h).abs() < 0.015, "foot height {h}");
     }
@@ -266,6 +290,15 @@ fn the_rig_file_matches_the_measured_model() {
         assert!(hi - lo > 0.02, "thigh lean {lo}..{hi}");
     }
     assert!(!rig.knee_pure_hinge);
+    // Nor are his elbows: the upper arm's lean along the elbow axis changes
+    // through the walk by 0.18 (left) and 0.13 (right), so the rig says so
+    // and the ladder IK does not solve them as hinges (solved as hinges, a
+    // shoulder turned half a turn in one frame as he stepped onto a ladder,
+    // 200 rad/s).
+    for (lo, hi) in m.upper_arm_lean {
+        assert!(hi - lo > 0.05, "upper arm lean {lo}..{hi}");
+    }
+    assert!(!rig.elbow_pure_hinge);
     // Standing holds the frame of the walk where both feet are lowest (the
     // walk has no still pose, nor a frame with both feet flat: at its best
     // one ankle is 0.107 m above its lowest, its heel lifting; foot IK sets
