@@ -62,9 +62,6 @@ const ABSORB_PER_SPEED: f32 = 0.025;
 const ABSORB_MAX: f32 = 0.12;
 const ABSORB_OMEGA: f32 = 16.0;
 const ABSORB_HOLD: f32 = 0.12;
-/// How fast a standing held frame's lifted heel is set down or let up, in
-/// fractions of the whole per second.
-const SETTLE_SPEED: f32 = 4.0;
 /// Seconds to fade foot IK in after landing and out after leaving the ground.
 const GROUND_FADE: f32 = 0.1;
 /// Climbing over a ladder's top, a hand lets go of a hold farther from the
@@ -320,8 +317,6 @@ struct Smoothing {
     turning: bool,
     /// How fast the facing turns, rad/s.
     yaw_vel: f32,
-    /// How far a standing held frame's lifted heel is set down (0 to 1).
-    settle: f32,
     /// How far the smoothed model placement still is from where it is
     /// going (on a ladder: the climbing position), world metres.
     root_lag: Vec3,
@@ -629,7 +624,6 @@ impl PosePipeline {
                 release_lift: [false; 2],
                 turning: false,
                 yaw_vel: 0.0,
-                settle: 0.0,
                 root_lag: Vec3::ZERO,
                 pelvis_drop: 0.0,
                 knee_correction: [0.0; 2],
@@ -755,16 +749,11 @@ impl PosePipeline {
         // A held frame of a walk (the rig's idle_time) may have a heel up:
         // standing sets that foot down flat (its rest orientation), in step
         // with the crossfade into it.
-        // It eases in and out at SETTLE_SPEED at most: coming to a stop in a
-        // few frames, the heel came down at once (CesiumMan's knee turned at
-        // 52 rad/s stopping at a ledge).
-        let settle_aim = if c.clip_set.idle_hold.is_some() && total_weight > 0.0 {
+        let settle = if c.clip_set.idle_hold.is_some() && total_weight > 0.0 {
             (still_weight / total_weight).clamp(0.0, 1.0)
         } else {
             0.0
         };
-        let settle = step_toward(self.smooth.settle, settle_aim, dt * SETTLE_SPEED);
-        self.smooth.settle = settle;
         // Where each foot's animation wants it (for choosing which foot re-steps).
         let free_prev: [Vec3; 2] = std::array::from_fn(|i| {
             let aw = self.world.transform_point3(pos(&self.limb_animated[i][2]));
