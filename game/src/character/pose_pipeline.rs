@@ -1627,23 +1627,37 @@ mod tests {
         }
     }
 
+    /// The largest angular speed, rad/s, of a joint turning from `prev` to
+    /// `now` (local rotations) in `dt` seconds.
+    fn fastest_joint(prev: &[Quat], now: &[Quat], dt: f32) -> f32 {
+        prev.iter()
+            .zip(now)
+            .map(|(a, b)| 2.0 * a.dot(*b).abs().min(1.0).acos() / dt)
+            .fold(0.0, f32::max)
+    }
+
+    /// The knight alone on flat ground from `x0` to `x1`, spawned `h`
+    /// metres above it at x = 0 (the exit near the right end).
+    fn knight_on_flat_ground(x0: f32, x1: f32, h: f32) -> crate::sim::Sim {
+        use crate::sim::world::{GroundSegment, Level};
+        let level = Level::from_profile(
+            "flat",
+            vec![GroundSegment::ground(x0, x1, 0.0, 0.0)],
+            vec![],
+            Vec2::new(0.0, h),
+            Vec2::new(x1 - 1.0, 0.0),
+            -10.0,
+        );
+        crate::sim::Sim::new(level, std::sync::Arc::new(Character::knight().unwrap()))
+    }
+
     /// Runs right on flat ground (running when `run`), jumping at frame 90;
     /// returns the largest joint angular speed of the frames from the
     /// take-off on, and of the steady frames before it, rad/s.
     fn take_off_speeds(run: bool) -> (f32, f32) {
+        use crate::sim::Body;
         use crate::sim::player::{DT, Input};
-        use crate::sim::world::{GroundSegment, Level};
-        use crate::sim::{Body, Sim};
-        use std::sync::Arc;
-        let level = Level::from_profile(
-            "flat",
-            vec![GroundSegment::ground(-5.0, 60.0, 0.0, 0.0)],
-            vec![],
-            Vec2::ZERO,
-            Vec2::new(55.0, 0.0),
-            -10.0,
-        );
-        let mut sim = Sim::new(level, Arc::new(Character::knight().unwrap()));
+        let mut sim = knight_on_flat_ground(-5.0, 60.0, 0.0);
         let mut prev: Vec<Quat> = Vec::new();
         let (mut before, mut after) = (0.0f32, 0.0f32);
         for frame in 0..110 {
@@ -1664,11 +1678,7 @@ mod tests {
                 .map(|t| t.rotation)
                 .collect();
             if !prev.is_empty() {
-                let speed = prev
-                    .iter()
-                    .zip(&now)
-                    .map(|(a, b)| 2.0 * a.dot(*b).abs().min(1.0).acos() / DT)
-                    .fold(0.0, f32::max);
+                let speed = fastest_joint(&prev, &now, DT);
                 if (60..90).contains(&frame) {
                     before = before.max(speed);
                 } else if frame >= 90 {
@@ -1722,19 +1732,9 @@ mod tests {
     /// deepest pelvis drop after landing, metres, and the largest joint
     /// speed of the landing's frames, rad/s.
     fn landing_give(h: f32) -> (f32, f32) {
+        use crate::sim::Body;
         use crate::sim::player::{DT, Input};
-        use crate::sim::world::{GroundSegment, Level};
-        use crate::sim::{Body, Sim};
-        use std::sync::Arc;
-        let level = Level::from_profile(
-            "flat",
-            vec![GroundSegment::ground(-5.0, 5.0, 0.0, 0.0)],
-            vec![],
-            Vec2::new(0.0, h),
-            Vec2::new(4.0, 0.0),
-            -10.0,
-        );
-        let mut sim = Sim::new(level, Arc::new(Character::knight().unwrap()));
+        let mut sim = knight_on_flat_ground(-5.0, 5.0, h);
         let (mut deepest, mut fastest) = (0.0f32, 0.0f32);
         let mut prev: Vec<Quat> = Vec::new();
         let mut landed = false;
@@ -1752,11 +1752,7 @@ mod tests {
             landed |= sim.player_state().state == Locomotion::Ground;
             if landed {
                 deepest = deepest.max(body.pipeline.debug.pelvis_drop);
-                fastest = prev
-                    .iter()
-                    .zip(&now)
-                    .map(|(a, b)| 2.0 * a.dot(*b).abs().min(1.0).acos() / DT)
-                    .fold(fastest, f32::max);
+                fastest = fastest.max(fastest_joint(&prev, &now, DT));
             }
             prev = now;
         }
@@ -1783,19 +1779,9 @@ mod tests {
 
     #[test]
     fn turning_around_passes_through_the_camera_over_several_frames() {
+        use crate::sim::Body;
         use crate::sim::player::{DT, Input};
-        use crate::sim::world::{GroundSegment, Level};
-        use crate::sim::{Body, Sim};
-        use std::sync::Arc;
-        let level = Level::from_profile(
-            "flat",
-            vec![GroundSegment::ground(-20.0, 20.0, 0.0, 0.0)],
-            vec![],
-            Vec2::ZERO,
-            Vec2::new(19.0, 0.0),
-            -10.0,
-        );
-        let mut sim = Sim::new(level, Arc::new(Character::knight().unwrap()));
+        let mut sim = knight_on_flat_ground(-20.0, 20.0, 0.0);
         let mut yaws = Vec::new();
         for frame in 0..160 {
             let move_x = if frame < 64 { 1.0 } else { -1.0 };
