@@ -55,8 +55,8 @@ pub const REACH_FRACTION: f32 = 0.97;
 const SWING_FOLD: f32 = 0.45;
 /// A landing's give: fall speeds above `ABSORB_MIN_SPEED` (m/s, a hop's)
 /// lower the pelvis toward `ABSORB_PER_SPEED` metres per m/s more, up to
-/// `ABSORB_MAX` (the most a knee takes without folding past its walk's
-/// bend), eased in and out on a spring of `ABSORB_OMEGA` rad/s aimed there
+/// `ABSORB_MAX` (chosen by eye: a give a player sees, leaving most of the
+/// pelvis drop's `MAX_PELVIS_DROP` for the feet's own reach), eased in and out on a spring of `ABSORB_OMEGA` rad/s aimed there
 /// for `ABSORB_HOLD` seconds. The spring gets about 60 % of the way: a
 /// 1.5 m drop (5.4 m/s) gives 5 cm, a jump in place 4.4 cm.
 const ABSORB_MIN_SPEED: f32 = 2.0;
