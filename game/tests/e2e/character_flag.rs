@@ -24,6 +24,33 @@ fn run(extra: &[&str]) -> Output {
         .expect("the ironstep binary runs")
 }
 
+/// Runs `script` with CesiumMan for `frames` frames; returns the metrics
+/// document, its summary's NaN and IK-error counts checked and its goal
+/// reached.
+fn cesium_run(script: &str, frames: &str, name: &str) -> Value {
+    let metrics = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cesium_{name}.json"));
+    let m = metrics.to_str().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ironstep"))
+        .current_dir(repo())
+        .args(["run", "--input", script])
+        .args(["--character", CESIUM, "--rig", RIG])
+        .args(["--frames", frames, "--metrics", m])
+        .output()
+        .expect("the ironstep binary runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap();
+    let s = &doc["summary"];
+    eprintln!("CesiumMan {name}: {s}");
+    assert_eq!(s["nan_count"], 0);
+    assert_eq!(s["ik_errors"], 0);
+    assert_eq!(s["goal_reached"], true);
+    doc
+}
+
 /// A number of the summary; `a/b` reads a nested key.
 fn f(v: &Value, key: &str) -> f64 {
     v.pointer(&format!("/{key}"))
@@ -33,29 +60,8 @@ fn f(v: &Value, key: &str) -> f64 {
 
 #[test]
 fn cesium_man_walks_the_slopes_with_planted_feet() {
-    let metrics = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cesium_slopes.json");
-    let m = metrics.to_str().unwrap();
-    let out = run(&[
-        "--character",
-        CESIUM,
-        "--rig",
-        RIG,
-        "--frames",
-        "1700",
-        "--metrics",
-        m,
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap();
+    let doc = cesium_run("assets/scripts/slopes_walk.txt", "1700", "slopes");
     let s = &doc["summary"];
-    eprintln!("CesiumMan slopes_walk: {s}");
-    assert_eq!(s["nan_count"], 0);
-    assert_eq!(s["ik_errors"], 0);
-    assert_eq!(s["goal_reached"], true);
     // His feet are found planted on every slope up to 45°.
     assert!(f(s, "max_planted_slope_deg") >= 44.9);
     // Fewer planted frames than the knight's (over 1,000): his one walk clip's
@@ -152,26 +158,8 @@ fn cesium_man_climbs_the_ladders_with_his_hands_and_feet_on_the_rungs() {
     // He has no climb clip: his rig asks for a procedural climb cycle, and
     // the ladder IK holds it on the rungs of both ladders (0.30 m and 0.25 m
     // apart).
-    let metrics = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cesium_ladders.json");
-    let m = metrics.to_str().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_ironstep"))
-        .current_dir(repo())
-        .args(["run", "--input", "assets/scripts/ladders.txt"])
-        .args(["--character", CESIUM, "--rig", RIG])
-        .args(["--frames", "2400", "--metrics", m])
-        .output()
-        .expect("the ironstep binary runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap();
+    let doc = cesium_run("assets/scripts/ladders.txt", "2400", "ladders");
     let s = &doc["summary"];
-    eprintln!("CesiumMan ladders: {s}");
-    assert_eq!(s["nan_count"], 0);
-    assert_eq!(s["ik_errors"], 0);
-    assert_eq!(s["goal_reached"], true);
     // Hands and feet on the rungs within 5 mm, the knight's target (today
     // 0.2 mm each; before the procedural climb he climbed in his walk pose
     // and held nothing: 0 frames).
