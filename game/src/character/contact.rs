@@ -20,6 +20,9 @@ pub const CONTACT_SAMPLES: usize = 64;
 const STILL_SPEED: f32 = 0.12;
 /// Speed above which it counts as fully free.
 const MOVING_SPEED: f32 = 0.5;
+/// The least a swing carries its foot forward, as a share of the cycle's
+/// stride (a walk's swing carries it about half).
+const MIN_SWING_TRAVEL: f32 = 0.25;
 
 /// One limb's contact weight over one clip cycle (0 free, 1 in contact).
 #[derive(Clone, Debug, PartialEq)]
@@ -74,6 +77,99 @@ impl ContactCurve {
     pub fn duty(&self) -> f32 {
         self.weights.iter().filter(|w| **w > 0.5).count() as f32 / CONTACT_SAMPLES as f32
     }
+}
+
+/// One swing of a foot in a gait cycle: from lifting off to landing, in
+/// normalized phase, with where the foot lands in model space. A gait's phase
+/// follows the distance walked (see `AnimState`), so the body moves
+/// `(land − phase) · cycle distance` forward before the foot lands, whatever
+/// the speed: foot IK uses that to know, during the swing, where the foot
+/// will come down.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Swing {
+    /// Phase at which the foot lifts off (its contact falls below one half).
+    pub lift: f32,
+    /// Phase at which it lands (its contact rises to one half), after `lift`
+    /// (so possibly above 1 for a swing that wraps around the cycle's end).
+    pub land: f32,
+    /// The joint's model-space position at `land`.
+    pub land_model: Vec3,
+    /// The limb's start joint (the hip) at `land`, model space.
+    pub land_start: Vec3,
+}
+
+impl Swing {
+    /// `(progress, phase left)` at `phase` if it falls within this swing:
+    /// progress runs 0 at lift-off to 1 at landing.
+    pub fn at(&self, phase: f32) -> Option<(f32, f32)> {
+        let p = phase.rem_euclid(1.0);
+        let p = if p < self.lift { p + 1.0 } else { p };
+        (p < self.land).then(|| {
+            let progress = (p - self.lift) / (self.land - self.lift).max(1e-6);
+            (progress, self.land - p)
+        })
+    }
+}
+
+/// The swings of joint `end` (of a limb from `start`) in a looping clip
+/// whose contact curve is `curve` and whose character walks `stride` (model
+/// space, metres per cycle): each run of samples under one half in which
+/// the joint travels forward at least a quarter of the stride, with the two
+/// joints' model-space positions at the sample where contact comes back. A
+/// curve never or always in contact has none; a short run in which the
+/// foot barely moves (an uneven clip's stance read as two) is no swing.
+pub fn swings(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    start: usize,
+    end: usize,
+    curve: &ContactCurve,
+    stride: Vec3,
+) -> Vec<Swing> {
+    let down = |i: usize| curve.weights[i % CONTACT_SAMPLES] >= 0.5;
+    let Some(first_down) = (0..CONTACT_SAMPLES).find(|&i| down(i)) else {
+        return Vec::new();
+    };
+    let mut locals: Vec<Transform> = skeleton.rest_locals().to_vec();
+    let mut models = vec![Mat4::IDENTITY; skeleton.len()];
+    let mut at_sample = |i: usize| {
+        locals.copy_from_slice(skeleton.rest_locals());
+        let t = (i % CONTACT_SAMPLES) as f32 / CONTACT_SAMPLES as f32 * clip.duration;
+        sample_at(clip, t, Wrap::Loop, &mut locals);
+        local_to_model(skeleton, &locals, &mut models);
+        (
+            models[start].w_axis.truncate(),
+            models[end].w_axis.truncate(),
+        )
+    };
+    let forward = stride.normalize_or_zero();
+    let min_travel = MIN_SWING_TRAVEL * stride.length();
+    let n = CONTACT_SAMPLES as f32;
+    let mut out = Vec::new();
+    // Walk one cycle starting in contact, so every swing is seen whole.
+    let mut lift = None;
+    for k in 1..=CONTACT_SAMPLES {
+        let i = first_down + k;
+        match (down(i), lift) {
+            (false, None) => lift = Some(i),
+            (true, Some(l)) => {
+                let (_, lifted) = at_sample(l);
+                let (hip, landed) = at_sample(i);
+                if (landed - lifted).dot(forward) >= min_travel {
+                    let lift_phase = (l % CONTACT_SAMPLES) as f32 / n;
+                    out.push(Swing {
+                        lift: lift_phase,
+                        land: lift_phase + (i - l) as f32 / n,
+                        land_model: landed,
+                        land_start: hip,
+                    });
+                }
+                lift = None;
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Computes the contact curve of joint `end` in a looping clip whose
@@ -162,6 +258,26 @@ mod tests {
         assert!(curve.at(0.25) > 0.99, "stance {}", curve.at(0.25));
         assert!(curve.at(0.75) < 0.01, "swing {}", curve.at(0.75));
         assert!((curve.duty() - 0.5).abs() < 0.1);
+    }
+
+    #[test]
+    fn the_swing_is_found_with_where_the_foot_lands() {
+        let (skeleton, clip) = sliding_foot();
+        let curve = analyse(&skeleton, &clip, 1, Vec3::X);
+        let found = swings(&skeleton, &clip, 0, 1, &curve, Vec3::X);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let s = found[0];
+        // The foot swings forward in the second half and lands at the front.
+        assert!(
+            (s.lift - 0.5).abs() < 0.1 && (s.land - 1.0).abs() < 0.1,
+            "{s:?}"
+        );
+        assert!(s.land_model.x > 0.2, "{s:?}");
+        let (progress, left) = s.at(0.75).expect("mid-swing");
+        assert!((0.3..0.7).contains(&progress) && (0.15..0.35).contains(&left));
+        assert_eq!(s.at(0.25), None);
+        assert!(swings(&skeleton, &clip, 0, 1, &ContactCurve::always(), Vec3::X).is_empty());
+        assert!(swings(&skeleton, &clip, 0, 1, &ContactCurve::never(), Vec3::X).is_empty());
     }
 
     #[test]

@@ -23,7 +23,7 @@ use crate::character::anim_state::{ClipInfo, ClipSet};
 use crate::character::pose_pipeline::HINGE_RANGE;
 use crate::character::rig::{Rig, RigError, RigFile};
 use crate::knight;
-use contact::{CONTACT_SAMPLES, ContactCurve};
+use contact::{CONTACT_SAMPLES, ContactCurve, Swing};
 
 /// Why a character could not be assembled.
 #[derive(Debug, Error)]
@@ -153,6 +153,9 @@ pub struct Limb {
     pub hinge: HingeLimit,
     /// Contact curve per clip (indexed like [`Character::clips`]).
     pub contact: Vec<ContactCurve>,
+    /// A leg's swings per clip (indexed like [`Character::clips`]): found
+    /// in the walk and run cycles, empty elsewhere and for arms.
+    pub swings: Vec<Vec<Swing>>,
     /// Grip window in the climb cycle, if the limb holds rungs.
     pub grip: Option<Grip>,
     /// +1 or −1: the side of the start→end line the mid joint moves to when
@@ -331,6 +334,24 @@ impl Character {
         };
         let make_limb = |start: usize, mid: usize, end: usize, axis: Vec3, is_leg: bool| {
             let contact = curves_for(end, is_leg);
+            let swings = contact
+                .iter()
+                .enumerate()
+                .map(|(i, curve)| {
+                    let stride = if i == clip_set.walk.index {
+                        Some(clip_set.walk.cycle_distance)
+                    } else if i == clip_set.run.index {
+                        Some(clip_set.run.cycle_distance)
+                    } else {
+                        None
+                    };
+                    if let (true, Some(d)) = (is_leg, stride) {
+                        contact::swings(&skeleton, &clips[i], start, end, curve, forward * d)
+                    } else {
+                        Vec::new()
+                    }
+                })
+                .collect();
             let grip = grip_for(end, &contact[clip_set.climb.index]);
             // Checked once here, so that every frame's solve skips the walk
             // up the skeleton (the rig's resolution already checked the
@@ -348,12 +369,24 @@ impl Character {
                 chain,
                 hinge: HingeLimit::new(axis, HINGE_RANGE.0, HINGE_RANGE.1),
                 contact,
+                swings,
                 grip,
                 bend_sign: bend_sign(&skeleton, start, mid, end, axis),
             })
         };
         let leg = |l: &rig::Leg| make_limb(l.hip, l.knee, l.ankle, rig.knee_hinge_axis, true);
-        let legs = [leg(&rig.legs[0])?, leg(&rig.legs[1])?];
+        let mut legs = [leg(&rig.legs[0])?, leg(&rig.legs[1])?];
+        // Foot IK plans a swing's landing only from a clean gait: one swing
+        // per leg per cycle. An uneven clip (CesiumMan's walk, whose feet
+        // drift through stances its analysis splits) plans none, for
+        // either leg.
+        for i in 0..clips.len() {
+            if legs.iter().any(|l| l.swings[i].len() != 1) {
+                for l in &mut legs {
+                    l.swings[i].clear();
+                }
+            }
+        }
         let arms = rig
             .arms
             .iter()

@@ -36,8 +36,8 @@ use glam::{Affine3A, Mat4, Quat, Vec2, Vec3};
 
 use crate::character::anim_state::{Layer, MAX_LAYERS};
 use crate::character::{Character, Grip, Limb};
-use crate::sim::player::{Locomotion, Player, foot_probe_range};
-use crate::sim::world::{FloorKind, GroundSegment, Ladder, Level};
+use crate::sim::player::{Locomotion, MAX_SNAP_DOWN, MAX_STEP_UP, Player, foot_probe_range};
+use crate::sim::world::{FloorHit, FloorKind, GroundSegment, Ladder, Level};
 
 /// Characters whose legs [`PosePipeline::foot_ik_group`] gathers into one
 /// batched call: sixteen legs, two sets of the batched solver's eight lanes.
@@ -91,6 +91,23 @@ const FOOT_TAU_SWING: f32 = 0.05;
 /// The probe's depth while in the air, metres: deep enough that the foot's
 /// ground is known before landing (foot IK is faded out in the air).
 const AIR_PROBE_DEPTH: f32 = 3.0;
+/// Ground under a swinging foot this far above both where the swing left
+/// and where it will land is an obstacle the foot steps over, metres.
+const OBSTACLE: f32 = 0.01;
+/// A swinging foot lands at least this far past an edge of the floor it
+/// lands on, metres: its heel clear of the step behind.
+const EDGE_MARGIN: f32 = 0.12;
+/// The share of a swing over which a swinging foot rises to clear an
+/// obstacle on its way (see [`OBSTACLE`]).
+const OBSTACLE_RISE: f32 = 0.35;
+/// Spacing of the probes that follow the floor from the body to where a
+/// swinging foot will land, metres: a walkable slope changes less than a
+/// step over it.
+const WALK_PROBE_STEP: f32 = 0.1;
+/// At most this many of those probes, so 2.4 m apart at that spacing (a
+/// running foot lands up to 1.6 m ahead of the body); farther, they spread
+/// out (a riser between two still tells a step from a ledge up to 7 m).
+const MAX_WALK_PROBES: usize = 24;
 /// Time constant of a planted foot's ground height, seconds.
 const FOOT_TAU_STANCE: f32 = 0.01;
 /// Time constant of the pelvis rising back after a drop, seconds (lowering is
@@ -307,6 +324,9 @@ struct Smoothing {
     foot_offset: [f32; 2],
     /// How far each foot reaches below the body's floor (0 or less), metres.
     foot_reach: [f32; 2],
+    /// Each foot's ground (ankle height) where its swing began: a swing's
+    /// ground goes from there to where the foot will land.
+    swing_from: [f32; 2],
     foot_slope: [f32; 2],
     foot_align: [f32; 2],
     lock: [Option<Vec3>; 2],
@@ -617,6 +637,7 @@ impl PosePipeline {
                 foot_ground: [p.pos.y; 2],
                 foot_offset: [0.0; 2],
                 foot_reach: [0.0; 2],
+                swing_from: [p.pos.y; 2],
                 foot_slope: [0.0; 2],
                 foot_align: [0.0; 2],
                 lock: [None; 2],
@@ -738,6 +759,8 @@ impl PosePipeline {
         let body = input.player.pos;
         let fh = c.rig.foot_height;
         let mut targets = [Vec3::ZERO; 2];
+        // The pelvis drop each swinging foot will need where it lands.
+        let mut anticipate = [0.0f32; 2];
         let mut normals = [Vec3::Y; 2];
         let mut aligns = [0.0; 2];
         let still_weight = input
@@ -765,6 +788,35 @@ impl PosePipeline {
             let contact = layer_contact(leg, input.layers);
             let [hip_a, _, ankle_a] = self.limb_animated[i];
             let aw = self.world.transform_point3(pos(&ankle_a));
+            // A swinging foot on the ground goes from the ground it left
+            // to the ground where it will land, over its swing: a foot
+            // stepping up or down a stair reaches for the next tread through
+            // the swing, instead of when its ankle crosses the edge (often
+            // the frame it lands). A held foot stays on the ground it
+            // stands on.
+            let mut plan = swing_plan(leg, input.layers);
+            plan.share *= 1.0 - contact;
+            if self.smooth.lock[i].is_some() || input.player.state != Locomotion::Ground {
+                plan.share = 0.0;
+            }
+            let dir = if input.player.vel.x.abs() > 0.01 {
+                input.player.vel.x.signum()
+            } else {
+                input.player.facing.signum()
+            };
+            let landing = if plan.share > 0.0 {
+                let lx = self.world.w_axis.x
+                    + dir * plan.ahead
+                    + self.world.transform_vector3(plan.land_model).x;
+                let lx = input.player.foot_probe_x(lx);
+                plan_landing(level, body, lx, dir)
+            } else {
+                None
+            };
+            // Landing clear of an edge, the foot is carried there through
+            // its swing.
+            let shift = landing.map_or(0.0, |(_, _, d)| d * smoothstep(plan.progress) * plan.share);
+            let aw = aw + Vec3::X * shift;
             // The ankle height over the ground under it, for a foot lying on
             // the surface: the sole touches at s, the ankle sits fh along n.
             // A locked foot is probed where it is held, not where its clip
@@ -823,9 +875,56 @@ impl PosePipeline {
                 // foot swings (so a kink or a step under a swinging foot
                 // never jerks the leg), short in contact.
                 let g = ankle_over(&j.segment, px, fh);
+                let aim = match landing {
+                    Some((lx, h, _)) => {
+                        let land = ankle_over(&h.segment, lx, fh);
+                        let from = self.smooth.swing_from[i];
+                        let planned = from + (land - from) * smoothstep(plan.progress);
+                        // How far the pelvis must be down when this foot
+                        // lands, from where the hip will be then (the
+                        // root by then on the floor it walks to):
+                        // reached through the swing, not in the frames
+                        // the foot comes down.
+                        let bx = body.x + dir * plan.ahead;
+                        let then = walkable_floor(level, body, bx).map_or(body.y, |(_, h)| h.y);
+                        let hip = self.world.transform_point3(plan.land_start)
+                            + Vec3::new(dir * plan.ahead, then - floor, 0.0);
+                        let foot = self.world.transform_point3(plan.land_model);
+                        let foot = Vec3::new(lx, land + c.rest_ankle_height[i], foot.z);
+                        // As far as the leg reaches (or the clip
+                        // stretches it) at the landing.
+                        let allowed = (REACH_FRACTION * c.leg_length[i])
+                            .max((plan.land_model - plan.land_start).length());
+                        anticipate[i] = required_drop(foot - hip, allowed)
+                            * smoothstep(plan.progress)
+                            * plan.share;
+                        let aim = g + (planned - g) * plan.share;
+                        // Ground higher than both ends of the swing, on
+                        // the way from the foot to its landing, is
+                        // stepped over: the foot rises for it as soon
+                        // as it lies ahead, not when it reaches it.
+                        let low = from.max(land) + OBSTACLE;
+                        let over = highest_floor(level, ax, lx, body.y + MAX_STEP_UP)
+                            .filter(|&y| y > low)
+                            .unwrap_or(f32::NEG_INFINITY);
+                        let over = over.max(if g > low { g } else { f32::NEG_INFINITY });
+                        // Eased in over the swing's start, as the foot
+                        // lifts (the ground it stood on may hide it).
+                        let w = plan.share * smoothstep((plan.progress / OBSTACLE_RISE).min(1.0));
+                        if over > aim {
+                            aim + (over - aim) * w
+                        } else {
+                            aim
+                        }
+                    }
+                    None => g,
+                };
                 let sm = &mut self.smooth;
                 let fg = &mut sm.foot_ground[i];
-                *fg += (g - *fg) * k;
+                *fg += (aim - *fg) * k;
+                if plan.share <= 0.0 {
+                    sm.swing_from[i] = *fg;
+                }
                 if (g - *fg).abs() < 1e-5 {
                     *fg = g;
                 }
@@ -954,6 +1053,7 @@ impl PosePipeline {
             let full = (knee - hip).length() + (ankle - knee).length();
             let allowed = (REACH_FRACTION * full).max((ankle - hip).length());
             need = need.max(required_drop(targets[i] - hip, allowed));
+            need = need.max(anticipate[i]);
         }
         let need = (need * gw).clamp(0.0, MAX_PELVIS_DROP);
         let s = &mut self.smooth;
@@ -1412,6 +1512,138 @@ pub fn layer_contact(limb: &Limb, layers: &[Layer]) -> f32 {
     if total > 1e-6 { sum / total } else { 0.0 }
 }
 
+/// The floor the body walks to from `body` (its feet) toward `x`, stepping
+/// up at most [`MAX_STEP_UP`] and down at most [`MAX_SNAP_DOWN`] every
+/// [`WALK_PROBE_STEP`], with the x it was found at: the floor at `x`, or
+/// the last one before a ledge's drop or a rise higher than a step (where
+/// the body stops, or walks off into the air, and a swing lands no farther).
+/// `None` when no floor is under the body itself. Beyond
+/// [`MAX_WALK_PROBES`] probes they spread out.
+fn walkable_floor(level: &Level, body: Vec2, x: f32) -> Option<(f32, FloorHit)> {
+    let steps = ((x - body.x).abs() / WALK_PROBE_STEP)
+        .ceil()
+        .clamp(1.0, MAX_WALK_PROBES as f32) as usize;
+    let mut y = body.y;
+    let mut hit = None;
+    for k in 0..=steps {
+        let px = body.x + (x - body.x) * k as f32 / steps as f32;
+        let Some(h) = level.floor_below(px, y + MAX_STEP_UP, MAX_STEP_UP + MAX_SNAP_DOWN) else {
+            break;
+        };
+        y = h.y;
+        hit = Some((px, h));
+    }
+    hit
+}
+
+/// Where a foot swinging toward `x` lands, and on what: the floor the body
+/// walks to there (see [`walkable_floor`]), moved on past an edge it would
+/// land within [`EDGE_MARGIN`] of (a foot landing just past a stair's edge
+/// would have its heel on the step behind it, and drop or rise the
+/// riser's height in its last frame).
+///
+/// Returns the landing's x, its floor, and how far the edge moved it.
+fn plan_landing(level: &Level, body: Vec2, x: f32, dir: f32) -> Option<(f32, FloorHit, f32)> {
+    let (reached, hit) = walkable_floor(level, body, x)?;
+    let seg = &hit.segment;
+    let edge = if dir > 0.0 { seg.x0 } else { seg.x1 };
+    let past = (x - edge) * dir;
+    // Short of the landing (a ledge or a wall stops the way there), or
+    // clear of the edge: no move.
+    if (reached - x).abs() > 1e-3 || past >= EDGE_MARGIN {
+        return Some((reached, hit, 0.0));
+    }
+    // Is the floor behind the edge at another height (a step), or the same
+    // surface going on (tiles, or a slope's kink)?
+    let behind = edge - dir * 1e-3;
+    let y = seg.height_at(edge);
+    let step = level
+        .floor_below(behind, y + MAX_STEP_UP, MAX_STEP_UP + MAX_SNAP_DOWN)
+        .is_none_or(|h| (h.y - y).abs() > OBSTACLE);
+    let clear = edge + dir * EDGE_MARGIN;
+    if step && seg.covers(clear) {
+        let hit = FloorHit {
+            y: seg.height_at(clear),
+            ..hit
+        };
+        Some((clear, hit, clear - x))
+    } else {
+        Some((x, hit, 0.0))
+    }
+}
+
+/// The highest floor between `x0` and `x1` no higher than `top`, probed
+/// every [`WALK_PROBE_STEP`] (at most [`MAX_WALK_PROBES`] probes).
+fn highest_floor(level: &Level, x0: f32, x1: f32, top: f32) -> Option<f32> {
+    let steps = ((x1 - x0).abs() / WALK_PROBE_STEP)
+        .ceil()
+        .clamp(1.0, MAX_WALK_PROBES as f32) as usize;
+    (0..=steps)
+        .filter_map(|k| {
+            let x = x0 + (x1 - x0) * k as f32 / steps as f32;
+            level
+                .floor_below(x, top, MAX_STEP_UP + MAX_SNAP_DOWN)
+                .map(|h| h.y)
+        })
+        .reduce(f32::max)
+}
+
+/// Where a leg's swing will land, from the gait layers it swings in.
+#[derive(Clone, Copy, Debug, Default)]
+struct SwingPlan {
+    /// The share of the layers' weight in which the foot swings (0 in
+    /// contact, or with no gait playing).
+    share: f32,
+    /// Progress through the swing, 0 at lift-off to 1 at landing.
+    progress: f32,
+    /// How far the body moves before the foot lands, metres.
+    ahead: f32,
+    /// The foot's model-space position when it lands.
+    land_model: Vec3,
+    /// The hip's model-space position then.
+    land_start: Vec3,
+}
+
+/// A leg's [`SwingPlan`] under the blended layers: each gait layer in which
+/// the foot swings gives its progress, distance left and landing place
+/// (its clip's phase follows distance walked, so distance left is phase
+/// left times the cycle's distance), weighted by the layer's weight.
+fn swing_plan(leg: &Limb, layers: &[Layer]) -> SwingPlan {
+    let mut plan = SwingPlan::default();
+    let mut total = 0.0;
+    for l in layers {
+        total += l.weight;
+        if l.still || l.held.is_some() || l.weight <= 0.0 {
+            continue;
+        }
+        let Some(swings) = leg.swings.get(l.clip.index) else {
+            continue;
+        };
+        let phase = l.time / l.clip.duration.max(1e-3);
+        let swing = swings.iter().find_map(|s| s.at(phase).map(|at| (at, s)));
+        if let Some(((progress, left), s)) = swing {
+            plan.land_model += s.land_model * l.weight;
+            plan.land_start += s.land_start * l.weight;
+            plan.share += l.weight;
+            plan.progress += progress * l.weight;
+            plan.ahead += left * l.clip.cycle_distance * l.weight;
+        }
+    }
+    if plan.share > 0.0 {
+        let w = plan.share;
+        plan.progress /= w;
+        plan.ahead /= w;
+        plan.land_model /= w;
+        plan.land_start /= w;
+        plan.share = if total > 0.0 {
+            (w / total).min(1.0)
+        } else {
+            0.0
+        };
+    }
+    plan
+}
+
 /// The bend of a knee, radians (0 straight), that puts the ankle `reach`
 /// from the hip, for a thigh and shin of these lengths (law of cosines).
 fn knee_bend(thigh: f32, shin: f32, reach: f32) -> f32 {
@@ -1690,6 +1922,88 @@ mod tests {
             prev = now;
         }
         (before, after)
+    }
+
+    /// Walks (or runs, when `run`) right over a flight of `steps` stairs,
+    /// 0.2 m risers on 0.45 m treads, up (`rise` +1) or down (−1); returns
+    /// the largest joint angular speed (rad/s) and the largest vertical
+    /// move of a swinging foot's IK target in one frame (metres) between
+    /// the first step and the landing after the last.
+    fn over_stairs(run: bool, rise: f32) -> (f32, f32) {
+        use crate::sim::Body;
+        use crate::sim::player::{DT, Input};
+        use crate::sim::world::{GroundSegment, Level};
+        let (tread, riser, steps) = (0.45, 0.2 * rise, 6);
+        let mut segments = vec![GroundSegment::ground(-5.0, 4.0, 0.0, 0.0)];
+        for k in 0..steps {
+            let x = 4.0 + k as f32 * tread;
+            let y = (k + 1) as f32 * riser;
+            segments.push(GroundSegment::ground(x, x + tread, y, y));
+        }
+        let (end, top) = (4.0 + steps as f32 * tread, steps as f32 * riser);
+        segments.push(GroundSegment::ground(end, end + 20.0, top, top));
+        let level = Level::from_profile(
+            "stairs",
+            segments,
+            vec![],
+            Vec2::ZERO,
+            Vec2::new(end + 19.0, top),
+            -10.0,
+        );
+        let mut sim =
+            crate::sim::Sim::new(level, std::sync::Arc::new(Character::knight().unwrap()));
+        let mut prev: Vec<Quat> = Vec::new();
+        let mut prev_target = [None::<f32>; 2];
+        let (mut joint, mut jump) = (0.0f32, 0.0f32);
+        for _ in 0..400 {
+            sim.step(&Input {
+                move_x: 1.0,
+                run,
+                ..Input::default()
+            });
+            sim.pose(DT);
+            let x = sim.player_state().pos.x;
+            let body = sim.world.get::<&Body>(sim.player).unwrap();
+            let now: Vec<Quat> = body
+                .pipeline
+                .pose
+                .locals
+                .iter()
+                .map(|t| t.rotation)
+                .collect();
+            let on_stairs = (3.5..end + 1.0).contains(&x);
+            if !prev.is_empty() && on_stairs {
+                joint = joint.max(fastest_joint(&prev, &now, DT));
+            }
+            for (i, foot) in body.pipeline.debug.feet.iter().enumerate() {
+                let swinging = !foot.locked && foot.contact < 0.5;
+                if let (Some(y), true, true) = (prev_target[i], swinging, on_stairs) {
+                    jump = jump.max((foot.target.y - y).abs());
+                }
+                prev_target[i] = Some(foot.target.y);
+            }
+            prev = now;
+        }
+        (joint, jump)
+    }
+
+    #[test]
+    fn a_swing_reaches_for_the_tread_it_lands_on() {
+        // Walking and running up and down a flight of 0.2 m stairs, a
+        // swinging foot goes from the tread it left to the one it lands on
+        // through its swing (and over a step's nose on the way), instead of
+        // when its ankle crosses an edge, often the frame it lands. Today
+        // at most 16.3 rad/s (running down) and a target moving 7.4 cm in a
+        // frame; when each swing followed the ground under its ankle: 22.4
+        // rad/s walking up, 21.6 running down, a target 10.5 cm.
+        for run in [false, true] {
+            for rise in [1.0, -1.0] {
+                let (joint, jump) = over_stairs(run, rise);
+                let what = format!("run {run}, rise {rise}: {joint} rad/s, {jump} m");
+                assert!(joint <= 18.0, "{what}");
+                assert!(jump <= 0.08, "{what}");
+            }
+        }
     }
 
     #[test]
