@@ -94,20 +94,24 @@ const AIR_PROBE_DEPTH: f32 = 3.0;
 /// Ground under a swinging foot this far above both where the swing left
 /// and where it will land is an obstacle the foot steps over, metres.
 const OBSTACLE: f32 = 0.01;
+/// The same for a floor's own height on the way, which on a slope lies up to
+/// 6 cm off the ankle heights the swing's ends are given in (the sole
+/// touches a little ahead or behind the ankle, tilted): a step's rise is
+/// several times this.
+const OBSTACLE_FLOOR: f32 = 0.08;
 /// A swinging foot lands at least this far past an edge of the floor it
 /// lands on, metres: its heel clear of the step behind.
 const EDGE_MARGIN: f32 = 0.12;
 /// The share of a swing over which a swinging foot rises to clear an
-/// obstacle on its way (see [`OBSTACLE`]).
+/// obstacle on its way (see [`OBSTACLE`]), and at its end comes down from
+/// it.
 const OBSTACLE_RISE: f32 = 0.35;
-/// Spacing of the probes that follow the floor from the body to where a
-/// swinging foot will land, metres: a walkable slope changes less than a
-/// step over it.
-const WALK_PROBE_STEP: f32 = 0.1;
-/// At most this many of those probes, so 2.4 m apart at that spacing (a
-/// running foot lands up to 1.6 m ahead of the body); farther, they spread
-/// out (a riser between two still tells a step from a ledge up to 7 m).
-const MAX_WALK_PROBES: usize = 24;
+/// Floors crossed at most following the floor from the body to where a
+/// swinging foot will land (a run's landing, 1.6 m ahead, crosses at most
+/// three or four tiles' floors).
+const MAX_WALK_FLOORS: usize = 8;
+/// How far past a floor's end the next one is looked for, metres.
+const WALK_EDGE: f32 = 1e-3;
 /// Time constant of a planted foot's ground height, seconds.
 const FOOT_TAU_STANCE: f32 = 0.01;
 /// Time constant of the pelvis rising back after a drop, seconds (lowering is
@@ -809,13 +813,13 @@ impl PosePipeline {
                     + dir * plan.ahead
                     + self.world.transform_vector3(plan.land_model).x;
                 let lx = input.player.foot_probe_x(lx);
-                plan_landing(level, body, lx, dir)
+                plan_landing(level, body, lx, dir, body.x + dir * plan.ahead, aw.x)
             } else {
                 None
             };
             // Landing clear of an edge, the foot is carried there through
             // its swing.
-            let shift = landing.map_or(0.0, |(_, _, d)| d * smoothstep(plan.progress) * plan.share);
+            let shift = landing.map_or(0.0, |l| l.moved * smoothstep(plan.progress) * plan.share);
             let aw = aw + Vec3::X * shift;
             // The ankle height over the ground under it, for a foot lying on
             // the surface: the sole touches at s, the ankle sits fh along n.
@@ -876,8 +880,8 @@ impl PosePipeline {
                 // never jerks the leg), short in contact.
                 let g = ankle_over(&j.segment, px, fh);
                 let aim = match landing {
-                    Some((lx, h, _)) => {
-                        let land = ankle_over(&h.segment, lx, fh);
+                    Some(l) => {
+                        let (lx, land) = (l.x, ankle_over(&l.hit.segment, l.x, fh));
                         let from = self.smooth.swing_from[i];
                         let planned = from + (land - from) * smoothstep(plan.progress);
                         // How far the pelvis must be down when this foot
@@ -885,10 +889,8 @@ impl PosePipeline {
                         // root by then on the floor it walks to):
                         // reached through the swing, not in the frames
                         // the foot comes down.
-                        let bx = body.x + dir * plan.ahead;
-                        let then = walkable_floor(level, body, bx).map_or(body.y, |(_, h)| h.y);
                         let hip = self.world.transform_point3(plan.land_start)
-                            + Vec3::new(dir * plan.ahead, then - floor, 0.0);
+                            + Vec3::new(dir * plan.ahead, l.body_floor - floor, 0.0);
                         let foot = self.world.transform_point3(plan.land_model);
                         let foot = Vec3::new(lx, land + c.rest_ankle_height[i], foot.z);
                         // As far as the leg reaches (or the clip
@@ -903,16 +905,31 @@ impl PosePipeline {
                         // the way from the foot to its landing, is
                         // stepped over: the foot rises for it as soon
                         // as it lies ahead, not when it reaches it.
-                        let low = from.max(land) + OBSTACLE;
-                        let over = highest_floor(level, ax, lx, body.y + MAX_STEP_UP)
-                            .filter(|&y| y > low)
-                            .unwrap_or(f32::NEG_INFINITY);
-                        let over = over.max(if g > low { g } else { f32::NEG_INFINITY });
+                        let low = from.max(land);
+                        let ahead = if l.highest > low + OBSTACLE_FLOOR {
+                            l.highest
+                        } else {
+                            f32::NEG_INFINITY
+                        };
                         // Eased in over the swing's start, as the foot
-                        // lifts (the ground it stood on may hide it).
-                        let w = plan.share * smoothstep((plan.progress / OBSTACLE_RISE).min(1.0));
-                        if over > aim {
-                            aim + (over - aim) * w
+                        // lifts (the ground it stood on may hide it); what
+                        // lies ahead also out over its end, as the foot
+                        // comes down to land (an obstacle just before the
+                        // landing is cleared by the toe, not held under
+                        // the ankle until the frame the foot lands). The
+                        // ground under the foot itself is never gone into.
+                        let rise = smoothstep((plan.progress / OBSTACLE_RISE).min(1.0));
+                        let fall = smoothstep(((1.0 - plan.progress) / OBSTACLE_RISE).min(1.0));
+                        let lift = |aim: f32, over: f32, w: f32| {
+                            if over > aim {
+                                aim + (over - aim) * w * plan.share
+                            } else {
+                                aim
+                            }
+                        };
+                        let aim = lift(aim, ahead, rise * fall);
+                        if g > low + OBSTACLE {
+                            lift(aim, g, rise)
                         } else {
                             aim
                         }
@@ -1512,28 +1529,47 @@ pub fn layer_contact(limb: &Limb, layers: &[Layer]) -> f32 {
     if total > 1e-6 { sum / total } else { 0.0 }
 }
 
-/// The floor the body walks to from `body` (its feet) toward `x`, stepping
-/// up at most [`MAX_STEP_UP`] and down at most [`MAX_SNAP_DOWN`] every
-/// [`WALK_PROBE_STEP`], with the x it was found at: the floor at `x`, or
-/// the last one before a ledge's drop or a rise higher than a step (where
-/// the body stops, or walks off into the air, and a swing lands no farther).
-/// `None` when no floor is under the body itself. Beyond
-/// [`MAX_WALK_PROBES`] probes they spread out.
-fn walkable_floor(level: &Level, body: Vec2, x: f32) -> Option<(f32, FloorHit)> {
-    let steps = ((x - body.x).abs() / WALK_PROBE_STEP)
-        .ceil()
-        .clamp(1.0, MAX_WALK_PROBES as f32) as usize;
-    let mut y = body.y;
-    let mut hit = None;
-    for k in 0..=steps {
-        let px = body.x + (x - body.x) * k as f32 / steps as f32;
-        let Some(h) = level.floor_below(px, y + MAX_STEP_UP, MAX_STEP_UP + MAX_SNAP_DOWN) else {
-            break;
-        };
-        y = h.y;
-        hit = Some((px, h));
+/// The floor the body walks to from `body` (its feet) toward `x`, floor by
+/// floor, stepping at most [`MAX_STEP_UP`] up and [`MAX_SNAP_DOWN`] down
+/// where one floor ends and the next begins (as the player's own walk
+/// does), with the x it was found at: the floor at `x`, or the end of the
+/// last one before a ledge's drop or a rise higher than a step (where the
+/// body stops, or walks off into the air, and a swing lands no farther).
+/// `visit` sees each stretch of floor walked, as the heights at its two
+/// ends (a floor is straight between them), from the body on. `None` when
+/// no floor is under the body itself. At most [`MAX_WALK_FLOORS`] floors
+/// are crossed.
+fn walkable_floor(
+    level: &Level,
+    body: Vec2,
+    x: f32,
+    mut visit: impl FnMut(f32, f32, &GroundSegment),
+) -> Option<(f32, FloorHit)> {
+    let reach = |x: f32, y: f32| level.floor_below(x, y + MAX_STEP_UP, MAX_STEP_UP + MAX_SNAP_DOWN);
+    let at = |x: f32, hit: FloorHit| {
+        let y = hit.segment.height_at(x);
+        (x, FloorHit { y, ..hit })
+    };
+    let mut hit = reach(body.x, body.y)?;
+    let dir = x - body.x;
+    let mut from = body.x;
+    for _ in 0..MAX_WALK_FLOORS {
+        let seg = hit.segment;
+        let end = if dir > 0.0 { seg.x1 } else { seg.x0 };
+        if (x - end) * dir < 0.0 || dir == 0.0 {
+            visit(from, x, &seg);
+            return Some(at(x, hit));
+        }
+        let inside = end - WALK_EDGE.copysign(dir);
+        visit(from, inside, &seg);
+        from = end + WALK_EDGE.copysign(dir);
+        match reach(from, seg.height_at(end)) {
+            Some(next) => hit = next,
+            None => return Some(at(inside, hit)),
+        }
     }
-    hit
+    let x = hit.segment.x0.max(hit.segment.x1.min(x));
+    Some(at(x, hit))
 }
 
 /// Where a foot swinging toward `x` lands, and on what: the floor the body
@@ -1543,15 +1579,79 @@ fn walkable_floor(level: &Level, body: Vec2, x: f32) -> Option<(f32, FloorHit)> 
 /// riser's height in its last frame).
 ///
 /// Returns the landing's x, its floor, and how far the edge moved it.
-fn plan_landing(level: &Level, body: Vec2, x: f32, dir: f32) -> Option<(f32, FloorHit, f32)> {
-    let (reached, hit) = walkable_floor(level, body, x)?;
+fn plan_landing(
+    level: &Level,
+    body: Vec2,
+    x: f32,
+    dir: f32,
+    then_x: f32,
+    foot_x: f32,
+) -> Option<Landing> {
+    // The floor under the body when the foot lands, and the highest floor
+    // from the foot on to its landing (behind the body too, for a trailing
+    // foot).
+    let mut body_floor = body.y;
+    let mut highest = f32::NEG_INFINITY;
+    let mut over = |a: f32, b: f32, seg: &GroundSegment| {
+        let (lo, hi) = (a.min(b), a.max(b));
+        if (lo..=hi).contains(&then_x) {
+            body_floor = seg.height_at(then_x);
+        }
+        // The part of this stretch ahead of the foot.
+        let (lo, hi) = if dir > 0.0 {
+            (lo.max(foot_x), hi)
+        } else {
+            (lo, hi.min(foot_x))
+        };
+        if lo <= hi {
+            highest = highest.max(seg.height_at(lo).max(seg.height_at(hi)));
+        }
+    };
+    let (reached, hit) = walkable_floor(level, body, x, &mut over)?;
+    if (body.x - foot_x) * dir > 0.0 {
+        walkable_floor(level, body, foot_x, &mut over);
+    }
+    let (x, hit, moved) = clear_of_edge(level, x, reached, hit, dir);
+    Some(Landing {
+        x,
+        hit,
+        moved,
+        body_floor,
+        highest,
+    })
+}
+
+/// Where a swinging foot will land, and what lies on its way.
+#[derive(Clone, Copy, Debug)]
+struct Landing {
+    /// The landing's x, metres.
+    x: f32,
+    /// The floor there.
+    hit: FloorHit,
+    /// How far an edge moved the landing on (see [`EDGE_MARGIN`]), metres.
+    moved: f32,
+    /// The floor under the body when the foot lands.
+    body_floor: f32,
+    /// The highest floor between the foot and its landing.
+    highest: f32,
+}
+
+/// A landing at `x`, on `hit` found at `reached`, moved clear of an edge
+/// behind it: returns the landing's x, its floor and how far it moved.
+fn clear_of_edge(
+    level: &Level,
+    x: f32,
+    reached: f32,
+    hit: FloorHit,
+    dir: f32,
+) -> (f32, FloorHit, f32) {
     let seg = &hit.segment;
     let edge = if dir > 0.0 { seg.x0 } else { seg.x1 };
     let past = (x - edge) * dir;
     // Short of the landing (a ledge or a wall stops the way there), or
     // clear of the edge: no move.
     if (reached - x).abs() > 1e-3 || past >= EDGE_MARGIN {
-        return Some((reached, hit, 0.0));
+        return (reached, hit, 0.0);
     }
     // Is the floor behind the edge at another height (a step), or the same
     // surface going on (tiles, or a slope's kink)?
@@ -1566,26 +1666,10 @@ fn plan_landing(level: &Level, body: Vec2, x: f32, dir: f32) -> Option<(f32, Flo
             y: seg.height_at(clear),
             ..hit
         };
-        Some((clear, hit, clear - x))
+        (clear, hit, clear - x)
     } else {
-        Some((x, hit, 0.0))
+        (x, hit, 0.0)
     }
-}
-
-/// The highest floor between `x0` and `x1` no higher than `top`, probed
-/// every [`WALK_PROBE_STEP`] (at most [`MAX_WALK_PROBES`] probes).
-fn highest_floor(level: &Level, x0: f32, x1: f32, top: f32) -> Option<f32> {
-    let steps = ((x1 - x0).abs() / WALK_PROBE_STEP)
-        .ceil()
-        .clamp(1.0, MAX_WALK_PROBES as f32) as usize;
-    (0..=steps)
-        .filter_map(|k| {
-            let x = x0 + (x1 - x0) * k as f32 / steps as f32;
-            level
-                .floor_below(x, top, MAX_STEP_UP + MAX_SNAP_DOWN)
-                .map(|h| h.y)
-        })
-        .reduce(f32::max)
 }
 
 /// Where a leg's swing will land, from the gait layers it swings in.
