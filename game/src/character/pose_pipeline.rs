@@ -70,8 +70,10 @@ const GROUND_FADE: f32 = 0.1;
 /// shoulder than this fraction of the arm's length (the arm stretched
 /// past what it reaches)...
 const ARM_LET_GO_REACH: f32 = 0.97;
-/// ... over this many seconds.
-const ARM_LET_GO_TIME: f32 = 0.6;
+/// ... over this many seconds: the hand travels back up to its animation,
+/// up to a metre, without whipping the shoulder round (over 0.6 s it turned
+/// 33 rad/s).
+const ARM_LET_GO_TIME: f32 = 1.2;
 /// How much faster a ladder limb's solve weight comes in than its target
 /// moves onto the hold: the weight is full once the target has moved a
 /// quarter of the way, while the correction is still small.
@@ -1314,6 +1316,8 @@ impl PosePipeline {
             // does, for the floor or the next rung): held on, the arm was
             // dragged along fully stretched, the hand sliding off its rung.
             // Once out of reach it lets go over ARM_LET_GO_TIME, the hand
+            // leaving at once (the hold's share falls as (1 − t)², so the
+            // arm is never dragged a frame longer) and settling gently,
             // travelling back to its animation.
             let leaving = on_ladder && input.player.ladder_move.is_some_and(|m| m.leaving);
             let hold = if is_arm && leaving {
@@ -1326,7 +1330,7 @@ impl PosePipeline {
                 if ratio > ARM_LET_GO_REACH || *g > 0.0 {
                     *g = (*g + input.dt.max(0.0) / ARM_LET_GO_TIME).min(1.0);
                 }
-                cw * (1.0 - smoothstep(*g))
+                cw * (1.0 - *g).powi(2)
             } else {
                 if is_arm {
                     self.smooth.arm_let_go[slot - 2] = 0.0;
