@@ -85,12 +85,14 @@ pub struct Summary {
     /// The same maximum split by what the frame was doing.
     pub joint_speed_by_cause: JointSpeedBreakdown,
     /// Largest jump of the character's root (its model placement) in one
-    /// frame beyond what its velocity explains, metres. A frame's
-    /// displacement is explained by the simulation's velocity (any velocity
-    /// between the last frame's and this one's times the frame: a take-off
-    /// or a landing changes it within a step) or by the root's own motion
-    /// the frame before (a smoothing offset easing out); the snap is the
-    /// smaller of the two distances. A root moving at any steady speed, or
+    /// frame beyond what its velocity explains, metres. On each axis a
+    /// frame's displacement is explained by the simulation's velocity (any
+    /// velocity between the last frame's and this one's times the frame: a
+    /// take-off, a landing or a wall changes it within a step; a moving
+    /// platform's carry counts) or by the root's own motion the frame before
+    /// (a smoothing offset easing out, as the root leaves a ladder's depth
+    /// while the body meets a wall); the snap is the length of what is left
+    /// on the three axes. A root moving at any steady speed, or
     /// with the body's velocity, scores 0; a 0.6 m teleport scores 0.6 m;
     /// an ease that starts abruptly scores its first frame's step.
     pub max_root_snap_m: f32,
@@ -417,17 +419,28 @@ impl Recorder {
             }
         }
 
-        // Root snap: the displacement beyond what a velocity explains.
+        // Root snap: the displacement beyond what a velocity explains. The
+        // body's velocity is its own plus that of a moving platform it
+        // stands on, or the carry it keeps in the air after leaving one:
+        // stepping onto a platform takes its speed within a step, as a
+        // take-off does.
         let root = p.world.w_axis.truncate();
-        let vel = player.vel.extend(0.0);
+        let carry = match player.floor {
+            FloorKind::Platform(k) if player.state == Locomotion::Ground => level
+                .platforms
+                .get(k as usize)
+                .map_or(Vec2::ZERO, |q| q.delta() / dt.max(1e-6)),
+            _ => Vec2::new(player.carry_vx, 0.0),
+        };
+        let vel = (player.vel + carry).extend(0.0);
         let prev_vel = std::mem::replace(&mut self.prev_vel, vel);
         let mut root_snap = 0.0;
         if let Some((prev, prev_delta)) = self.prev_root {
             let delta = root - prev;
             if let Some(pd) = prev_delta {
-                let by_sim = distance_to_segment(delta, prev_vel * dt, vel * dt);
-                let by_own = (delta - pd).length();
-                root_snap = by_sim.min(by_own);
+                let by_sim = beyond_box(delta, prev_vel * dt, vel * dt);
+                let by_own = (delta - pd).abs();
+                root_snap = by_sim.min(by_own).length();
                 if root_snap.is_finite() {
                     s.max_root_snap_m = s.max_root_snap_m.max(root_snap);
                 }
@@ -458,15 +471,12 @@ impl Recorder {
     }
 }
 
-/// Distance from `p` to the segment `a..b`.
-fn distance_to_segment(p: Vec3, a: Vec3, b: Vec3) -> f32 {
-    let ab = b - a;
-    let t = if ab.length_squared() > 0.0 {
-        ((p - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    (p - (a + ab * t)).length()
+/// How far `p` lies outside the box with corners `a` and `b`, on each axis:
+/// each axis's displacement explained by any velocity along that axis
+/// between the last frame's and this one's (a body that meets a wall while
+/// it falls stops across within the step and goes on falling).
+fn beyond_box(p: Vec3, a: Vec3, b: Vec3) -> Vec3 {
+    (p - p.clamp(a.min(b), a.max(b))).abs()
 }
 
 /// Whether the ground is one flat level stretch within [`FLAT_HALF_WIDTH`]
@@ -518,4 +528,27 @@ fn foot_floor(level: &Level, player: &Player, x: f32) -> Option<FloorHit> {
     let x = player.foot_probe_x(x);
     let (top, depth) = foot_probe_range(player.pos, x);
     level.floor_below(x, top, depth)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_axis_is_explained_by_its_own_velocity_change() {
+        let dt = 1.0 / 64.0;
+        let (falling_on, stopped) = (Vec3::new(3.4, -4.7, 0.0), Vec3::ZERO);
+        // Meeting a wall while still falling: across stopped early in the
+        // step, down went on. Each lies within its axis's range.
+        let wall = Vec3::new(0.004, -0.073, 0.0);
+        assert_eq!(beyond_box(wall, falling_on * dt, stopped * dt), Vec3::ZERO);
+        // A jump across with no velocity: all of it is unexplained.
+        let teleport = Vec3::new(0.6, 0.0, 0.0);
+        let left = beyond_box(teleport, stopped * dt, stopped * dt);
+        assert!((left.length() - 0.6).abs() < 1e-6, "{left}");
+        // A move past the faster of the two velocities: the excess is.
+        let past = Vec3::new(0.1, 0.0, 0.0);
+        let left = beyond_box(past, falling_on * dt, stopped * dt);
+        assert!((left.x - (0.1 - 3.4 * dt)).abs() < 1e-6, "{left}");
+    }
 }
