@@ -131,12 +131,18 @@ const TURN_OMEGA: f32 = 25.0;
 /// change of the root's motion near a centimetre for the 0.3 m offsets of
 /// a step or a ladder's depth.
 const ROOT_OMEGA: f32 = 12.0;
+/// Natural frequency of the spring easing the root offset's way off a
+/// ladder, 1/s.
+const AIM_OMEGA: f32 = 24.0;
 /// A vertical move of the feet position larger than this in one frame is a
 /// step (up or down a stair), smoothed instead of followed at once, metres.
 const STEP_SNAP: f32 = 0.08;
 /// A vertical move in the air this much larger than the velocity explains
 /// in one frame is eased like a step, metres.
 const AIR_SNAP: f32 = 0.02;
+/// Largest move across of a body at rest that the root eases, metres (a
+/// larger one is a teleport, followed at once).
+const NUDGE: f32 = 0.1;
 /// A move larger than this in one frame is a teleport (respawn): the
 /// pipeline forgets its smoothing, metres.
 const TELEPORT: f32 = 2.0;
@@ -313,10 +319,16 @@ struct Smoothing {
     root_offset: Vec3,
     /// How fast the root offset is changing, metres per second.
     root_vel: Vec3,
+    /// Where the root's offset is headed off a ladder (its target eased on
+    /// a spring of its own), and how fast that moves, m/s.
+    aim_offset: Vec3,
+    aim_vel: Vec3,
     /// Whether the player was on the ground last frame.
     prev_grounded: bool,
     /// The player's vertical velocity last frame, m/s.
     prev_vel_y: f32,
+    /// The body's horizontal velocity the frame before, m/s.
+    prev_vel_x: f32,
     /// How far a landing lowers the pelvis now (metres), how fast that
     /// changes (m/s), the depth it gives to and the seconds it holds there.
     absorb: f32,
@@ -628,8 +640,11 @@ impl PosePipeline {
                 yaw: target_yaw,
                 root_offset: target_offset,
                 root_vel: Vec3::ZERO,
+                aim_offset: target_offset,
+                aim_vel: Vec3::ZERO,
                 prev_grounded: p.state == Locomotion::Ground,
                 prev_vel_y: p.vel.y,
+                prev_vel_x: p.vel.x,
                 absorb: 0.0,
                 absorb_vel: 0.0,
                 absorb_depth: 0.0,
@@ -691,6 +706,15 @@ impl PosePipeline {
                 s.root_offset.x -= unexplained;
             }
         }
+        // Off the ladder, a body at rest nudged across (a lift's side
+        // settling against it) keeps its place and eases there; one a
+        // moving platform carries is followed.
+        let dx = p.pos.x - s.prev_pos.x;
+        let carried = p.carry_vx != 0.0 || matches!(p.floor, FloorKind::Platform(_));
+        let at_rest = p.vel.x.abs() < 1e-3 && s.prev_vel_x.abs() < 1e-3 && !carried;
+        if on_ladder.is_none() && at_rest && dx.abs() > 1e-4 && dx.abs() < NUDGE {
+            s.root_offset.x -= dx;
+        }
         // Landing, the legs give in proportion to the fall speed: the
         // pelvis eases down (a spring, so no joint starts with a jerk),
         // holds a moment and comes back up.
@@ -710,6 +734,7 @@ impl PosePipeline {
         s.absorb_vel = v;
         s.prev_grounded = grounded;
         s.prev_vel_y = p.vel.y;
+        s.prev_vel_x = p.vel.x;
         s.prev_pos = p.pos;
         let mut d = wrap_pi(target_yaw - s.yaw);
         if d.abs() > PI - 1e-3 {
@@ -724,13 +749,32 @@ impl PosePipeline {
         s.turning = wrap_pi(target_yaw - s.yaw).abs() > 0.05;
         // A critically damped spring: the offset's velocity changes
         // smoothly, so an ease never starts or stops with a jerk.
-        let (x, v) = spring(s.root_offset - target_offset, s.root_vel, ROOT_OMEGA, dt);
-        s.root_offset = target_offset + x;
+        // Leaving a ladder, the root's way out of its depth is eased on a
+        // spring of its own first, so the root's ease starts without a jerk
+        // (a spring from rest toward a 0.3 m offset starts at its full
+        // acceleration: a 1.5 cm snap). Onto a ladder, the hands and feet
+        // reach ahead for the rungs while the root eases in (`root_lag`),
+        // so that way is not slowed.
+        if on_ladder.is_some() {
+            s.aim_offset = target_offset;
+            s.aim_vel = Vec3::ZERO;
+        } else {
+            let (x, v) = spring(s.aim_offset - target_offset, s.aim_vel, AIM_OMEGA, dt);
+            s.aim_offset = target_offset + x;
+            s.aim_vel = v;
+        }
+        let (x, v) = spring(s.root_offset - s.aim_offset, s.root_vel, ROOT_OMEGA, dt);
+        s.root_offset = s.aim_offset + x;
         s.root_vel = v;
         s.root_lag = target_offset - s.root_offset;
-        if x.length() < 1e-5 && v.length() < 1e-4 {
+        if (s.root_offset - target_offset).length() < 1e-5
+            && v.length() < 1e-4
+            && s.aim_vel.length() < 1e-4
+        {
             s.root_offset = target_offset;
             s.root_vel = Vec3::ZERO;
+            s.aim_offset = target_offset;
+            s.aim_vel = Vec3::ZERO;
         }
         let ground = if p.state == Locomotion::Ground {
             1.0

@@ -897,6 +897,9 @@ impl Player {
                 self.pos.x = clear;
             }
             self.set_state(Locomotion::Air);
+            // The jump's first step moves the body already, as a jump from
+            // the ground does (it hung still for a step, a 2 cm hitch).
+            self.step_air(level, params, input);
             return;
         }
         let dy = input.move_y.clamp(-1.0, 1.0) * params.climb_speed * DT;
@@ -985,6 +988,9 @@ impl Player {
             ) {
                 self.pos.x = clear;
             }
+            // Standing at the foot: the descent is over (the velocity said
+            // still climbing down the step the body stood on the floor).
+            self.vel = Vec2::ZERO;
             self.stand_on(&h);
             self.set_state(Locomotion::Ground);
         } else if self.pos.y < l.bottom - 0.05 {

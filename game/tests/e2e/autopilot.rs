@@ -18,7 +18,7 @@ const RUNG_CONTACT_BOUND_M: f64 = 0.005;
 
 /// Bounds on the every-frame figures of issue 19 for one level's run: joint
 /// speed (rad/s), root snap and hand hold (metres). The targets are 20 rad/s,
-/// 1 cm and 5 mm: root snap and hand hold met everywhere (a hand the body
+/// 1 cm and 5 mm: root snap (8.6 mm at most) and hand hold met everywhere (a hand the body
 /// rises out of reach of, climbing over a ladder's top, lets go: it slid 8.9
 /// cm off its rung on long); where joint speed is not there yet the bound
 /// holds today's figure so it gets no worse (builtin 27.4 rad/s, a foot
@@ -31,8 +31,8 @@ fn motion_bounds(level: &str) -> (f64, f64, f64) {
     match level {
         "builtin" => (28.0, 0.01, 0.005),
         "long" => (24.0, 0.01, 0.005),
-        "tutorial" => (23.0, 0.016, 0.005),
-        _ => (23.0, 0.013, 0.005),
+        "tutorial" => (23.0, 0.01, 0.005),
+        _ => (23.0, 0.01, 0.005),
     }
 }
 

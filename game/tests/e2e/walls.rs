@@ -174,7 +174,8 @@ fn the_walls_script_keeps_feet_on_their_floor_for_both_characters() {
     // worse (issues 19 and 20).
     assert!(num(&knight, "max_joint_angular_speed_rad_s") <= 26.0);
     assert!(num(&knight, "joint_speed_by_cause/steady") <= 19.0);
-    assert!(num(&knight, "max_root_snap_m") <= 0.011, "root snap");
+    // Root snap, target 1 cm: met (8.6 mm).
+    assert!(num(&knight, "max_root_snap_m") <= 0.01, "root snap");
 
     let cesium = walls_script(
         &[
