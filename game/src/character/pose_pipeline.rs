@@ -1739,18 +1739,24 @@ struct SwingPlan {
 /// A leg's [`SwingPlan`] under the blended layers: each gait layer in which
 /// the foot swings gives its progress, distance left and landing place
 /// (its clip's phase follows distance walked, so distance left is phase
-/// left times the cycle's distance), weighted by the layer's weight.
+/// left times the cycle's distance), weighted by the layer's weight. Its
+/// share is of the gait and standing layers: a crossfade's held pose (a
+/// landing running on) leaves the swing to the gait coming in.
 fn swing_plan(leg: &Limb, layers: &[Layer]) -> SwingPlan {
     let mut plan = SwingPlan::default();
     let mut total = 0.0;
     for l in layers {
-        total += l.weight;
-        if l.still || l.held.is_some() || l.weight <= 0.0 {
+        if l.held.is_some() || l.weight <= 0.0 {
             continue;
         }
-        let Some(swings) = leg.swings.get(l.clip.index) else {
+        if l.still {
+            total += l.weight;
+            continue;
+        }
+        let Some(swings) = leg.swings.get(l.clip.index).filter(|s| !s.is_empty()) else {
             continue;
         };
+        total += l.weight;
         let phase = l.time / l.clip.duration.max(1e-3);
         let swing = swings.iter().find_map(|s| s.at(phase).map(|at| (at, s)));
         if let Some(((progress, left), s)) = swing {
