@@ -1001,6 +1001,14 @@ impl PosePipeline {
                 if (slope - *fs).abs() < 1e-5 {
                     *fs = slope;
                 }
+            } else if input.player.state == Locomotion::Ground {
+                // No floor within a step under the foot (past a ledge's
+                // edge): it keeps its animated height, at the body's floor,
+                // instead of the ground it last had (landing on a post, a
+                // foot over its edge kept reaching for the floor below).
+                let fg = &mut self.smooth.foot_ground[i];
+                *fg += (floor - *fg) * k;
+                self.smooth.foot_offset[i] = 0.0;
             }
             let sm = &mut self.smooth;
             // A foot turns to the surface in contact, and already while it
@@ -2142,6 +2150,57 @@ mod tests {
                 assert!(jump <= 0.08, "{what}");
             }
         }
+    }
+
+    #[test]
+    fn a_foot_past_a_ledge_keeps_the_bodys_floor() {
+        // Landing on a 1 m post near its edge walking right, and on off it:
+        // while the body stands on the post, a foot over the edge finds no
+        // floor within a step and goes to the post's height (from where it
+        // reached in the air, within 15 cm today). It kept the ground its
+        // probe had last found in the air: 56 cm below, and the pelvis
+        // crouched for it.
+        use crate::sim::Body;
+        use crate::sim::player::{DT, Input, Locomotion};
+        use crate::sim::world::{GroundSegment, Level};
+        let level = Level::from_profile(
+            "post",
+            vec![
+                GroundSegment::ground(-5.0, 0.0, 0.0, 0.0),
+                GroundSegment::ground(0.0, 1.0, 1.0, 1.0),
+                GroundSegment::ground(1.0, 10.0, 0.0, 0.0),
+            ],
+            vec![],
+            Vec2::new(0.6, 1.4),
+            Vec2::new(9.0, 0.0),
+            -10.0,
+        );
+        let mut sim =
+            crate::sim::Sim::new(level, std::sync::Arc::new(Character::knight().unwrap()));
+        let mut lowest = f32::INFINITY;
+        let mut on_post = 0;
+        for _ in 0..200 {
+            sim.step(&Input {
+                move_x: 1.0,
+                ..Input::default()
+            });
+            sim.pose(DT);
+            let p = sim.player_state();
+            if p.state != Locomotion::Ground || p.pos.y < 0.5 {
+                continue;
+            }
+            on_post += 1;
+            let body = sim.world.get::<&Body>(sim.player).unwrap();
+            for foot in &body.pipeline.debug.feet {
+                lowest = lowest.min(foot.target.y);
+            }
+        }
+        assert!(on_post > 5, "{on_post} frames on the post");
+        let ankle = Character::knight().unwrap().rest_ankle_height[0];
+        assert!(
+            lowest >= 1.0 + ankle - 0.15,
+            "a foot reached down to {lowest}"
+        );
     }
 
     #[test]

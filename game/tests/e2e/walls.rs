@@ -164,16 +164,17 @@ fn the_walls_script_keeps_feet_on_their_floor_for_both_characters() {
     assert!(num(&knight, "hand_hold_max_error_m") <= 0.005);
     assert!(num(&knight, "rung_contact_max_error_m") <= 0.005);
     assert!(num(&knight, "hand_hold_frames") > 100.0);
-    // Joint speed, target 20 rad/s: 25.2 today walking off the 1 m post
-    // just after landing on it (was 63.5: the foot let go of its reach
-    // below the body's floor in one frame); 17.9 in steady frames (was
-    // 28.8, the trailing knee stepping over the 0.3 m step when its ankle
-    // crossed the edge: a swing now rises for ground higher than both its
-    // ends as soon as it lies ahead). The jump over the 0.5 m post 15 (was
-    // 42: the crossfade started from the walk's arms). Held so they get no
-    // worse (issues 19 and 20).
-    assert!(num(&knight, "max_joint_angular_speed_rad_s") <= 26.0);
-    assert!(num(&knight, "joint_speed_by_cause/steady") <= 19.0);
+    // Joint speed, target 20 rad/s: met (19.6, a shoulder climbing). Walking
+    // off the 1 m post just after landing on it was 25.2 while the foot
+    // landed past its edge kept reaching for the ground it last had 27 cm
+    // below (it keeps the body's floor now) and 63.5 when the foot let go of
+    // its reach below the body's floor in one frame; the trailing knee
+    // stepping over the 0.3 m step was 28.8 when it rose for the step as
+    // its ankle crossed the edge (a swing now rises for ground higher than
+    // both its ends as soon as it lies ahead); the jump over the 0.5 m post
+    // was 42 while the crossfade started from the walk's arms.
+    assert!(num(&knight, "max_joint_angular_speed_rad_s") <= 20.0);
+    assert!(num(&knight, "joint_speed_by_cause/steady") <= 20.0);
     // Root snap, target 1 cm: met (8.6 mm).
     assert!(num(&knight, "max_root_snap_m") <= 0.01, "root snap");
 
