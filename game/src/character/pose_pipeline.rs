@@ -920,6 +920,19 @@ impl PosePipeline {
             let down = contact.max(near);
             let tau = FOOT_TAU_SWING + (FOOT_TAU_STANCE - FOOT_TAU_SWING) * contact;
             let k = approach(dt, tau);
+            // Just onto the ground (from a ladder or the air, while foot IK
+            // fades in) a ground more than a step from the one the foot
+            // last had is taken as it is: that one may be a floor far below
+            // (climbing onto a ladder's top, 2 m), and lagging up from it
+            // the foot reached down for it.
+            let landed = input.player.state == Locomotion::Ground && gw < 1.0;
+            let fade_in = |k: f32, gap: f32| {
+                if landed && gap.abs() > MAX_STEP_UP + MAX_SNAP_DOWN {
+                    1.0
+                } else {
+                    k
+                }
+            };
             if let Some((px, j)) = probe {
                 // The foot's ground follows h(x) with a lag, long while the
                 // foot swings (so a kink or a step under a swinging foot
@@ -984,7 +997,7 @@ impl PosePipeline {
                 };
                 let sm = &mut self.smooth;
                 let fg = &mut sm.foot_ground[i];
-                *fg += (aim - *fg) * k;
+                *fg += (aim - *fg) * fade_in(k, aim - *fg);
                 if plan.share <= 0.0 {
                     sm.swing_from[i] = *fg;
                 }
@@ -1007,7 +1020,7 @@ impl PosePipeline {
                 // instead of the ground it last had (landing on a post, a
                 // foot over its edge kept reaching for the floor below).
                 let fg = &mut self.smooth.foot_ground[i];
-                *fg += (floor - *fg) * k;
+                *fg += (floor - *fg) * fade_in(k, floor - *fg);
                 self.smooth.foot_offset[i] = 0.0;
             }
             let sm = &mut self.smooth;
