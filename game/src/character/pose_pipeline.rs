@@ -53,6 +53,9 @@ pub const REACH_FRACTION: f32 = 0.97;
 /// A swinging foot's target stays at least this fraction of the leg's length
 /// below the hip (a running leg folds about this far at most).
 const SWING_FOLD: f32 = 0.45;
+/// How far under its hip any foot stays at least, as a share of the leg's
+/// length (see its use in `foot_ik`).
+const FOLD_LIMIT: f32 = 0.1;
 /// A landing's give: fall speeds above `ABSORB_MIN_SPEED` (m/s, a hop's)
 /// lower the pelvis toward `ABSORB_PER_SPEED` metres per m/s more, up to
 /// `ABSORB_MAX` (chosen by eye: a give a player sees, leaving most of the
@@ -1180,6 +1183,14 @@ impl PosePipeline {
             // (a foot rising over a step must clear it), and a foot in
             // contact or locked reaches the ground at once.
             let hip = pos(&self.models[leg.start]);
+            // No foot, even one on the ground, is brought higher than
+            // FOLD_LIMIT of the leg under its (lowered) hip: the leg would
+            // fold up past its knee and flip round it (CesiumMan running up
+            // the 45° slope on his walk played four times over, the front
+            // foot's ground above his hip, lowered for the back foot: an
+            // ankle turned 123 rad/s). The foot sinks into the slope for
+            // those few frames instead.
+            targets[i].y = targets[i].y.min(hip.y - FOLD_LIMIT * c.leg_length[i]);
             let [animated_hip, knee, ankle] = self.limb_animated[i].each_ref().map(pos);
             let (thigh, shin) = ((knee - animated_hip).length(), (ankle - knee).length());
             let animated_bend = knee_bend(thigh, shin, (ankle - animated_hip).length());

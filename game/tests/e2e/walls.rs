@@ -113,8 +113,9 @@ fn cesium_man_stops_at_walls_with_his_feet_on_his_floor() {
     );
     // His steady-frame bound walking the slopes is 28 rad/s
     // (character_flag); at a wall on flat ground the same. His run is his
-    // walk clip played fast: 123 rad/s on the slopes script with no wall
-    // in sight (issue 19), so running is judged on the feet only.
+    // walk clip played fast: 41 rad/s on the ladders script's slope with no
+    // wall in sight (issue 19; 123 before no foot was brought above its
+    // hip), so running is judged on the feet only.
     check("CesiumMan", &man, 28.0, None);
 }
 
