@@ -253,10 +253,20 @@ impl AnimState {
             && fade < 1.0
         {
             // The outgoing state: the pose shown when the crossfade began,
-            // held; the main layer shown then, frozen, for contacts.
-            let main = self
-                .held_main
-                .unwrap_or_else(|| self.mode_layers(clips, prev, prev_time, speed, walk_speed)[0]);
+            // held; the main layer shown then, frozen, for contacts. With
+            // no frame shown before (a crossfade in the first frame: landing
+            // at the spawn) the outgoing state's main layer at the
+            // crossfade's start stands in, frozen too: worked out afresh
+            // each frame, it turned from the stand to the gait as the body
+            // set off, and the feet's contacts with it.
+            let main = match self.held_main {
+                Some(main) => main,
+                None => {
+                    let main = self.mode_layers(clips, prev, prev_time, speed, walk_speed)[0];
+                    self.held_main = Some(main);
+                    main
+                }
+            };
             push(
                 Layer {
                     weight: (1.0 - fade),
@@ -512,5 +522,40 @@ mod tests {
         let second = layers[0].held.expect("the pose of mid-crossfade held");
         assert_ne!(first, second);
         assert_eq!(layers[1].clip.index, clips().fall.index);
+    }
+
+    #[test]
+    fn a_crossfade_in_the_first_frame_holds_its_stand_as_the_body_sets_off() {
+        // Landing at the spawn, the first frame starts a crossfade with no
+        // frame shown before it: its held layer stands in for the stand and
+        // stays the stand (both feet down) while the body speeds up into a
+        // walk. It turned into the walk's layer after two frames, and the
+        // feet's contacts dropped from 0.89 to 0.
+        let mut s = AnimState::default();
+        let mut p = Player::new(Vec2::ZERO);
+        p.state = Locomotion::Ground;
+        p.just_landed = true;
+        let mut out = no_layers();
+        let mut held = Vec::new();
+        for k in 0..6 {
+            p.vel = Vec2::new(0.25 * k as f32, 0.0);
+            let n = s.update(
+                &clips(),
+                &p,
+                &MoveParams::default(),
+                p.vel / 64.0,
+                1.0 / 64.0,
+                &mut out,
+            );
+            p.just_landed = false;
+            if let Some(l) = out[..n].iter().find(|l| l.held.is_some()) {
+                held.push((l.clip.index, l.still));
+            }
+        }
+        assert!(held.len() >= 4, "{held:?}");
+        assert!(
+            held.iter().all(|&h| h == (clips().idle.index, true)),
+            "{held:?}"
+        );
     }
 }

@@ -170,13 +170,14 @@ fn cesium_man_climbs_the_ladders_with_his_hands_and_feet_on_the_rungs() {
     // Joints on the ladder (climbing, getting on and off) turn at most 25
     // rad/s (the knight's target: 20). Today 20.9, a forearm as he climbs
     // over the top.
-    // Over every frame 42.9, an ankle as he drops in at the start; running
-    // up the 45° slope on his walk played four times over, 41.4 (it was
-    // 123, his front foot's ground above his lowered hip folding the leg
-    // past its knee: no foot is brought above 0.1 leg under the hip now,
-    // and that foot sinks into the slope for a few frames instead). Held so
-    // it gets no worse.
-    assert!(f(s, "max_joint_angular_speed_rad_s") <= 43.0);
+    // Over every frame 41.4, a knee running up the 45° slope on his walk
+    // played four times over (it was 123, his front foot's ground above his
+    // lowered hip folding the leg past its knee: no foot is brought above
+    // 0.1 leg under the hip now, and that foot sinks into the slope for a
+    // few frames instead; 42.9 an ankle in his first frames, while the
+    // spawn's landing crossfade took his stand for a walk). Held so it gets
+    // no worse.
+    assert!(f(s, "max_joint_angular_speed_rad_s") <= 42.0);
     let ladder_speed = doc["frames"]
         .as_array()
         .unwrap()
