@@ -77,6 +77,9 @@ const ARM_LET_GO_REACH: f32 = 0.97;
 /// up to a metre, without whipping the shoulder round (over 0.6 s it turned
 /// 33 rad/s).
 const ARM_LET_GO_TIME: f32 = 1.2;
+/// Fastest a hand is carried onto its hold getting on or off a ladder, m/s
+/// (1 m/s left a hand 4 cm off its rung when the climb began).
+const ARM_REACH_SPEED: f32 = 1.5;
 /// How much faster a ladder limb's solve weight comes in than its target
 /// moves onto the hold: the weight is full once the target has moved a
 /// quarter of the way, while the correction is still small.
@@ -374,6 +377,8 @@ struct Smoothing {
     /// Each limb's correction (legs, then arms) onto its hold in the last
     /// frame on the ladder, world metres.
     ladder_hold: [Vec3; 4],
+    /// Each arm's share of its hold (see `ladder_ik`).
+    arm_hold: [f32; 2],
     /// The moving platform under each foot last frame and where it was
     /// then: a planted foot moves with it.
     platform: [Option<(u16, Vec2)>; 2],
@@ -677,6 +682,7 @@ impl PosePipeline {
                 ladder: on_ladder.map(|(i, _)| i),
                 ladder_hold: [Vec3::ZERO; 4],
                 arm_let_go: [0.0; 2],
+                arm_hold: [0.0; 2],
                 platform: s.platform,
             };
         }
@@ -1412,6 +1418,25 @@ impl PosePipeline {
                     self.smooth.arm_let_go[slot - 2] = 0.0;
                 }
                 cw
+            };
+            // Getting on or off, a hand takes its hold no faster than
+            // ARM_REACH_SPEED carries it there: onto a ladder from its top,
+            // the hold comes in with the climb while the hand is nearly a
+            // metre above its rung, and the arm swung down for it at
+            // 26 rad/s. (On the rungs the hold is there already.)
+            let moving_on = on_ladder && input.player.ladder_move.is_some();
+            let hold = if is_arm {
+                let h = &mut self.smooth.arm_hold[slot - 2];
+                let most = *h + ARM_REACH_SPEED * input.dt.max(0.0) / reach.length().max(1e-3);
+                // Still catching up after the move: the same limit.
+                *h = if moving_on || *h < hold - 1e-3 {
+                    hold.min(most)
+                } else {
+                    hold
+                };
+                *h
+            } else {
+                hold
             };
             let target_w = aw + reach * hold;
             let weight = (hold * HOLD_WEIGHT_GAIN).min(1.0);
