@@ -351,6 +351,9 @@ struct Smoothing {
     /// Each foot's ground (ankle height) where its swing began: a swing's
     /// ground goes from there to where the foot will land.
     swing_from: [f32; 2],
+    /// How far each foot was carried clear of an edge by its last swing
+    /// (see [`EDGE_MARGIN`]), metres: kept through the stance it lands in.
+    land_shift: [f32; 2],
     foot_slope: [f32; 2],
     foot_align: [f32; 2],
     lock: [Option<Vec3>; 2],
@@ -667,6 +670,7 @@ impl PosePipeline {
                 foot_offset: [0.0; 2],
                 foot_reach: [0.0; 2],
                 swing_from: [p.pos.y; 2],
+                land_shift: [0.0; 2],
                 foot_slope: [0.0; 2],
                 foot_align: [0.0; 2],
                 lock: [None; 2],
@@ -873,8 +877,17 @@ impl PosePipeline {
                 None
             };
             // Landing clear of an edge, the foot is carried there through
-            // its swing.
-            let shift = landing.map_or(0.0, |l| l.moved * smoothstep(plan.progress) * plan.share);
+            // its swing, and stays there through the stance it lands in
+            // (its lock takes that place): the next swing starts from it.
+            // Off the ground the carry fades.
+            let shift = if plan.share > 0.0 {
+                landing.map_or(0.0, |l| l.moved * smoothstep(plan.progress) * plan.share)
+            } else if input.player.state == Locomotion::Ground {
+                self.smooth.land_shift[i]
+            } else {
+                self.smooth.land_shift[i] * (1.0 - approach(dt, REACH_RELEASE))
+            };
+            self.smooth.land_shift[i] = shift;
             let aw = aw + Vec3::X * shift;
             // The ankle height over the ground under it, for a foot lying on
             // the surface: the sole touches at s, the ankle sits fh along n.

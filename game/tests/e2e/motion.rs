@@ -187,18 +187,20 @@ fn every_transition_of_transitions_txt_is_measured_on_every_frame() {
     // ease of the ladder's depth). No teleports (climbing over a ladder's
     // top jumped 0.60 m).
     assert!(f(&s, "max_root_snap_m") <= 0.01, "root snap");
-    // Joint speed, target 20 rad/s on every frame: 24.4 today, a foot
-    // landing after the running jump (26.2 a shoulder getting onto the
-    // ladder from its top, while the hold came in with the climb with the
-    // hand nearly a metre above its rung: a hand is carried onto its hold
-    // at 1.5 m/s at most now). The running foot
+    // Joint speed, target 20 rad/s on every frame: 23.7 today, a shoulder
+    // getting onto the ladder from its top (26.2 while the hold came in with
+    // the climb with the hand nearly a metre above its rung: a hand is
+    // carried onto its hold at 1.5 m/s at most now); 24.4 a foot landing
+    // after the running jump, carried clear of the step's edge through its
+    // swing and put back on the edge the frame it landed (it keeps that
+    // place through the stance now). The running foot
     // coming down onto the 0.2 m step after the gap was 29.2 while the
     // step was found the frame the foot landed; a swing now reaches for
     // where it will land (were 63.8 at the running take-off, 54 jumping
     // off the ladder, 46 starting down from its top). Held so they get no
     // worse (issue 19).
-    assert!(f(&s, "max_joint_angular_speed_rad_s") <= 25.0);
-    assert!(f(&s, "joint_speed_by_cause/steady") <= 25.0);
+    assert!(f(&s, "max_joint_angular_speed_rad_s") <= 24.0);
+    assert!(f(&s, "joint_speed_by_cause/steady") <= 24.0);
     // Turning around, onto and off the ladders: the body turns through the
     // side view at 28.7 rad/s at most (a first-order ease turned 46 rad/s
     // in a turn's first frame; a mirror flip would be 201).
