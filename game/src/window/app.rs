@@ -521,10 +521,16 @@ impl App {
         };
         let down = event.state == ElementState::Pressed;
         let in_menu = self.game.in_menu();
+        // A menu moves one item per press: the key's auto-repeat is left
+        // alone (the menus are a few items long, and under load the X
+        // server's repeat turned one press into two).
         if down
             && (in_menu || code == KeyCode::Escape)
             && let Some(key) = keyboard_menu_key(code)
         {
+            if event.repeat {
+                return Ok(());
+            }
             let commands = self.game.key(key);
             return self.apply(commands, el);
         }
