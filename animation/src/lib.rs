@@ -22,6 +22,7 @@ pub mod gltf_import;
 pub mod ik;
 pub mod palette;
 pub mod pose;
+pub mod rate_limit;
 pub mod sampling;
 pub mod skeleton;
 pub mod skinning;
@@ -34,6 +35,7 @@ pub use blend::{
 pub use clip::{Clip, Interpolation, Track};
 pub use palette::{PaletteError, palette, palette_columns, palette_in_place};
 pub use pose::{Pose, local_to_model, local_to_model_from, translate_subtree};
+pub use rate_limit::{limit_rotations, rotation_angle};
 pub use sampling::{
     ClipError, SamplingCursor, Wrap, sample, sample_at, sample_joint, validate_clip, wrap_time,
 };
