@@ -39,6 +39,8 @@ pub enum Stage {
     FootIk,
     /// Ladder IK.
     LadderIk,
+    /// The joint speed limit (and the holds it re-solves).
+    Limit,
     /// Skinning palettes.
     Palette,
     /// Filling the renderer's frame (copying palettes, camera, lights).
@@ -55,7 +57,7 @@ pub enum Stage {
 }
 
 /// Number of [`Stage`]s.
-pub const STAGE_COUNT: usize = 12;
+pub const STAGE_COUNT: usize = 13;
 
 impl Stage {
     /// Every stage, in frame order.
@@ -66,6 +68,7 @@ impl Stage {
         Stage::Blend,
         Stage::FootIk,
         Stage::LadderIk,
+        Stage::Limit,
         Stage::Palette,
         Stage::Scene,
         Stage::Upload,
@@ -75,11 +78,12 @@ impl Stage {
     ];
 
     /// The pose stages (sample + blend + all IK + palette).
-    pub const POSE: [Stage; 5] = [
+    pub const POSE: [Stage; 6] = [
         Stage::Sample,
         Stage::Blend,
         Stage::FootIk,
         Stage::LadderIk,
+        Stage::Limit,
         Stage::Palette,
     ];
 
@@ -92,6 +96,7 @@ impl Stage {
             Stage::Blend => "blend",
             Stage::FootIk => "foot_ik",
             Stage::LadderIk => "ladder_ik",
+            Stage::Limit => "joint_limit",
             Stage::Palette => "palette",
             Stage::Scene => "scene",
             Stage::Upload => "upload",
@@ -113,6 +118,7 @@ impl Stage {
             PoseStage::Blend => Stage::Blend,
             PoseStage::FootIk => Stage::FootIk,
             PoseStage::LadderIk => Stage::LadderIk,
+            PoseStage::Limit => Stage::Limit,
             PoseStage::Palette => Stage::Palette,
         }
     }

@@ -18,7 +18,10 @@
 //!    animation puts the limb in the middle of that grip, and the correction
 //!    is interpolated between consecutive grips during the reach, so hands and
 //!    feet never pop and a held rung never changes.
-//! 5. **Palette**: model matrices times inverse bind matrices, ready to upload.
+//! 5. **Joint speed limit**: no joint turns faster than
+//!    [`MAX_JOINT_SPEED`] from one frame to the next; a limb that holds
+//!    something is solved back onto its hold.
+//! 6. **Palette**: model matrices times inverse bind matrices, ready to upload.
 //!
 //! Everything the pipeline needs is passed in ([`FrameInput`]); everything it
 //! remembers between frames (smoothing) and its scratch buffers live in
@@ -29,8 +32,8 @@ use std::f32::consts::PI;
 use animation::ik::two_bone::{KneeStrategy, Pole, TwoBoneCorrection, TwoBoneOptions};
 use animation::ik::{IkError, TwoBoneCoreInput, solve_core_batch};
 use animation::{
-    BlendLayer, Pose, SamplingCursor, Transform, Wrap, blend, local_to_model, palette,
-    palette_in_place, sample, translate_subtree,
+    BlendLayer, Pose, SamplingCursor, Transform, Wrap, blend, limit_rotations, local_to_model,
+    palette, palette_in_place, sample, translate_subtree,
 };
 use glam::{Affine3A, Mat4, Quat, Vec2, Vec3};
 
@@ -172,7 +175,11 @@ const ALIGN_NEAR_LIFT: f32 = 0.05;
 /// at. The clip's contact falls below it as soon as its foot starts to move
 /// (at about 0.16 m/s), and a lock held any longer keeps the foot a
 /// millimetre behind while the clip lifts it away, which the released foot
-/// then trails for several frames.
+/// then trails for several frames. Foot IK reads the contact one frame
+/// ahead too (`layer_contact_ahead`) and takes the lower: a run's contact
+/// falls from 1 to 0 within a frame, and a foot held to its last frame on
+/// the ground behind a body running up onto a slope straightened its knee
+/// at 23.6 rad/s.
 const UNLOCK_CONTACT: f32 = LOCK_CONTACT;
 /// How far below its rest height a planted ankle may stay where the clip puts
 /// it, metres. The baked clips interpolate between keys, so at heel strike
@@ -209,6 +216,28 @@ const KNEE_STRAIGHTEN_SPEED: f32 = 6.0;
 /// tenth of a millimetre, far below any real knee offset, so it decides
 /// only for a leg whose knee lies exactly on the hip→ankle line.
 const POLE_BIAS: f32 = 1e-4;
+/// The fastest any joint turns relative to its parent, rad/s (see
+/// [`PosePipeline::limit_joint_speed`]). The knight's clips turn their
+/// joints at up to about 17 rad/s (the run); IK's answers to constraints
+/// that change late (a foot swinging up a slope, a hand passing close to its
+/// shoulder, the pelvis lowering for a landing) reached 23–28 rad/s on a
+/// frame or two, which reads as a snap. Held just under the 20 rad/s at
+/// which the motion metrics call a turn a pop.
+pub const MAX_JOINT_SPEED: f32 = 19.0;
+/// A holding limb whose end the speed limit moved further than this is
+/// solved back onto its hold, metres.
+const LIMIT_RESOLVE: f32 = 1e-4;
+/// The shortest time over which a foot coming down onto the ground, not yet
+/// locked, takes its full share of the hold from the speed limit, seconds:
+/// a run's contact goes from 0 to 1 in a frame, and a leg that lands fully
+/// stretched on a descent would bend its knee at 23 rad/s in that frame.
+/// Planted (locked) feet are always held in full.
+const LIMIT_LAND_TIME: f32 = 0.1;
+/// How far off its hip→ankle line (a share of the thigh's length) a knee
+/// the speed limit held back must lie for the re-solve to keep its side;
+/// nearer the line the solve's own pole decides (a nearly straight knee's
+/// side is rounding, and keeping it flipped a knee 107 rad/s).
+const LIMIT_POLE_SHARE: f32 = 0.05;
 /// Knee and elbow hinge range, radians: from nearly straight to fully bent
 /// (each limb's [`crate::character::Limb::hinge`] is built with it).
 pub(crate) const HINGE_RANGE: (f32, f32) = (0.0, 2.7);
@@ -225,17 +254,20 @@ pub enum PoseStage {
     FootIk,
     /// Hands and feet onto rungs (step 4).
     LadderIk,
-    /// Skinning matrices (step 5).
+    /// No joint faster than [`MAX_JOINT_SPEED`] (step 5).
+    Limit,
+    /// Skinning matrices (step 6).
     Palette,
 }
 
 impl PoseStage {
     /// Every stage, in the order a frame runs them.
-    pub const ALL: [PoseStage; 5] = [
+    pub const ALL: [PoseStage; 6] = [
         PoseStage::Sample,
         PoseStage::Blend,
         PoseStage::FootIk,
         PoseStage::LadderIk,
+        PoseStage::Limit,
         PoseStage::Palette,
     ];
 }
@@ -314,6 +346,8 @@ pub struct PoseDebug {
     /// jumping, landing, mounting a ladder): more than one clip in the mix,
     /// and one of them not walk or run.
     pub transition: bool,
+    /// Joints [`MAX_JOINT_SPEED`] held back this frame.
+    pub limited_joints: u32,
 }
 
 /// Memory between frames.
@@ -385,6 +419,18 @@ struct Smoothing {
     /// The moving platform under each foot last frame and where it was
     /// then: a planted foot moves with it.
     platform: [Option<(u16, Vec2)>; 2],
+    /// Whether `PosePipeline::prev_rotations` holds the previous frame's
+    /// final pose (the joint speed limit has something to limit from).
+    limit_ready: bool,
+    /// Each foot's share of its ground hold in the joint speed limit last
+    /// frame (see [`LIMIT_LAND_TIME`]).
+    limit_hold: [f32; 2],
+    /// How far the joint speed limit left each foot from where IK put it
+    /// last frame, metres: a foot locks only once it has caught up.
+    limit_lag: [f32; 2],
+    /// Each foot's contact weight one frame ahead (see
+    /// `layer_contact_ahead`).
+    contact_ahead: [f32; 2],
 }
 
 /// One character's pose pipeline: scratch buffers and smoothing state.
@@ -392,6 +438,10 @@ struct Smoothing {
 pub struct PosePipeline {
     layer_locals: Vec<Vec<Transform>>,
     cursors: Vec<SamplingCursor>,
+    /// Each clip's time when a layer last played it, and how far that time
+    /// moved in the frame before, seconds (NaN: not played yet): what the
+    /// clip will do next frame, for contacts about to end.
+    clip_steps: Vec<[f32; 2]>,
     /// The animated local pose (clips blended, before IK) of the latest
     /// frame, and whether there was one.
     last_animated: Vec<Transform>,
@@ -402,6 +452,9 @@ pub struct PosePipeline {
     held_id: Option<u32>,
     /// The final local pose.
     pub pose: Pose,
+    /// The final local rotations of the previous frame (the joint speed
+    /// limit's reference).
+    prev_rotations: Vec<Quat>,
     /// Model matrices as animated, before IK (every joint; empty in a
     /// [`PosePipeline::lean`] pipeline, which keeps only its limbs').
     pub animated: Vec<Mat4>,
@@ -414,6 +467,11 @@ pub struct PosePipeline {
     /// solves, one leg at a time or a crowd's legs batched); `None` for a
     /// leg foot IK leaves alone.
     leg_opts: [Option<TwoBoneOptions>; 2],
+    /// The model-space direction each limb's knee or elbow was bent toward
+    /// by its latest solve this frame (legs, then arms; zero for a limb no
+    /// IK solved): where the joint speed limit's re-solve bends a limb whose
+    /// knee lies on its hip→ankle line.
+    limb_pole: [Vec3; 4],
     /// Model matrices after IK (in a [`PosePipeline::lean`] pipeline, once
     /// the palette stage has run, they hold the palette instead).
     pub models: Vec<Mat4>,
@@ -435,14 +493,17 @@ impl PosePipeline {
         Self {
             layer_locals: vec![character.skeleton.rest_locals().to_vec(); MAX_LAYERS],
             cursors: character.clips.iter().map(SamplingCursor::new).collect(),
+            clip_steps: vec![[f32::NAN, 0.0]; character.clips.len()],
             last_animated: character.skeleton.rest_locals().to_vec(),
             has_last: false,
             held_pose: character.skeleton.rest_locals().to_vec(),
             held_id: None,
             pose: character.skeleton.rest_pose(),
+            prev_rotations: Vec::with_capacity(n),
             animated: vec![Mat4::IDENTITY; n],
             limb_animated: [[Mat4::IDENTITY; 3]; 4],
             leg_opts: [None; 2],
+            limb_pole: [Vec3::ZERO; 4],
             models: vec![Mat4::IDENTITY; n],
             palette: vec![Mat4::IDENTITY; n],
             world: Mat4::IDENTITY,
@@ -537,6 +598,7 @@ impl PosePipeline {
                     self.ladder_ik(c, input);
                 }
             }
+            PoseStage::Limit => self.limit_joint_speed(c, input),
             PoseStage::Palette => {
                 self.debug.ground_weight = self.smooth.ground_weight;
                 self.debug.climb_weight = self.smooth.climb_weight;
@@ -556,6 +618,31 @@ impl PosePipeline {
     /// (the outgoing state of a crossfade, [`Layer::held`]) takes the
     /// animated pose of the frame before its crossfade began.
     fn sample(&mut self, c: &Character, layers: &[Layer]) {
+        // A held layer's clip does not move; a still one's contact does
+        // not depend on its time (and a rig whose idle is its walk held at
+        // one frame plays the same clip there as in its gait).
+        // The first layer playing a clip moves it (walk and run may be one
+        // clip, at one time).
+        let mut seen = [usize::MAX; MAX_LAYERS];
+        for (k, layer) in layers.iter().enumerate().take(MAX_LAYERS) {
+            if layer.held.is_some() || layer.still || seen.contains(&layer.clip.index) {
+                continue;
+            }
+            seen[k] = layer.clip.index;
+            let Some(e) = self.clip_steps.get_mut(layer.clip.index) else {
+                continue;
+            };
+            let duration = layer.clip.duration.max(1e-3);
+            let mut step = layer.time - e[0];
+            if layer.looping && step < -0.5 * duration {
+                step += duration;
+            }
+            // Not played last frame, or started over: no step known.
+            if !(step.is_finite() && step.abs() <= 0.25 * duration) {
+                step = 0.0;
+            }
+            *e = [layer.time, step];
+        }
         let n = layers.len().min(MAX_LAYERS);
         if let Some(layer) = single_layer(layers)
             && layer.held.is_none()
@@ -688,6 +775,10 @@ impl PosePipeline {
                 arm_let_go: [0.0; 2],
                 arm_hold: [0.0; 2],
                 platform: s.platform,
+                limit_ready: false,
+                limit_hold: [0.0; 2],
+                limit_lag: [0.0; 2],
+                contact_ahead: [0.0; 2],
             };
         }
         // A step up or down a stair on the ground: the root eases over it.
@@ -848,7 +939,14 @@ impl PosePipeline {
             aw + Vec3::Y * (self.smooth.foot_ground[i] - floor)
         });
         for (i, leg) in c.legs.iter().enumerate() {
-            let contact = layer_contact(leg, input.layers);
+            // The clip's contact, and the one foot IK works with: the
+            // lower of it and next frame's, so that a foot the clip lifts
+            // next frame is let go of and starts its swing now (see
+            // `UNLOCK_CONTACT`).
+            let clip_contact = layer_contact(leg, input.layers);
+            let ahead = layer_contact_ahead(leg, input.layers, &self.clip_steps);
+            self.smooth.contact_ahead[i] = ahead;
+            let contact = clip_contact.min(ahead);
             let [hip_a, _, ankle_a] = self.limb_animated[i];
             let aw = self.world.transform_point3(pos(&ankle_a));
             // A swinging foot on the ground goes from the ground it left
@@ -1100,6 +1198,7 @@ impl PosePipeline {
                     && lift <= LOCK_LIFT
                     && ground.is_some()
                     && sm.foot_offset[i].abs() <= LOCK_SETTLED
+                    && sm.limit_lag[i] <= LOCK_SETTLED
                     && ((-n_raw.x).atan2(n_raw.y) - slope * sm.foot_align[i]).abs()
                         <= LOCK_TILT =>
                 {
@@ -1145,7 +1244,7 @@ impl PosePipeline {
                 target: target_w,
                 probe: Vec3::new(sx, ground.unwrap_or(target_w.y - fh), aw.z),
                 weight: gw,
-                contact,
+                contact: clip_contact,
                 rung: None,
                 locked: sm.lock[i].is_some(),
                 stepping: sm.lock[i].is_none() && sm.release_lift[i] && sm.release_t[i] < 1.0,
@@ -1219,7 +1318,7 @@ impl PosePipeline {
             // The bound loosens as the clip brings the foot into contact,
             // so a knee a swing kept bent has caught up by the time the
             // foot locks, instead of snapping straight then.
-            let contact = self.debug.feet[i].contact;
+            let contact = self.debug.feet[i].contact.min(sm.contact_ahead[i]);
             let rate = KNEE_STRAIGHTEN_SPEED / (1.0 - contact).max(0.05);
             let slowest = sm.knee_correction[i] - rate * dt;
             sm.knee_correction[i] = if free { wanted.max(slowest) } else { wanted };
@@ -1263,6 +1362,7 @@ impl PosePipeline {
                 weight: gw,
                 ..TwoBoneOptions::new(targets[i])
             };
+            self.limb_pole[i] = pole;
             self.leg_opts[i] = Some(opts);
         }
     }
@@ -1271,6 +1371,7 @@ impl PosePipeline {
     /// each leg's two-bone options in `leg_opts` (none when IK is off).
     fn foot_ik_targets(&mut self, c: &Character, input: &FrameInput) {
         self.leg_opts = [None; 2];
+        self.limb_pole = [Vec3::ZERO; 4];
         if input.ik_enabled {
             self.foot_ik(c, input);
         }
@@ -1349,6 +1450,166 @@ impl PosePipeline {
                 }
             }
         }
+    }
+
+    /// Step 5: no joint turns faster than [`MAX_JOINT_SPEED`] relative to
+    /// its parent ([`animation::limit_rotations`] against the previous
+    /// frame's final pose).
+    ///
+    /// A limb holding something whose end the limit moved is then solved
+    /// back toward where IK had put it, with its knee or elbow nearest the
+    /// limited one: a limb passing near its own root turns fastest about
+    /// the root→end line, which costs the hold nothing to slow down.
+    /// - A locked foot, and a hand or foot on a rung, is solved all the way
+    ///   back: the hold wins over the limit.
+    /// - A foot coming onto the ground, not locked yet, goes toward it only
+    ///   as fast as the limit lets its leg, and locks once it has caught up.
+    ///   It may touch down a few frames after its clip does; its knee never
+    ///   snaps to make it on time (a run's foot landing stretched on a
+    ///   descent, a stop's crossfade).
+    ///
+    /// With IK off (the raw animation) and on the first frame after a reset
+    /// nothing is limited.
+    fn limit_joint_speed(&mut self, c: &Character, input: &FrameInput) {
+        let ready = self.smooth.limit_ready
+            && self.prev_rotations.len() == self.pose.locals.len()
+            && input.ik_enabled
+            && input.dt > 0.0;
+        if ready {
+            // How much each limb holds (legs, then arms): eased in with its
+            // contact weight, all of it from the weight a foot locks at, or
+            // locked. A foot coming onto the ground and not locked yet
+            // takes its share over at least `LIMIT_LAND_TIME`.
+            let holds = |d: &LimbDebug| {
+                if d.weight <= 0.0 {
+                    0.0
+                } else if d.locked {
+                    1.0
+                } else {
+                    smoothstep(d.contact / LOCK_CONTACT)
+                }
+            };
+            let d = &self.debug;
+            let rise = input.dt / LIMIT_LAND_TIME;
+            let mut share = [0.0f32; 4];
+            for (i, foot) in d.feet.iter().enumerate() {
+                // A foot the clip lifts next frame is held as it will be
+                // then (it is let go of now, see `UNLOCK_CONTACT`).
+                let ground = holds(&LimbDebug {
+                    contact: foot.contact.min(self.smooth.contact_ahead[i]),
+                    ..*foot
+                });
+                let last = &mut self.smooth.limit_hold[i];
+                *last = if foot.locked {
+                    ground
+                } else {
+                    ground.min(*last + rise)
+                };
+                share[i] = last.max(holds(&d.rung_feet[i]));
+            }
+            share[2] = holds(&d.hands[0]);
+            share[3] = holds(&d.hands[1]);
+            // Feet held on the ground but not locked there.
+            let soft = [0, 1].map(|i| !d.feet[i].locked && d.rung_feet[i].weight <= 0.0);
+            let limbs: [(Option<&Limb>, f32); 4] = [
+                (c.legs.first(), share[0]),
+                (c.legs.get(1), share[1]),
+                (c.arms.first(), share[2]),
+                (c.arms.get(1), share[3]),
+            ];
+            let held = limbs.map(|(limb, w)| {
+                let limb = limb.filter(|_| w > 0.0)?;
+                let end = self.models.get(limb.end)?;
+                Some((pos(end), rotation(end)))
+            });
+            let feet = [c.legs.first(), c.legs.get(1)]
+                .map(|l| l.and_then(|l| self.models.get(l.end)).map(pos));
+            let n = limit_rotations(
+                &self.prev_rotations,
+                &mut self.pose.locals,
+                MAX_JOINT_SPEED * input.dt,
+            );
+            self.debug.limited_joints = n as u32;
+            if n > 0 {
+                local_to_model(&c.skeleton, &self.pose.locals, &mut self.models);
+                for (k, ((limb, w), held)) in limbs.iter().zip(held).enumerate() {
+                    let (Some(limb), Some((at, turn))) = (limb, held) else {
+                        continue;
+                    };
+                    let now = pos(&self.models[limb.end]);
+                    if (now - at).length() * w <= LIMIT_RESOLVE {
+                        continue;
+                    }
+                    // The knee's side: the limited knee's, unless that
+                    // knee lies (nearly) on the hip→target line, where its
+                    // side is rounding and the solve's own pole decides.
+                    let target = now.lerp(at, *w);
+                    let hip = pos(&self.models[limb.start]);
+                    let knee = pos(&self.models[limb.mid]) - hip;
+                    let axis = (target - hip).normalize_or_zero();
+                    let across = |v: Vec3| v - axis * v.dot(axis);
+                    let solved = across(self.limb_pole[k]).normalize_or_zero();
+                    let kept = across(knee);
+                    // A knee that the target moved past to the other side
+                    // of its line (a limb far behind its target) is bent
+                    // the solve's way: kept, it would flip round.
+                    let pole = if kept.dot(solved) > 0.0 {
+                        kept + solved * (LIMIT_POLE_SHARE * knee.length())
+                    } else {
+                        solved
+                    };
+                    let opts = TwoBoneOptions {
+                        knee: KneeStrategy::Pole {
+                            pole: Pole::Direction(pole),
+                            twist: 0.0,
+                        },
+                        hinge: c.rig.pure_hinge(k >= 2).then_some(limb.hinge),
+                        end_rotation: Some((turn, *w)),
+                        ..TwoBoneOptions::new(target)
+                    };
+                    if limb
+                        .chain
+                        .solve(&opts, &c.skeleton, &mut self.pose, &mut self.models)
+                        .is_err()
+                    {
+                        self.debug.ik_errors += 1;
+                    }
+                    // A foot on its way onto the ground (not locked) goes
+                    // toward its hold only as fast as the limit lets its
+                    // leg: it catches up before it locks (see `limit_lag`).
+                    if k >= 2 || !soft[k] {
+                        continue;
+                    }
+                    let mut again = 0;
+                    for j in [limb.start, limb.mid, limb.end] {
+                        if let (Some(prev), Some(now)) =
+                            (self.prev_rotations.get(j), self.pose.locals.get_mut(j))
+                        {
+                            again += limit_rotations(
+                                std::slice::from_ref(prev),
+                                std::slice::from_mut(now),
+                                MAX_JOINT_SPEED * input.dt,
+                            );
+                        }
+                    }
+                    if again > 0 {
+                        local_to_model(&c.skeleton, &self.pose.locals, &mut self.models);
+                    }
+                }
+            }
+            for (i, (leg, was)) in c.legs.iter().zip(feet).enumerate().take(2) {
+                self.smooth.limit_lag[i] = match (was, self.models.get(leg.end)) {
+                    (Some(was), Some(now)) if n > 0 => (pos(now) - was).length(),
+                    _ => 0.0,
+                };
+            }
+        } else {
+            self.smooth.limit_lag = [0.0; 2];
+        }
+        self.prev_rotations.clear();
+        self.prev_rotations
+            .extend(self.pose.locals.iter().map(|t| t.rotation));
+        self.smooth.limit_ready = true;
     }
 
     /// Step 4: hands and feet onto rungs.
@@ -1453,9 +1714,10 @@ impl PosePipeline {
             };
             let target_w = aw + reach * hold;
             let weight = (hold * HOLD_WEIGHT_GAIN).min(1.0);
+            self.limb_pole[slot] = bend_direction(&self.limb_animated[slot], limb, axis);
             let opts = TwoBoneOptions {
                 knee: KneeStrategy::Pole {
-                    pole: Pole::Direction(bend_direction(&self.limb_animated[slot], limb, axis)),
+                    pole: Pole::Direction(self.limb_pole[slot]),
                     twist: 0.0,
                 },
                 // A knee or elbow that is not a pure hinge is bent unhinged.
@@ -1645,6 +1907,40 @@ pub fn layer_contact(limb: &Limb, layers: &[Layer]) -> f32 {
         total += l.weight;
     }
     if total > 1e-6 { sum / total } else { 0.0 }
+}
+
+/// [`layer_contact`] one frame ahead: each layer's clip moved on by the
+/// step it took in the last frame (`steps`, see
+/// `PosePipeline::clip_steps`); a held layer stays where it is.
+fn layer_contact_ahead(limb: &Limb, layers: &[Layer], steps: &[[f32; 2]]) -> f32 {
+    let mut ahead = [Layer {
+        clip: layers.first().map_or(
+            crate::character::anim_state::ClipInfo {
+                index: 0,
+                duration: 1.0,
+                cycle_distance: 0.0,
+            },
+            |l| l.clip,
+        ),
+        time: 0.0,
+        weight: 0.0,
+        looping: false,
+        still: false,
+        held: None,
+    }; MAX_LAYERS];
+    let n = layers.len().min(MAX_LAYERS);
+    for (a, l) in ahead.iter_mut().zip(layers) {
+        let step = if l.held.is_some() {
+            0.0
+        } else {
+            steps.get(l.clip.index).map_or(0.0, |e| e[1])
+        };
+        *a = Layer {
+            time: l.time + step,
+            ..*l
+        };
+    }
+    layer_contact(limb, &ahead[..n])
 }
 
 /// The floor the body walks to from `body` (its feet) toward `x`, floor by
@@ -2212,6 +2508,115 @@ mod tests {
                 assert!(jump <= 0.08, "{what}");
             }
         }
+    }
+
+    #[test]
+    fn the_contact_ahead_is_the_clips_one_step_on() {
+        // A run layer moving on by its last step reads next frame's
+        // contact; a held layer stays where it is.
+        let c = Character::knight().unwrap();
+        let run = c.clip_set.run;
+        let mut steps = vec![[f32::NAN, 0.0]; c.clips.len()];
+        let step = run.duration / 40.0;
+        steps[run.index] = [0.0, step];
+        let leg = &c.legs[0];
+        let mut changed = 0;
+        for k in 0..40 {
+            let layer = Layer {
+                clip: run,
+                time: k as f32 * step,
+                weight: 1.0,
+                looping: true,
+                still: false,
+                held: None,
+            };
+            let ahead = layer_contact_ahead(leg, &[layer], &steps);
+            let next = layer_contact(
+                leg,
+                &[Layer {
+                    time: layer.time + step,
+                    ..layer
+                }],
+            );
+            assert!((ahead - next).abs() < 1e-6, "{k}: {ahead} vs {next}");
+            let held = Layer {
+                held: Some(1),
+                ..layer
+            };
+            let now = layer_contact(leg, &[held]);
+            assert_eq!(layer_contact_ahead(leg, &[held], &steps), now);
+            changed += usize::from((ahead - now).abs() > 0.5);
+        }
+        assert!(changed > 0, "the run's contact never changed in a step");
+    }
+
+    /// Runs right over a 45° hill (up 2 m, down 2 m) and stops on the flat
+    /// beyond; returns the largest joint angular speed over every frame
+    /// (rad/s), the frames the speed limit held a joint back, and the
+    /// farthest a locked foot's ankle was from where foot IK held it
+    /// (metres).
+    fn over_a_hill() -> (f32, u32, f32) {
+        use crate::sim::Body;
+        use crate::sim::player::{DT, Input};
+        use crate::sim::world::{GroundSegment, Level};
+        let level = Level::from_profile(
+            "hill",
+            vec![
+                GroundSegment::ground(-5.0, 4.0, 0.0, 0.0),
+                GroundSegment::ground(4.0, 6.0, 0.0, 2.0),
+                GroundSegment::ground(6.0, 8.0, 2.0, 0.0),
+                GroundSegment::ground(8.0, 30.0, 0.0, 0.0),
+            ],
+            vec![],
+            Vec2::ZERO,
+            Vec2::new(29.0, 0.0),
+            -10.0,
+        );
+        let mut sim =
+            crate::sim::Sim::new(level, std::sync::Arc::new(Character::knight().unwrap()));
+        let mut prev: Vec<Quat> = Vec::new();
+        let (mut fastest, mut limited, mut held) = (0.0f32, 0, 0.0f32);
+        for frame in 0..300 {
+            sim.step(&Input {
+                move_x: if frame < 200 { 1.0 } else { 0.0 },
+                run: true,
+                ..Input::default()
+            });
+            sim.pose(DT);
+            let body = sim.world.get::<&Body>(sim.player).unwrap();
+            let p = &body.pipeline;
+            let now: Vec<Quat> = p.pose.locals.iter().map(|t| t.rotation).collect();
+            if !prev.is_empty() {
+                fastest = fastest.max(fastest_joint(&prev, &now, DT));
+            }
+            prev = now;
+            limited += u32::from(p.debug.limited_joints > 0);
+            let c = Character::knight().unwrap();
+            for (leg, foot) in c.legs.iter().zip(&p.debug.feet) {
+                if foot.locked && foot.weight >= 1.0 {
+                    let ankle = p.world.transform_point3(pos(&p.models[leg.end]));
+                    held = held.max((ankle - foot.target).length());
+                }
+            }
+        }
+        (fastest, limited, held)
+    }
+
+    #[test]
+    fn no_joint_outruns_the_speed_limit_and_planted_feet_stay_put() {
+        // Running up and down a 45° hill, IK asks a knee or thigh for more
+        // than 20 rad/s on a few frames (a foot landing on the descent with
+        // its leg stretched: 23.6 rad/s without the limit). The limit holds
+        // the joints to MAX_JOINT_SPEED, a locked foot's leg up to what its
+        // hold needs (19.9 today), and a locked foot is still held exactly
+        // where foot IK put it.
+        let (fastest, limited, held) = over_a_hill();
+        assert!(
+            limited > 0,
+            "the limit never had anything to do: {fastest} rad/s"
+        );
+        assert!(fastest <= 20.0, "{fastest} rad/s");
+        assert!(held <= 1e-3, "a locked foot {held} m off its place");
     }
 
     #[test]

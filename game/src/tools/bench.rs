@@ -490,10 +490,11 @@ fn scale(p: Percentiles, k: f64) -> Percentiles {
     }
 }
 
-/// Events a trace needs: per measured frame, 7 per group plus 8 on the main
-/// thread and GPU rows; capped at [`MAX_TRACE_EVENTS`].
+/// Events a trace needs: per measured frame, one per group for input, sim
+/// and each pose stage, plus 8 on the main thread and GPU rows; capped at
+/// [`MAX_TRACE_EVENTS`].
 fn trace_capacity(args: &BenchArgs, groups: usize) -> usize {
-    (args.frames * (groups * 7 + 8)).min(MAX_TRACE_EVENTS)
+    (args.frames * (groups * (2 + crate::profile::Stage::POSE.len()) + 8)).min(MAX_TRACE_EVENTS)
 }
 
 fn print_table(r: &BenchReport) {

@@ -37,6 +37,9 @@ pub struct FootFrame {
     pub planted: bool,
     /// Distance of the sole from the ground surface, metres (planted only).
     pub ground_error_m: Option<f32>,
+    /// The same for a foot the clip puts on the ground that is not locked
+    /// yet (see [`Summary::unlocked_contact_max_error_m`]).
+    pub unlocked_error_m: Option<f32>,
 }
 
 /// One frame of a run.
@@ -64,6 +67,8 @@ pub struct FrameRecord {
     pub flat_ik_delta_m: Option<f32>,
     /// The joint that turned fastest this frame.
     pub fastest_joint: usize,
+    /// Joints the pose pipeline's speed limit held back this frame.
+    pub limited_joints: u32,
     /// Travel of each planted ankle since it was planted, metres.
     pub slide_m: [f32; 2],
 }
@@ -84,6 +89,9 @@ pub struct Summary {
     pub max_joint_angular_speed_rad_s: f32,
     /// The same maximum split by what the frame was doing.
     pub joint_speed_by_cause: JointSpeedBreakdown,
+    /// Frames in which the pose pipeline's joint speed limit held at least
+    /// one joint back (`MAX_JOINT_SPEED`): how often IK asked for more.
+    pub joint_speed_limited_frames: u64,
     /// Largest jump of the character's root (its model placement) in one
     /// frame beyond what its velocity explains, metres. On each axis a
     /// frame's displacement is explained by the simulation's velocity (any
@@ -208,6 +216,7 @@ impl Recorder {
         let mut feet = [FootFrame::default(); 2];
         let mut slide = [0.0f32; 2];
         for (i, leg) in c.legs.iter().enumerate() {
+            let mut unlocked_error = None;
             let contact = p.debug.feet[i].contact;
             let ankle_m = p.world * p.models[leg.end];
             let ankle = ankle_m.w_axis.truncate();
@@ -224,12 +233,14 @@ impl Recorder {
                 if let Some(f) = foot_floor(level, player, sole.x) {
                     let err = ((sole.y - f.y) * f.normal().y).abs();
                     s.unlocked_contact_max_error_m = s.unlocked_contact_max_error_m.max(err);
+                    unlocked_error = Some(err);
                 }
             }
             feet[i] = FootFrame {
                 contact,
                 planted,
                 ground_error_m: None,
+                unlocked_error_m: unlocked_error,
             };
             if !planted {
                 self.plant_start[i] = None;
@@ -395,6 +406,9 @@ impl Recorder {
         self.prev_rotations.clear();
         self.prev_rotations
             .extend(p.pose.locals.iter().map(|t| t.rotation));
+        if p.debug.limited_joints > 0 {
+            s.joint_speed_limited_frames += 1;
+        }
         if max_speed.is_finite() {
             s.max_joint_angular_speed_rad_s = s.max_joint_angular_speed_rad_s.max(max_speed);
             let b = &mut s.joint_speed_by_cause;
@@ -465,6 +479,7 @@ impl Recorder {
             root_snap_m: root_snap,
             max_angular_speed: max_speed,
             fastest_joint,
+            limited_joints: p.debug.limited_joints,
             slide_m: slide,
             flat_ik_delta_m: flat_delta,
         });

@@ -44,13 +44,14 @@ fn bench(dir: &Path, tag: &str, args: &[&str]) -> Value {
     serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
 }
 
-const STAGES: [&str; 12] = [
+const STAGES: [&str; 13] = [
     "input",
     "sim",
     "sample",
     "blend",
     "foot_ik",
     "ladder_ik",
+    "joint_limit",
     "palette",
     "scene",
     "upload",
