@@ -77,13 +77,15 @@ fn cesium_man_walks_the_slopes_with_planted_feet() {
     // held foot followed the ground under its clip's drifting ankle on the
     // slopes; the knight: 1.3, target 1 cm).
     assert!(f(s, "stance_slide_max_m") <= 0.002);
-    // Joints turn at most 28 rad/s outside state changes (the knight's
-    // target: 20). Today 27.3, a knee folded to its limit with the pelvis
-    // dropped 0.36 m on the 45° climb: his legs are short for his stride.
-    // Was 104: solved as hinges, his nearly straight legs spun up to a
-    // quarter turn about their axis in one frame (see knee_pure_hinge in the
-    // rig file).
-    assert!(f(s, "joint_speed_by_cause/steady") <= 28.0);
+    // Target 20 rad/s on every frame: met (19.0, the pose pipeline's speed
+    // limit, on 28 frames of 1700). Before it 37.5, a hip as he stops on
+    // the slope and his stand comes in over three frames, and 27.3 a knee
+    // folded to its limit with the pelvis dropped 0.36 m on the 45° climb:
+    // his legs are short for his stride. Was 104: solved as hinges, his
+    // nearly straight legs spun up to a quarter turn about their axis in one
+    // frame (see knee_pure_hinge in the rig file).
+    assert!(f(s, "joint_speed_by_cause/steady") <= 20.0);
+    assert!(f(s, "max_joint_angular_speed_rad_s") <= 20.0);
     // IK moves a joint at most 12 cm on flat ground (the knight's target:
     // 1 mm). Today 11.5 cm, at the walk's start: the clip's left foot moves
     // 15 cm forward over a stance its contact curve calls planted, and the
@@ -170,14 +172,16 @@ fn cesium_man_climbs_the_ladders_with_his_hands_and_feet_on_the_rungs() {
     // Joints on the ladder (climbing, getting on and off) turn at most 25
     // rad/s (the knight's target: 20). Today 20.9, a forearm as he climbs
     // over the top.
-    // Over every frame 41.4, a knee running up the 45° slope on his walk
-    // played four times over (it was 123, his front foot's ground above his
-    // lowered hip folding the leg past its knee: no foot is brought above
-    // 0.1 leg under the hip now, and that foot sinks into the slope for a
-    // few frames instead; 42.9 an ankle in his first frames, while the
-    // spawn's landing crossfade took his stand for a walk). Held so it gets
-    // no worse.
-    assert!(f(s, "max_joint_angular_speed_rad_s") <= 42.0);
+    // Over every frame 28.3 (target 20), a knee whose foot is locked on the
+    // floor at a ladder's top while he stops, the pelvis lowering 3.5 cm in
+    // a frame for the other foot coming down: a locked foot's hold wins
+    // over the speed limit. Was 41.4 before the limit, a knee running up
+    // the 45° slope on his walk played four times over (123 before that,
+    // his front foot's ground above his lowered hip folding the leg past
+    // its knee: no foot is brought above 0.1 leg under the hip now; 42.9 an
+    // ankle in his first frames, while the spawn's landing crossfade took
+    // his stand for a walk). Held so it gets no worse.
+    assert!(f(s, "max_joint_angular_speed_rad_s") <= 29.0);
     let ladder_speed = doc["frames"]
         .as_array()
         .unwrap()
