@@ -187,6 +187,9 @@ const UNLOCK_CONTACT: f32 = LOCK_CONTACT;
 /// moves a nearly straight knee more than twice as far, while a sink of a
 /// millimetre is far inside the 5 mm a planted sole may be off the ground.
 const PLANTED_SINK: f32 = 0.001;
+/// How far from where a foot was last shown it is locked at most, metres
+/// (about what a running foot travels in a frame as it comes down).
+const LOCK_FROM_SHOWN: f32 = 0.02;
 /// A lock further than this from where the animation wants the foot is
 /// released, metres: the leg would have to stretch or cross.
 const LOCK_MAX_DRIFT: f32 = 0.3;
@@ -431,6 +434,9 @@ struct Smoothing {
     /// Each foot's contact weight one frame ahead (see
     /// `layer_contact_ahead`).
     contact_ahead: [f32; 2],
+    /// Each ankle where the last frame showed it, world metres (`None`
+    /// with IK off).
+    foot_shown: [Option<Vec3>; 2],
 }
 
 /// One character's pose pipeline: scratch buffers and smoothing state.
@@ -779,6 +785,7 @@ impl PosePipeline {
                 limit_hold: [0.0; 2],
                 limit_lag: [0.0; 2],
                 contact_ahead: [0.0; 2],
+                foot_shown: [None; 2],
             };
         }
         // A step up or down a stair on the ground: the root eases over it.
@@ -1202,7 +1209,17 @@ impl PosePipeline {
                     && ((-n_raw.x).atan2(n_raw.y) - slope * sm.foot_align[i]).abs()
                         <= LOCK_TILT =>
                 {
-                    Some(free + sm.release[i])
+                    // Where the clip has it, at most `LOCK_FROM_SHOWN` from
+                    // where the foot was last shown: a clip that moves a
+                    // foot its contact calls down (CesiumMan setting off
+                    // from his stand) would otherwise lock it centimetres
+                    // on, and the knee turned 48 rad/s to put it there.
+                    let at = free + sm.release[i];
+                    Some(sm.foot_shown[i].map_or(at, |f| {
+                        let on =
+                            Vec2::new(at.x - f.x, at.z - f.z).clamp_length_max(LOCK_FROM_SHOWN);
+                        Vec3::new(f.x + on.x, at.y, f.z + on.y)
+                    }))
                 }
                 None => None,
             };
@@ -1610,6 +1627,13 @@ impl PosePipeline {
         self.prev_rotations
             .extend(self.pose.locals.iter().map(|t| t.rotation));
         self.smooth.limit_ready = true;
+        for (shown, leg) in self.smooth.foot_shown.iter_mut().zip(&c.legs) {
+            *shown = self
+                .models
+                .get(leg.end)
+                .filter(|_| input.ik_enabled)
+                .map(|m| self.world.transform_point3(pos(m)));
+        }
     }
 
     /// Step 4: hands and feet onto rungs.
