@@ -1913,6 +1913,26 @@ fn is_transition(c: &Character, layers: &[Layer]) -> bool {
 /// or gripping): each layer's clip contact curve at its phase, weighted;
 /// a standing layer counts both feet down.
 pub fn layer_contact(limb: &Limb, layers: &[Layer]) -> f32 {
+    contact_at(limb, layers, |l| l.time)
+}
+
+/// [`layer_contact`] one frame ahead: each layer's clip moved on by the
+/// step it took in the last frame (`steps`, see
+/// `PosePipeline::clip_steps`); a held layer stays where it is.
+fn layer_contact_ahead(limb: &Limb, layers: &[Layer], steps: &[[f32; 2]]) -> f32 {
+    contact_at(limb, layers, |l| {
+        let step = if l.held.is_some() {
+            0.0
+        } else {
+            steps.get(l.clip.index).map_or(0.0, |e| e[1])
+        };
+        l.time + step
+    })
+}
+
+/// The layers' blended contact for `limb` with each layer's clip at
+/// `time(layer)`.
+fn contact_at(limb: &Limb, layers: &[Layer], time: impl Fn(&Layer) -> f32) -> f32 {
     let (mut sum, mut total) = (0.0, 0.0);
     for l in layers {
         if l.still {
@@ -1921,7 +1941,7 @@ pub fn layer_contact(limb: &Limb, layers: &[Layer]) -> f32 {
             total += l.weight;
             continue;
         }
-        let phase = l.time / l.clip.duration.max(1e-3);
+        let phase = time(l) / l.clip.duration.max(1e-3);
         let phase = if l.looping {
             phase
         } else {
@@ -1931,40 +1951,6 @@ pub fn layer_contact(limb: &Limb, layers: &[Layer]) -> f32 {
         total += l.weight;
     }
     if total > 1e-6 { sum / total } else { 0.0 }
-}
-
-/// [`layer_contact`] one frame ahead: each layer's clip moved on by the
-/// step it took in the last frame (`steps`, see
-/// `PosePipeline::clip_steps`); a held layer stays where it is.
-fn layer_contact_ahead(limb: &Limb, layers: &[Layer], steps: &[[f32; 2]]) -> f32 {
-    let mut ahead = [Layer {
-        clip: layers.first().map_or(
-            crate::character::anim_state::ClipInfo {
-                index: 0,
-                duration: 1.0,
-                cycle_distance: 0.0,
-            },
-            |l| l.clip,
-        ),
-        time: 0.0,
-        weight: 0.0,
-        looping: false,
-        still: false,
-        held: None,
-    }; MAX_LAYERS];
-    let n = layers.len().min(MAX_LAYERS);
-    for (a, l) in ahead.iter_mut().zip(layers) {
-        let step = if l.held.is_some() {
-            0.0
-        } else {
-            steps.get(l.clip.index).map_or(0.0, |e| e[1])
-        };
-        *a = Layer {
-            time: l.time + step,
-            ..*l
-        };
-    }
-    layer_contact(limb, &ahead[..n])
 }
 
 /// The floor the body walks to from `body` (its feet) toward `x`, floor by
