@@ -515,20 +515,23 @@ impl App {
         }
     }
 
-    fn key(&mut self, event: &KeyEvent, el: &ActiveEventLoop) -> Result<()> {
+    /// One key event. `synthetic`: made up by winit for a key already held
+    /// as the window gains focus (or let go of as it loses it).
+    fn key(&mut self, event: &KeyEvent, synthetic: bool, el: &ActiveEventLoop) -> Result<()> {
         let PhysicalKey::Code(code) = event.physical_key else {
             return Ok(());
         };
         let down = event.state == ElementState::Pressed;
         let in_menu = self.game.in_menu();
-        // A menu moves one item per press: the key's auto-repeat is left
-        // alone (the menus are a few items long, and under load the X
-        // server's repeat turned one press into two).
+        // A menu moves one item per press: neither the key's auto-repeat
+        // nor the press winit makes up for a key held as the window gains
+        // focus moves it (a Down pressed as the window took focus moved two
+        // items).
         if down
             && (in_menu || code == KeyCode::Escape)
             && let Some(key) = keyboard_menu_key(code)
         {
-            if event.repeat {
+            if event.repeat || synthetic {
                 return Ok(());
             }
             let commands = self.game.key(key);
@@ -547,7 +550,7 @@ impl App {
                 }
                 k.jump = down;
             }
-            KeyCode::KeyI if down && !event.repeat => {
+            KeyCode::KeyI if down && !event.repeat && !synthetic => {
                 self.game.settings.ik = !self.game.settings.ik;
                 eprintln!(
                     "ironstep: IK {}",
@@ -555,16 +558,16 @@ impl App {
                 );
                 self.settings_changed();
             }
-            KeyCode::F1 if down && !event.repeat => {
+            KeyCode::F1 if down && !event.repeat && !synthetic => {
                 self.game.settings.debug = !self.game.settings.debug;
                 self.settings_changed();
             }
-            KeyCode::F3 if down && !event.repeat => {
+            KeyCode::F3 if down && !event.repeat && !synthetic => {
                 if let Some(r) = self.running.as_mut() {
                     r.overlay.visible = !r.overlay.visible;
                 }
             }
-            KeyCode::F12 if down && !event.repeat => self.screenshot_next = true,
+            KeyCode::F12 if down && !event.repeat && !synthetic => self.screenshot_next = true,
             _ => {}
         }
         Ok(())
@@ -812,8 +815,12 @@ impl ApplicationHandler for Handler<'_> {
                     r.surface.resize(&r.gpu, (size.width, size.height));
                 }
             }
-            WindowEvent::KeyboardInput { event, .. } => {
-                if let Err(e) = self.app.key(&event, el) {
+            WindowEvent::KeyboardInput {
+                event,
+                is_synthetic,
+                ..
+            } => {
+                if let Err(e) = self.app.key(&event, is_synthetic, el) {
                     self.app.error = Some(e);
                     el.exit();
                 }

@@ -391,12 +391,20 @@ impl Designer {
                 self.modifiers = m.state();
                 false
             }
-            WindowEvent::KeyboardInput { event, .. } => {
+            WindowEvent::KeyboardInput {
+                event,
+                is_synthetic,
+                ..
+            } => {
                 let PhysicalKey::Code(code) = event.physical_key else {
                     return ui_used;
                 };
                 let down = event.state == ElementState::Pressed;
-                if code == KeyCode::F2 && down && !event.repeat {
+                // A press that acts once: not the key's auto-repeat, nor
+                // the press winit makes up for a key held as the window
+                // gains focus.
+                let press = down && !event.repeat && !*is_synthetic;
+                if code == KeyCode::F2 && press {
                     self.toggle();
                     return true;
                 }
@@ -414,7 +422,7 @@ impl Designer {
                         false
                     }
                     KeyCode::KeyS if self.modifiers.control_key() || self.ctrl_held => {
-                        if down && !event.repeat {
+                        if press {
                             self.save();
                         }
                         true
@@ -422,13 +430,13 @@ impl Designer {
                     KeyCode::KeyZ | KeyCode::KeyY
                         if self.modifiers.control_key() || self.ctrl_held =>
                     {
-                        if down {
+                        if down && !*is_synthetic {
                             let redo = code == KeyCode::KeyY || self.modifiers.shift_key();
                             self.history(redo);
                         }
                         true
                     }
-                    KeyCode::KeyP if down && !event.repeat => {
+                    KeyCode::KeyP if press => {
                         self.run_sim = !self.run_sim;
                         true
                     }
