@@ -128,6 +128,10 @@ const FOOT_TAU_STANCE: f32 = 0.01;
 /// Time constant of the pelvis rising back after a drop, seconds (lowering is
 /// immediate so a planted foot always reaches).
 const DROP_TAU_UP: f32 = 0.15;
+/// The fastest the pelvis lowering for one foot bends the knee of the
+/// other, locked foot, rad/s (see `PosePipeline::foot_ik`): with the clip's
+/// own knee motion, under the joint speed limit.
+const DROP_KNEE_SPEED: f32 = 12.0;
 /// The slowest the pelvis rises back while it is lower than needed, m/s.
 const DROP_MIN_RISE_SPEED: f32 = 0.02;
 /// Natural frequency of turning (left/right and onto a ladder), rad/s: a
@@ -434,6 +438,10 @@ struct Smoothing {
     /// Each foot's contact weight one frame ahead (see
     /// `layer_contact_ahead`).
     contact_ahead: [f32; 2],
+    /// Whether each foot's lock was placed this frame: it holds only if
+    /// the joint speed limit leaves the foot on it (see
+    /// `PosePipeline::limit_joint_speed`).
+    new_lock: [bool; 2],
     /// Each ankle where the last frame showed it, world metres (`None`
     /// with IK off).
     foot_shown: [Option<Vec3>; 2],
@@ -785,6 +793,7 @@ impl PosePipeline {
                 limit_hold: [0.0; 2],
                 limit_lag: [0.0; 2],
                 contact_ahead: [0.0; 2],
+                new_lock: [false; 2],
                 foot_shown: [None; 2],
             };
         }
@@ -1190,6 +1199,7 @@ impl PosePipeline {
                 && drift > RESTEP_DRIFT
                 && sm.lock[1 - i].is_some()
                 && drift >= other_drift(sm, i, &free_prev);
+            let was_locked = sm.lock[i].is_some();
             sm.lock[i] = match sm.lock[i] {
                 Some(l) if keep && !restep && contact >= UNLOCK_CONTACT => Some(l),
                 Some(l) => {
@@ -1223,6 +1233,7 @@ impl PosePipeline {
                 }
                 None => None,
             };
+            sm.new_lock[i] = !was_locked && sm.lock[i].is_some();
             let target_w = match sm.lock[i] {
                 Some(l) => {
                     sm.release[i] = Vec3::ZERO;
@@ -1267,17 +1278,45 @@ impl PosePipeline {
                 stepping: sm.lock[i].is_none() && sm.release_lift[i] && sm.release_t[i] < 1.0,
             };
         }
-        // Lower the pelvis so both feet can reach (at once; rise slowly,
-        // also when foot IK has faded out in the air).
+        // Lower the pelvis so both feet can reach (at once, as fast as a
+        // locked knee may follow; rise slowly, also when foot IK has faded
+        // out in the air).
         let mut need = 0.0f32;
+        // What a locked foot needs itself, which it gets at once.
+        let mut need_locked = 0.0f32;
         for (i, [hip, knee, ankle]) in self.limb_animated[..2].iter().enumerate() {
             let (hip, knee, ankle) = (pos(hip), pos(knee), pos(ankle));
             let full = (knee - hip).length() + (ankle - knee).length();
             let allowed = (REACH_FRACTION * full).max((ankle - hip).length());
-            need = need.max(required_drop(targets[i] - hip, allowed));
-            need = need.max(anticipate[i]);
+            let own = required_drop(targets[i] - hip, allowed);
+            need = need.max(own).max(anticipate[i]);
+            if self.smooth.lock[i].is_some() {
+                need_locked = need_locked.max(own);
+            }
         }
         let need = (need * gw).clamp(0.0, MAX_PELVIS_DROP);
+        let need_locked = (need_locked * gw).clamp(0.0, need);
+        // Lowered for the other foot, a locked foot's knee bends at most
+        // DROP_KNEE_SPEED: lowered at once, CesiumMan stopping at a
+        // ladder's top (his trailing foot coming down onto the floor)
+        // bent his planted knee at 28 rad/s. The other foot reaches the
+        // ground over the frames the pelvis takes, and locks once there.
+        let mut most = need;
+        for (i, leg) in self.limb_animated[..2].iter().enumerate() {
+            if self.smooth.lock[i].is_some() {
+                let [hip, knee, ankle] = leg.each_ref().map(pos);
+                let bones = ((knee - hip).length(), (ankle - knee).length());
+                let turn = DROP_KNEE_SPEED * dt;
+                most = drop_a_knee_follows(
+                    self.smooth.pelvis_drop,
+                    most,
+                    bones,
+                    targets[i] - hip,
+                    turn,
+                );
+            }
+        }
+        let need = most.max(need_locked);
         let s = &mut self.smooth;
         s.pelvis_drop = if need >= s.pelvis_drop {
             need
@@ -1517,7 +1556,7 @@ impl PosePipeline {
                     ..*foot
                 });
                 let last = &mut self.smooth.limit_hold[i];
-                *last = if foot.locked {
+                *last = if foot.locked && !self.smooth.new_lock[i] {
                     ground
                 } else {
                     ground.min(*last + rise)
@@ -1526,8 +1565,10 @@ impl PosePipeline {
             }
             share[2] = holds(&d.hands[0]);
             share[3] = holds(&d.hands[1]);
-            // Feet held on the ground but not locked there.
-            let soft = [0, 1].map(|i| !d.feet[i].locked && d.rung_feet[i].weight <= 0.0);
+            // Feet held but not locked: on their way onto the ground, just
+            // locked (see below), or on rungs (a foot on a rung is not
+            // judged on where it stands; a hand is).
+            let soft = [0, 1].map(|i| !d.feet[i].locked || self.smooth.new_lock[i]);
             let limbs: [(Option<&Limb>, f32); 4] = [
                 (c.legs.first(), share[0]),
                 (c.legs.get(1), share[1]),
@@ -1612,6 +1653,29 @@ impl PosePipeline {
                     if again > 0 {
                         local_to_model(&c.skeleton, &self.pose.locals, &mut self.models);
                     }
+                }
+            }
+            // A lock placed this frame holds only where the foot is shown
+            // on it: where the limit left it, and where it reached (the
+            // pelvis may still be lowering for it, see `DROP_KNEE_SPEED`).
+            // Touching down at the end of a swing the limit slowed, a foot
+            // pulled fully onto its new lock turned a knee at 22–33 rad/s
+            // (CesiumMan's walk played 4× over). Otherwise the foot stays
+            // on its way down, and locks once it has caught up.
+            for (i, leg) in c.legs.iter().enumerate().take(2) {
+                if !self.smooth.new_lock[i] {
+                    continue;
+                }
+                let off = match (held[i], self.models.get(leg.end)) {
+                    (Some(_), Some(now)) => {
+                        (self.world.transform_point3(pos(now)) - self.debug.feet[i].target).length()
+                    }
+                    _ => f32::INFINITY,
+                };
+                if off > LOCK_SETTLED {
+                    self.smooth.lock[i] = None;
+                    self.smooth.new_lock[i] = false;
+                    self.debug.feet[i].locked = false;
                 }
             }
             for (i, (leg, was)) in c.legs.iter().zip(feet).enumerate().take(2) {
@@ -2165,6 +2229,34 @@ fn knee_bend(thigh: f32, shin: f32, reach: f32) -> f32 {
     PI - cos.clamp(-1.0, 1.0).acos()
 }
 
+/// How far toward `need` a pelvis now lowered by `was` may go down (metres)
+/// while the knee of a leg with these `bones` (thigh, shin) holding a foot
+/// at `to_foot` from its hip (before any drop) bends at most `turn` radians
+/// more or less: `need` if the knee follows it within that, else the most
+/// it can (never less than `was`).
+fn drop_a_knee_follows(was: f32, need: f32, bones: (f32, f32), to_foot: Vec3, turn: f32) -> f32 {
+    if need <= was {
+        return need;
+    }
+    let bend = |d: f32| knee_bend(bones.0, bones.1, (to_foot + Vec3::Y * d).length());
+    let from = bend(was);
+    if (bend(need) - from).abs() <= turn {
+        return need;
+    }
+    // Bisection: the bend changes monotonically with the drop while the
+    // foot is below its hip (and the drop does not take the hip below it).
+    let (mut lo, mut hi) = (was, need);
+    for _ in 0..16 {
+        let mid = 0.5 * (lo + hi);
+        if (bend(mid) - from).abs() > turn {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    lo
+}
+
 /// The hip-to-ankle distance at which a knee with these bones bends `bend`
 /// radians: the inverse of [`knee_bend`].
 fn reach_for_bend(thigh: f32, shin: f32, bend: f32) -> f32 {
@@ -2334,6 +2426,30 @@ mod tests {
             prop_assert!((0.0..=PI).contains(&bend));
             let back = reach_for_bend(thigh, shin, bend);
             prop_assert!((back - reach).abs() < 2e-3, "{reach} -> {bend} -> {back}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn a_locked_knee_follows_the_pelvis_within_its_turn(
+            thigh in 0.2f32..0.6, shin in 0.2f32..0.6, x in -0.4f32..0.4, y in -1.0f32..-0.5,
+            was in 0.0f32..0.2, more in 0.0f32..0.2, turn in 0.02f32..0.5,
+        ) {
+            // A foot within the leg's reach (it is locked there).
+            let to_foot = Vec3::new(x, y, 0.0);
+            let to_foot = to_foot.normalize() * to_foot.length().min(0.98 * (thigh + shin));
+            let need = was + more;
+            let d = drop_a_knee_follows(was, need, (thigh, shin), to_foot, turn);
+            prop_assert!((was..=need).contains(&d), "{was} ≤ {d} ≤ {need}");
+            let bend = |d: f32| knee_bend(thigh, shin, (to_foot + Vec3::Y * d).length());
+            let turned = (bend(d) - bend(was)).abs();
+            prop_assert!(turned <= turn + 1e-4, "{turned} > {turn}");
+            // Held back only as far as the knee needs: all of its turn used.
+            if d < need {
+                prop_assert!(turned >= turn - 1e-3, "{turned} < {turn}");
+            }
+            // Rising is never held back.
+            prop_assert_eq!(drop_a_knee_follows(need, was, (thigh, shin), to_foot, turn), was);
         }
     }
 
