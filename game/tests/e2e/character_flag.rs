@@ -244,8 +244,12 @@ fn cesium_man_meets_the_motion_targets_on_every_script_and_level() {
             ],
         ),
     ];
-    for level in ["tutorial", "long", "tower"] {
+    // Each shipped level's own script (every shipped level has one), and
+    // the autopilot on each.
+    let levels = game::level::shipped::shipped_names();
+    for &level in &levels {
         let script = format!("assets/scripts/{level}.txt");
+        assert!(repo().join(&script).is_file(), "{script}");
         runs.push((
             level.into(),
             ["--level", level, "--input", &script, "--frames", "6000"]
@@ -253,7 +257,7 @@ fn cesium_man_meets_the_motion_targets_on_every_script_and_level() {
                 .to_vec(),
         ));
     }
-    for level in ["builtin", "tutorial", "long", "tower"] {
+    for level in std::iter::once("builtin").chain(levels) {
         runs.push((
             format!("autopilot_{level}"),
             ["--autopilot", "--level", level].map(String::from).to_vec(),
