@@ -5,7 +5,8 @@
 //!    smoothed), ladder depth, and step-ups smoothed so the body does not jump.
 //! 3. **Foot IK**: a ground probe under each ankle from the level's h(x) and
 //!    normal; each foot keeps its animated lift above the ground it is over;
-//!    the pelvis is lowered so both feet can reach; a two-bone solve per leg
+//!    the pelvis is lowered so both feet can reach (no faster than a locked
+//!    foot's knee may follow); a two-bone solve per leg
 //!    with the knee hinge limited and the foot turned to the surface normal in
 //!    proportion to its contact weight, so a swinging foot keeps its animated
 //!    orientation. A swinging knee straightens beyond its animation at a
@@ -19,8 +20,10 @@
 //!    is interpolated between consecutive grips during the reach, so hands and
 //!    feet never pop and a held rung never changes.
 //! 5. **Joint speed limit**: no joint turns faster than
-//!    [`MAX_JOINT_SPEED`] from one frame to the next; a limb that holds
-//!    something is solved back onto its hold.
+//!    [`MAX_JOINT_SPEED`] from one frame to the next; a locked foot and a
+//!    hand on a rung are solved back onto their holds, other feet reach
+//!    theirs at the limit's pace, and a foot locked this frame keeps its
+//!    lock only if it is shown on it.
 //! 6. **Palette**: model matrices times inverse bind matrices, ready to upload.
 //!
 //! Everything the pipeline needs is passed in ([`FrameInput`]); everything it
@@ -126,7 +129,8 @@ const WALK_EDGE: f32 = 1e-3;
 /// Time constant of a planted foot's ground height, seconds.
 const FOOT_TAU_STANCE: f32 = 0.01;
 /// Time constant of the pelvis rising back after a drop, seconds (lowering is
-/// immediate so a planted foot always reaches).
+/// immediate for a locked foot's own reach, so a planted foot always
+/// reaches; for the other foot see `DROP_KNEE_SPEED`).
 const DROP_TAU_UP: f32 = 0.15;
 /// The fastest the pelvis lowering for one foot bends the knee of the
 /// other, locked foot, rad/s (see `PosePipeline::foot_ik`): with the clip's
