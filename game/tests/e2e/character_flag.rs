@@ -26,30 +26,36 @@ fn run(extra: &[&str]) -> Output {
         .expect("the ironstep binary runs")
 }
 
-/// Runs `script` with CesiumMan for `frames` frames; returns the metrics
-/// document, its summary's NaN and IK-error counts checked and its goal
-/// reached.
-fn cesium_run(script: &str, frames: &str, name: &str) -> Value {
+/// Runs CesiumMan with these `run` arguments; returns the metrics document,
+/// the run's success and its summary's NaN and IK-error counts checked.
+fn cesium(args: &[&str], name: &str) -> Value {
     let metrics = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cesium_{name}.json"));
-    let m = metrics.to_str().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_ironstep"))
         .current_dir(repo())
-        .args(["run", "--input", script])
+        .arg("run")
+        .args(args)
         .args(["--character", CESIUM, "--rig", RIG])
-        .args(["--frames", frames, "--metrics", m])
+        .args(["--metrics", metrics.to_str().unwrap()])
         .output()
         .expect("the ironstep binary runs");
     assert!(
         out.status.success(),
-        "{}",
+        "{name}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     let doc: Value = serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap();
     let s = &doc["summary"];
     eprintln!("CesiumMan {name}: {s}");
-    assert_eq!(s["nan_count"], 0);
-    assert_eq!(s["ik_errors"], 0);
-    assert_eq!(s["goal_reached"], true);
+    assert_eq!(s["nan_count"], 0, "{name}: {s}");
+    assert_eq!(s["ik_errors"], 0, "{name}: {s}");
+    doc
+}
+
+/// Runs `script` with CesiumMan for `frames` frames; returns the metrics
+/// document, checked as [`cesium`] does and its goal reached.
+fn cesium_run(script: &str, frames: &str, name: &str) -> Value {
+    let doc = cesium(&["--input", script, "--frames", frames], name);
+    assert_eq!(doc["summary"]["goal_reached"], true);
     doc
 }
 
@@ -189,30 +195,6 @@ fn cesium_man_climbs_the_ladders_with_his_hands_and_feet_on_the_rungs() {
     assert!(f(s, "planted_foot_max_error_m") <= 0.005);
 }
 
-/// Runs CesiumMan with these `run` arguments; returns the metrics' summary,
-/// the run's success, NaN and IK-error counts checked.
-fn cesium_summary(args: &[&str], name: &str) -> Value {
-    let metrics = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cesium_all_{name}.json"));
-    let out = Command::new(env!("CARGO_BIN_EXE_ironstep"))
-        .current_dir(repo())
-        .arg("run")
-        .args(args)
-        .args(["--character", CESIUM, "--rig", RIG])
-        .args(["--metrics", metrics.to_str().unwrap()])
-        .output()
-        .expect("the ironstep binary runs");
-    assert!(
-        out.status.success(),
-        "{name}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap();
-    let s = doc["summary"].clone();
-    assert_eq!(s["nan_count"], 0, "{name}: {s}");
-    assert_eq!(s["ik_errors"], 0, "{name}: {s}");
-    s
-}
-
 #[test]
 fn cesium_man_meets_the_motion_targets_on_every_script_and_level() {
     // The targets of the knight's every-frame figures (issue 19) on every
@@ -266,7 +248,7 @@ fn cesium_man_meets_the_motion_targets_on_every_script_and_level() {
     let mut table = Vec::new();
     for (name, args) in &runs {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let s = cesium_summary(&args, name);
+        let s = cesium(&args, &format!("all_{name}"))["summary"].clone();
         if name.starts_with("autopilot") {
             assert_eq!(s["exit_reached"], true, "{name}: {s}");
         } else {
