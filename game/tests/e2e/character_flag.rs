@@ -202,7 +202,7 @@ fn cesium_man_meets_the_motion_targets_on_every_script_and_level() {
     // ladders, the walk up the slopes and the walls have tests of their
     // own, above and in walls.rs). Today every joint turns at 19.4 rad/s
     // at most (19.0, the speed limit, but for an arm on tutorial); before
-    // this session's changes 21.0 to 32.6 on seven of these runs, a foot
+    // this session's changes 21.0 to 32.6 on all nine of these runs, a foot
     // pulled onto a lock placed at the end of a swing the limit had
     // slowed, a foot held on a rung fully, and the pelvis lowering at once
     // for one foot while the other was locked.
