@@ -2508,17 +2508,27 @@ mod tests {
 
     /// The knight alone on flat ground from `x0` to `x1`, spawned `h`
     /// metres above it at x = 0 (the exit near the right end).
+    /// The knight at `spawn` on a level of these ground `segments` (no
+    /// ladders) whose exit is at `exit`.
+    fn knight_on(
+        name: &str,
+        segments: Vec<crate::sim::world::GroundSegment>,
+        spawn: Vec2,
+        exit: Vec2,
+    ) -> crate::sim::Sim {
+        let level =
+            crate::sim::world::Level::from_profile(name, segments, vec![], spawn, exit, -10.0);
+        crate::sim::Sim::new(level, std::sync::Arc::new(Character::knight().unwrap()))
+    }
+
     fn knight_on_flat_ground(x0: f32, x1: f32, h: f32) -> crate::sim::Sim {
-        use crate::sim::world::{GroundSegment, Level};
-        let level = Level::from_profile(
+        use crate::sim::world::GroundSegment;
+        knight_on(
             "flat",
             vec![GroundSegment::ground(x0, x1, 0.0, 0.0)],
-            vec![],
             Vec2::new(0.0, h),
             Vec2::new(x1 - 1.0, 0.0),
-            -10.0,
-        );
-        crate::sim::Sim::new(level, std::sync::Arc::new(Character::knight().unwrap()))
+        )
     }
 
     /// Runs right on flat ground (running when `run`), jumping at frame 90;
@@ -2568,7 +2578,7 @@ mod tests {
     fn over_stairs(run: bool, rise: f32) -> (f32, f32) {
         use crate::sim::Body;
         use crate::sim::player::{DT, Input};
-        use crate::sim::world::{GroundSegment, Level};
+        use crate::sim::world::GroundSegment;
         let (tread, riser, steps) = (0.45, 0.2 * rise, 6);
         let mut segments = vec![GroundSegment::ground(-5.0, 4.0, 0.0, 0.0)];
         for k in 0..steps {
@@ -2578,16 +2588,7 @@ mod tests {
         }
         let (end, top) = (4.0 + steps as f32 * tread, steps as f32 * riser);
         segments.push(GroundSegment::ground(end, end + 20.0, top, top));
-        let level = Level::from_profile(
-            "stairs",
-            segments,
-            vec![],
-            Vec2::ZERO,
-            Vec2::new(end + 19.0, top),
-            -10.0,
-        );
-        let mut sim =
-            crate::sim::Sim::new(level, std::sync::Arc::new(Character::knight().unwrap()));
+        let mut sim = knight_on("stairs", segments, Vec2::ZERO, Vec2::new(end + 19.0, top));
         let mut prev: Vec<Quat> = Vec::new();
         let mut prev_target = [None::<f32>; 2];
         let (mut joint, mut jump) = (0.0f32, 0.0f32);
@@ -2690,8 +2691,8 @@ mod tests {
     fn over_a_hill() -> (f32, u32, f32) {
         use crate::sim::Body;
         use crate::sim::player::{DT, Input};
-        use crate::sim::world::{GroundSegment, Level};
-        let level = Level::from_profile(
+        use crate::sim::world::GroundSegment;
+        let mut sim = knight_on(
             "hill",
             vec![
                 GroundSegment::ground(-5.0, 4.0, 0.0, 0.0),
@@ -2699,13 +2700,9 @@ mod tests {
                 GroundSegment::ground(6.0, 8.0, 2.0, 0.0),
                 GroundSegment::ground(8.0, 30.0, 0.0, 0.0),
             ],
-            vec![],
             Vec2::ZERO,
             Vec2::new(29.0, 0.0),
-            -10.0,
         );
-        let mut sim =
-            crate::sim::Sim::new(level, std::sync::Arc::new(Character::knight().unwrap()));
         let mut prev: Vec<Quat> = Vec::new();
         let (mut fastest, mut limited, mut held) = (0.0f32, 0, 0.0f32);
         for frame in 0..300 {
@@ -2761,21 +2758,17 @@ mod tests {
         // crouched for it.
         use crate::sim::Body;
         use crate::sim::player::{DT, Input, Locomotion};
-        use crate::sim::world::{GroundSegment, Level};
-        let level = Level::from_profile(
+        use crate::sim::world::GroundSegment;
+        let mut sim = knight_on(
             "post",
             vec![
                 GroundSegment::ground(-5.0, 0.0, 0.0, 0.0),
                 GroundSegment::ground(0.0, 1.0, 1.0, 1.0),
                 GroundSegment::ground(1.0, 10.0, 0.0, 0.0),
             ],
-            vec![],
             Vec2::new(0.6, 1.4),
             Vec2::new(9.0, 0.0),
-            -10.0,
         );
-        let mut sim =
-            crate::sim::Sim::new(level, std::sync::Arc::new(Character::knight().unwrap()));
         let mut lowest = f32::INFINITY;
         let mut on_post = 0;
         for _ in 0..200 {
