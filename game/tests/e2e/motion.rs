@@ -168,6 +168,30 @@ fn a_missing_script_is_a_one_line_error_naming_it() {
 }
 
 #[test]
+fn a_goal_not_reached_is_named_with_where_the_run_ended() {
+    // slopes_walk.txt ends within 0.5 m of (28.9, 0.0); ten frames do not
+    // get there.
+    let out = Command::new(env!("CARGO_BIN_EXE_ironstep"))
+        .current_dir(repo())
+        .args([
+            "run",
+            "--input",
+            "assets/scripts/slopes_walk.txt",
+            "--frames",
+            "10",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(
+            "goal NOT reached (the script's goal: end within 0.50 m of (28.90, 0.00); ended at ("
+        ),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn every_transition_of_transitions_txt_is_measured_on_every_frame() {
     // Start and stop, turns, walk <-> run, jumps in place, a running jump,
     // the first ladder climbed on at its foot and over its top, down it from
