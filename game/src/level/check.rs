@@ -55,9 +55,10 @@ pub struct CheckArgs {
     /// (`builtin`, `tutorial`, `long`, `tower`). The built-in level is made
     /// by code, not a Tiled map: it is accepted with a warning that there
     /// is nothing to check.
-    #[arg(required = true)]
+    #[arg(required = true, value_name = "LEVEL")]
     pub files: Vec<String>,
-    /// Print one JSON document instead of `file:location: message` lines.
+    /// Print one JSON document instead of `file:location: severity: message`
+    /// lines.
     #[arg(long)]
     pub json: bool,
 }
