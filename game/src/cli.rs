@@ -331,4 +331,39 @@ mod tests {
             "play, run, bench and check-level take a level"
         );
     }
+
+    /// ARCHITECTURE.md's invariants name every dependency of the
+    /// `animation` and `renderer` crates (their `[dependencies]`).
+    #[test]
+    fn the_architecture_names_every_dependency_of_the_library_crates() {
+        let arch = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+        for krate in ["animation", "renderer"] {
+            let line = arch
+                .lines()
+                .skip_while(|l| !l.starts_with(&format!("- `{krate}` depends on")))
+                .take_while(|l| !l.trim().is_empty() && !l.starts_with("- `game`"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            assert!(
+                !line.is_empty(),
+                "ARCHITECTURE.md: no `{krate}` depends on ... line"
+            );
+            let toml = std::fs::read_to_string(root().join(krate).join("Cargo.toml")).unwrap();
+            let deps = toml
+                .lines()
+                .skip_while(|l| l.trim() != "[dependencies]")
+                .skip(1)
+                .take_while(|l| !l.starts_with('['))
+                .filter_map(|l| l.split(['.', '=', ' ']).next())
+                .filter(|n| !n.is_empty())
+                .collect::<Vec<_>>();
+            assert!(!deps.is_empty(), "{krate}: no dependencies read");
+            for d in deps {
+                assert!(
+                    line.contains(&format!("`{d}`")) || line.contains(d),
+                    "ARCHITECTURE.md does not name {krate}'s dependency {d}: {line}"
+                );
+            }
+        }
+    }
 }
