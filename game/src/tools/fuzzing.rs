@@ -1,11 +1,14 @@
 //! The bodies of our fuzz targets, shared by `fuzz/` (cargo-fuzz, libFuzzer)
 //! and by the test that replays the committed corpus in every test run
-//! (`game/tests/fuzz_corpus.rs`), so both exercise exactly the same code.
+//! (`game/tests/e2e/fuzz_corpus.rs`), so both exercise exactly the same code.
 //!
 //! Each function takes arbitrary bytes, feeds them to one loader the way
 //! the game does, and then uses what was accepted: a loader may refuse
 //! anything, but what it accepts must be usable without panics or NaN.
-//! A broken promise panics here, which libFuzzer reports as a crash.
+//! A broken promise panics here, which libFuzzer reports as a crash. Each
+//! returns whether its loader accepted the input: the corpus replay
+//! requires that of our own seeds (the shipped levels and scripts, the
+//! small knights), so a seed the loader starts refusing fails there.
 //!
 //! - [`gltf_import`]: `animation::gltf_import::load_from_bytes`, then every
 //!   skin's rest pose and every clip sampled at its start, middle and end.
