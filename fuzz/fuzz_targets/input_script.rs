@@ -2,5 +2,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(init: game::tools::fuzzing::init(), |data: &[u8]| {
-    game::tools::fuzzing::input_script(data)
+    game::tools::fuzzing::input_script(data);
 });

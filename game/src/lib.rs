@@ -16,6 +16,8 @@
 //! - [`flow`]: the game around the levels: a level's run (timer, falls,
 //!   checkpoints, respawn, exit), the level sequence, menus and screens,
 //!   saved progress and settings; no window needed.
+//! - [`cli`]: the `ironstep` command line (its clap definition and the
+//!   dispatch to each subcommand).
 //! - [`tools`]: the command-line tools (`run`, `bench`, `inspect`,
 //!   `render`, `ik-lab`) and the fuzz targets' bodies.
 //! - [`scene`] (what the renderer is given), [`dust`] (the pool of dust
@@ -25,6 +27,7 @@
 
 pub mod audio;
 pub mod character;
+pub mod cli;
 pub mod dust;
 pub mod flow;
 pub mod fsio;

@@ -12,8 +12,31 @@ use renderer::{
 };
 use std::path::{Path, PathBuf};
 
-/// Mean FLIP error allowed between a render and its golden image.
+/// Mean FLIP error allowed between a render and its golden image, over the
+/// whole picture: a scene-wide change (lighting, fog, a shifted camera).
 const FLIP_MEAN_LIMIT: f32 = 0.02;
+/// Side of the square tiles the FLIP error is also averaged over, pixels: a
+/// little more than the thinnest object the goldens show (a debug line is
+/// 1–2 px wide, a rung marker 5 px), so that one object missing from the
+/// picture shows in the tiles it covers instead of being averaged away
+/// over the whole picture (the ladder erased from `slopes_ladder` moves
+/// the whole picture's mean by only 0.012, the debug lines erased from
+/// `lit_shadow` by 0.003).
+const FLIP_TILE: u32 = 16;
+/// Largest mean FLIP error allowed in any one tile. Today's renders on
+/// lavapipe: 0.005 (`lit_shadow`) and 0.012 (`slopes_ladder`); with one
+/// object erased (see `golden_comparison_fails_when_an_object_is_missing`)
+/// 0.07 (the ground probe's 5-pixel point) to 0.86 (a whole tube).
+const FLIP_TILE_LIMIT: f32 = 0.04;
+/// A pixel whose FLIP error is above this differs visibly from its golden
+/// (FLIP's own scale: 0 identical, 1 the largest difference). Today's
+/// renders differ by 0.04 at most in any pixel; an erased object's pixels
+/// by 0.56 to 0.92.
+const FLIP_PIXEL_THRESHOLD: f32 = 0.3;
+/// Largest share of the picture's pixels that may differ visibly (above
+/// [`FLIP_PIXEL_THRESHOLD`]): 0.01 %, 13 of the goldens' 129,600 pixels.
+/// Today's renders have none; the debug lines erased make 0.11 %.
+const FLIP_PIXEL_SHARE_LIMIT: f32 = 0.0001;
 /// Least luma standard deviation (0..255 scale) of a real render: a blank
 /// or single-colour image has 0, our scenes have well over 20.
 const MIN_LUMA_SD: f32 = 10.0;
@@ -56,8 +79,111 @@ fn has_content(rgba: &[u8]) -> Result<(), String> {
     }
 }
 
+/// How far a render is from its golden image by FLIP.
+struct FlipStats {
+    /// Mean FLIP error over the whole picture.
+    mean: f32,
+    /// The largest mean over one [`FLIP_TILE`]-pixel tile, and that tile's
+    /// top-left corner in pixels.
+    worst_tile: (f32, u32, u32),
+    /// Share of pixels whose error is above [`FLIP_PIXEL_THRESHOLD`].
+    visible_share: f32,
+    /// The largest error of one pixel.
+    max: f32,
+    /// The per-pixel error, row by row (for the diff picture).
+    error: nv_flip::FlipImageFloat,
+}
+
+impl FlipStats {
+    /// The three figures, in words.
+    fn summary(&self) -> String {
+        format!(
+            "mean {:.5}, worst tile {:.5} at ({}, {}), visible {:.4} %, largest {:.3}",
+            self.mean,
+            self.worst_tile.0,
+            self.worst_tile.1,
+            self.worst_tile.2,
+            self.visible_share * 100.0,
+            self.max
+        )
+    }
+
+    /// Every limit this comparison breaks, in words (empty: it matches).
+    fn failures(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.mean > FLIP_MEAN_LIMIT {
+            out.push(format!("mean FLIP {:.4} > {FLIP_MEAN_LIMIT}", self.mean));
+        }
+        let (tile, x, y) = self.worst_tile;
+        if tile > FLIP_TILE_LIMIT {
+            out.push(format!(
+                "mean FLIP {tile:.4} > {FLIP_TILE_LIMIT} in the {FLIP_TILE}-px tile at ({x}, {y})"
+            ));
+        }
+        if self.visible_share > FLIP_PIXEL_SHARE_LIMIT {
+            out.push(format!(
+                "{:.3} % of pixels have FLIP > {FLIP_PIXEL_THRESHOLD} (limit {:.3} %)",
+                self.visible_share * 100.0,
+                FLIP_PIXEL_SHARE_LIMIT * 100.0
+            ));
+        }
+        out
+    }
+}
+
+/// Compares two RGBA pictures of `width` × `height` with FLIP: the whole
+/// picture's mean, the worst tile's mean and the share of visibly
+/// different pixels (the limits above).
+fn compare_flip(width: u32, height: u32, reference: &[u8], test: &[u8]) -> FlipStats {
+    let rgb = |v: &[u8]| {
+        v.chunks_exact(4)
+            .flat_map(|p| [p[0], p[1], p[2]])
+            .collect::<Vec<u8>>()
+    };
+    let ref_img = nv_flip::FlipImageRgb8::with_data(width, height, &rgb(reference));
+    let test_img = nv_flip::FlipImageRgb8::with_data(width, height, &rgb(test));
+    let error = nv_flip::flip(ref_img, test_img, nv_flip::DEFAULT_PIXELS_PER_DEGREE);
+    let values = error.to_vec();
+    let mean = values.iter().sum::<f32>() / values.len() as f32;
+    let visible = values.iter().filter(|&&v| v > FLIP_PIXEL_THRESHOLD).count();
+    let mut worst_tile = (0.0f32, 0, 0);
+    // Tiles overlap by half, so an object on a tile boundary still fills
+    // most of one tile; the last row and column of tiles are moved in to
+    // stay whole (a sliver of a tile would weigh a few pixels as many).
+    let step = (FLIP_TILE / 2) as usize;
+    let starts = |size: u32| {
+        (0..size.saturating_sub(FLIP_TILE) + step as u32)
+            .step_by(step)
+            .map(move |t| t.min(size.saturating_sub(FLIP_TILE)))
+    };
+    for ty in starts(height) {
+        for tx in starts(width) {
+            let (x1, y1) = ((tx + FLIP_TILE).min(width), (ty + FLIP_TILE).min(height));
+            let mut sum = 0.0;
+            for y in ty..y1 {
+                let row = (y * width) as usize;
+                sum += values[row + tx as usize..row + x1 as usize]
+                    .iter()
+                    .sum::<f32>();
+            }
+            let tile = sum / ((x1 - tx) * (y1 - ty)) as f32;
+            if tile > worst_tile.0 {
+                worst_tile = (tile, tx, ty);
+            }
+        }
+    }
+    FlipStats {
+        mean,
+        worst_tile,
+        visible_share: visible as f32 / values.len() as f32,
+        max: values.iter().copied().fold(0.0, f32::max),
+        error,
+    }
+}
+
 /// Compares with `tests/golden/<name>.png` (writing it when
-/// `IRONSTEP_UPDATE_GOLDEN=1`); on mismatch writes `.actual.png` and `.diff.png`.
+/// `IRONSTEP_UPDATE_GOLDEN=1`) by [`compare_flip`]; on mismatch writes
+/// `.actual.png` and `.diff.png`.
 fn check_golden(name: &str, width: u32, height: u32, rgba: &[u8]) {
     let dir = golden_dir();
     let reference = dir.join(format!("{name}.png"));
@@ -79,18 +205,12 @@ fn check_golden(name: &str, width: u32, height: u32, rgba: &[u8]) {
         );
     };
     assert_eq!((rw, rh), (width, height), "{name}: golden size differs");
-    let rgb = |v: &[u8]| {
-        v.chunks_exact(4)
-            .flat_map(|p| [p[0], p[1], p[2]])
-            .collect::<Vec<u8>>()
-    };
-    let ref_img = nv_flip::FlipImageRgb8::with_data(width, height, &rgb(&reference_rgba));
-    let test_img = nv_flip::FlipImageRgb8::with_data(width, height, &rgb(rgba));
-    let error = nv_flip::flip(ref_img, test_img, nv_flip::DEFAULT_PIXELS_PER_DEGREE);
-    let mean = nv_flip::FlipPool::from_image(&error).mean();
-    if mean > FLIP_MEAN_LIMIT {
+    let stats = compare_flip(width, height, &reference_rgba, rgba);
+    eprintln!("{name}: {}", stats.summary());
+    let failures = stats.failures();
+    if !failures.is_empty() {
         write_png_rgba(&actual_path, width, height, rgba).unwrap();
-        let diff = error.apply_color_lut(&nv_flip::magma_lut()).to_vec();
+        let diff = stats.error.apply_color_lut(&nv_flip::magma_lut()).to_vec();
         let diff_rgba: Vec<u8> = diff
             .chunks_exact(3)
             .flat_map(|p| [p[0], p[1], p[2], 255])
@@ -103,8 +223,115 @@ fn check_golden(name: &str, width: u32, height: u32, rgba: &[u8]) {
         )
         .unwrap();
         panic!(
-            "{name}: mean FLIP {mean:.4} > {FLIP_MEAN_LIMIT}; see {}",
+            "{name}: {}; see {}",
+            failures.join("; "),
             actual_path.display()
+        );
+    }
+}
+
+/// A pixel rectangle, `x0..x1` × `y0..y1`.
+type Rect = (u32, u32, u32, u32);
+
+/// Erases what `rect` holds by painting each of its rows with a straight
+/// blend from the pixel left of it to the pixel right of it: the background
+/// around a thin upright object, as if it were not drawn.
+fn erase_rect(rgba: &mut [u8], width: u32, (x0, x1, y0, y1): Rect) {
+    for y in y0..y1 {
+        let at = |x: u32| ((y * width + x) * 4) as usize;
+        let (l, r) = (at(x0 - 1), at(x1));
+        let (left, right) = (rgba[l..l + 4].to_vec(), rgba[r..r + 4].to_vec());
+        for x in x0..x1 {
+            let t = (x - x0 + 1) as f32 / (x1 - x0 + 1) as f32;
+            for c in 0..4 {
+                let v = f32::from(left[c]) * (1.0 - t) + f32::from(right[c]) * t;
+                rgba[at(x) + c] = v.round() as u8;
+            }
+        }
+    }
+}
+
+/// Erases every pixel of `colour` (a flat debug colour: a line or point
+/// drawn over the scene) by giving it the colour of the nearest pixel to
+/// its left that is not of that colour: what lies under a thin line.
+fn erase_colour(rgba: &mut [u8], width: u32, colour: fn(&[u8]) -> bool) -> usize {
+    let mut erased = 0;
+    for row in rgba.chunks_exact_mut(width as usize * 4) {
+        let mut last = None;
+        for x in 0..width as usize {
+            let p = x * 4;
+            if colour(&row[p..p + 4]) {
+                if let Some(l) = last {
+                    row.copy_within(l..l + 4, p);
+                    erased += 1;
+                }
+            } else {
+                last = Some(p);
+            }
+        }
+    }
+    erased
+}
+
+/// The debug overlay's flat colours in the goldens (yellow bones, magenta
+/// and cyan points), told from the shaded scene by their saturation.
+fn yellow(p: &[u8]) -> bool {
+    p[0] > 180 && p[1] > 180 && p[2] < 90
+}
+fn magenta(p: &[u8]) -> bool {
+    p[0] > 180 && p[1] < 90 && p[2] > 180
+}
+fn cyan(p: &[u8]) -> bool {
+    p[0] < 90 && p[1] > 180 && p[2] > 180
+}
+
+/// The comparison's self-check, with no GPU: each golden matches itself,
+/// and fails once any one object is erased from a copy of it (the ladder,
+/// its rung markers, the platform; the debug lines, the probe point, the
+/// hovering tube). The mean over the whole picture alone let the ladder
+/// (0.012) and the debug lines (0.003) go missing.
+#[test]
+fn golden_comparison_fails_when_an_object_is_missing() {
+    type Erase = Box<dyn Fn(&mut [u8], u32) -> usize>;
+    let rect = |r: Rect| -> Erase {
+        Box::new(move |p: &mut [u8], w| {
+            erase_rect(p, w, r);
+            ((r.1 - r.0) * (r.3 - r.2)) as usize
+        })
+    };
+    let colour =
+        |c: fn(&[u8]) -> bool| -> Erase { Box::new(move |p: &mut [u8], w| erase_colour(p, w, c)) };
+    let cases: Vec<(&str, &str, Erase)> = vec![
+        // The ladder from under the platform down to the grass: six of its
+        // nine rungs and both rails (its top is in front of the platform).
+        (
+            "slopes_ladder",
+            "the ladder's lower two thirds",
+            rect((343, 378, 90, 149)),
+        ),
+        ("slopes_ladder", "the rung markers", colour(cyan)),
+        (
+            "slopes_ladder",
+            "the floating platform",
+            rect((362, 451, 58, 90)),
+        ),
+        ("lit_shadow", "the debug lines (bones)", colour(yellow)),
+        ("lit_shadow", "the ground probe's point", colour(magenta)),
+        ("lit_shadow", "the hovering tube", rect((292, 325, 33, 161))),
+    ];
+    for (golden, what, erase) in &cases {
+        let (w, h, rgba) = read_png_rgba(&golden_dir().join(format!("{golden}.png"))).unwrap();
+        let same = compare_flip(w, h, &rgba, &rgba);
+        assert!(same.failures().is_empty(), "{golden}: {}", same.summary());
+        let mut erased = rgba.clone();
+        let n = erase(&mut erased, w);
+        assert!(n > 0, "{golden}: nothing of {what} found to erase");
+        let stats = compare_flip(w, h, &rgba, &erased);
+        eprintln!("{golden} without {what} ({n} px): {}", stats.summary());
+        assert!(
+            !stats.failures().is_empty(),
+            "{golden} with {what} erased still matches: {}",
+            stats.summary()
         );
     }
 }

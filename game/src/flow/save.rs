@@ -374,9 +374,35 @@ mod tests {
         );
     }
 
+    /// The folder [`the_flag_wins_over_the_environment`] puts in
+    /// [`DATA_DIR_ENV`] for the child test process it runs.
+    const ENV_DIR: &str = "/from/the/environment";
+
+    /// Runs itself again as a child process with [`DATA_DIR_ENV`] set (the
+    /// variable is set for the child only: setting it in this process would
+    /// race the other tests' threads), and the child checks that the
+    /// variable moves the store and that `--data-dir` wins over it.
     #[test]
     fn the_flag_wins_over_the_environment() {
-        let flag = Path::new("/somewhere/else");
-        assert_eq!(SaveStore::locate(Some(flag)).unwrap().dir(), flag);
+        const NAME: &str = "flow::save::tests::the_flag_wins_over_the_environment";
+        if std::env::var_os(DATA_DIR_ENV).is_some_and(|v| v == ENV_DIR) {
+            // The child: the variable is set.
+            assert_eq!(SaveStore::locate(None).unwrap().dir(), Path::new(ENV_DIR));
+            let flag = Path::new("/somewhere/else");
+            assert_eq!(SaveStore::locate(Some(flag)).unwrap().dir(), flag);
+            println!("checked with {DATA_DIR_ENV}={ENV_DIR}");
+            return;
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([NAME, "--exact", "--nocapture", "--test-threads", "1"])
+            .env(DATA_DIR_ENV, ENV_DIR)
+            .output()
+            .expect("the test binary runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains(&format!("checked with {DATA_DIR_ENV}")),
+            "the child test failed or did not run:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }

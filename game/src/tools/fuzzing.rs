@@ -1,11 +1,14 @@
 //! The bodies of our fuzz targets, shared by `fuzz/` (cargo-fuzz, libFuzzer)
 //! and by the test that replays the committed corpus in every test run
-//! (`game/tests/fuzz_corpus.rs`), so both exercise exactly the same code.
+//! (`game/tests/e2e/fuzz_corpus.rs`), so both exercise exactly the same code.
 //!
 //! Each function takes arbitrary bytes, feeds them to one loader the way
 //! the game does, and then uses what was accepted: a loader may refuse
 //! anything, but what it accepts must be usable without panics or NaN.
-//! A broken promise panics here, which libFuzzer reports as a crash.
+//! A broken promise panics here, which libFuzzer reports as a crash. Each
+//! returns whether its loader accepted the input: the corpus replay
+//! requires that of our own seeds (the shipped levels and scripts, the
+//! small knights), so a seed the loader starts refusing fails there.
 //!
 //! - [`gltf_import`]: `animation::gltf_import::load_from_bytes`, then every
 //!   skin's rest pose and every clip sampled at its start, middle and end.
@@ -44,9 +47,10 @@ pub fn init() {
 }
 
 /// Imports `data` as a GLB or glTF file; what is accepted must pose.
-pub fn gltf_import(data: &[u8]) {
+/// Returns whether the file was accepted (see [`tmx_level`]).
+pub fn gltf_import(data: &[u8]) -> bool {
     let Ok(model) = gltf_import::load_from_bytes(data, "fuzz.glb", None) else {
-        return;
+        return false;
     };
     for skin in &model.skins {
         let s = &skin.skeleton;
@@ -75,15 +79,19 @@ pub fn gltf_import(data: &[u8]) {
             "accepted mesh has non-finite positions"
         );
     }
+    true
 }
 
 /// Loads `data` as a TMX level; an accepted level must check and play.
-pub fn tmx_level(data: &[u8]) {
+/// Returns whether the level was accepted (and so checked and played): the
+/// corpus test requires it of our shipped seeds, so a seed the loader
+/// starts refusing fails there instead of exercising nothing.
+pub fn tmx_level(data: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(data) else {
-        return;
+        return false;
     };
     let Ok(loaded) = level::from_tmx_str(text, "fuzz.tmx") else {
-        return;
+        return false;
     };
     let _ = level::check::check_level(&loaded);
     let mut sim = Sim::new(loaded.level, knight_character());
@@ -102,15 +110,17 @@ pub fn tmx_level(data: &[u8]) {
         body.pipeline.palette().iter().all(|m| m.is_finite()),
         "palette went non-finite"
     );
+    true
 }
 
 /// Parses `data` as an input script; an accepted script must play.
-pub fn input_script(data: &[u8]) {
+/// Returns whether the script was accepted (see [`tmx_level`]).
+pub fn input_script(data: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(data) else {
-        return;
+        return false;
     };
     let Ok(script) = Script::parse(text, "fuzz.txt") else {
-        return;
+        return false;
     };
     let mut player = script.player();
     for _ in 0..SCRIPT_STEPS {
@@ -120,6 +130,7 @@ pub fn input_script(data: &[u8]) {
             "script produced non-finite input: {i:?}"
         );
     }
+    true
 }
 
 /// The knight, generated once per process (generation takes milliseconds;
@@ -200,12 +211,13 @@ mod tests {
         let model = gltf_import::load_from_bytes(&bytes, "seed.glb", None).unwrap();
         assert_eq!(model.skins[0].skeleton.len(), 24);
         assert_eq!(model.meshes[0].indices.len(), 24 * 3);
-        gltf_import(&bytes);
+        assert!(gltf_import(&bytes), "the seed is accepted");
     }
 
     #[test]
     fn the_shipped_level_and_scripts_pass_their_targets() {
-        tmx_level(level::TUTORIAL_TMX.as_bytes());
-        input_script(b"0.0 press right\n1.0 hold jump 0.5\n");
+        assert!(tmx_level(level::TUTORIAL_TMX.as_bytes()));
+        assert!(input_script(b"0.0 press right\n1.0 hold jump 0.5\n"));
+        assert!(!tmx_level(b"<map/>"), "a rejected file says so");
     }
 }

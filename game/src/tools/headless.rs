@@ -57,7 +57,7 @@ pub const MAX_FRAMES: u64 = 64 * 600;
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// The level: `builtin` (the default), a shipped level (`tutorial`,
-    /// `long`), or a Tiled .tmx file.
+    /// `long`, `tower`), or a Tiled .tmx file.
     #[arg(long, default_value = "builtin")]
     pub level: String,
     /// The input script (see `assets/scripts/`); or give `--autopilot`.
@@ -83,8 +83,9 @@ pub struct RunArgs {
     /// Run without IK (to compare with the raw animation).
     #[arg(long)]
     pub no_ik: bool,
-    /// Write every sound the run would play (frame, sound, volume, surface;
-    /// see [`crate::tools::sound_log`]) to this JSON file.
+    /// Write every sound the run would play to this JSON file: one entry
+    /// per sound with its frame, sound, volume, surface, foot or hand and
+    /// position.
     #[arg(long, value_name = "F.json")]
     pub sound_log: Option<PathBuf>,
     /// Render and save a PNG every K frames (needs `--out`).
@@ -157,6 +158,28 @@ pub fn parse_range(s: &str) -> Result<(u64, u64), String> {
         ));
     }
     Ok((a, b))
+}
+
+/// The summary line's words on the script's goal: whether it was reached,
+/// and when not, what it was and where the run ended instead.
+fn goal_words(goal: Option<crate::sim::script::Goal>, s: &Summary) -> String {
+    match (goal, s.goal_reached) {
+        (Some(g), Some(false)) => {
+            let end = glam::Vec2::from(s.final_pos);
+            format!(
+                "NOT reached (the script's goal: end within {:.2} m of ({:.2}, {:.2}); ended at ({:.2}, {:.2}), {:.2} m from it)",
+                g.radius,
+                g.pos.x,
+                g.pos.y,
+                end.x,
+                end.y,
+                end.distance(g.pos)
+            )
+        }
+        (_, Some(true)) => "reached".into(),
+        (_, Some(false)) => "NOT reached".into(),
+        (_, None) => "none".into(),
+    }
 }
 
 /// The JSON document `--metrics` writes.
@@ -576,6 +599,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         log.write(path)?;
     }
     let s = &rec.summary;
+    let goal = goal_words(script.as_ref().and_then(|sc| sc.goal), s);
     println!(
         "{} frames; planted foot error {:.4} m; stance slide {:.4} m; max joint speed {:.2} rad/s (steady {:.2}, state changes {:.2}, blends {:.2}); root snap {:.4} m; turn speed {:.1} rad/s; hand hold error {:.4} m; rung contact error {:.4} m; flat-ground IK delta {:.6} m; NaN frames {}; goal {}",
         s.frames,
@@ -591,11 +615,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         s.rung_contact_max_error_m,
         s.ik_flat_ground_delta_m,
         s.nan_count,
-        match s.goal_reached {
-            Some(true) => "reached",
-            Some(false) => "NOT reached",
-            None => "none",
-        }
+        goal
     );
     let source = match &args.input {
         Some(p) => p.display().to_string(),

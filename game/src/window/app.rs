@@ -94,9 +94,11 @@ pub struct PlayArgs {
     /// Directory for `--screenshot-at` pictures (and those F12 takes).
     #[arg(long, default_value = ".")]
     pub screenshot_dir: PathBuf,
-    /// When Esc quits, draw one more frame and save it as a screenshot
-    /// first (tests drive the window with real events, then press Esc: the
-    /// picture shows every event before it, however slow the machine).
+    /// When the game quits from a menu (Quit on the pause menu or the title
+    /// screen; Esc pauses, it does not quit), draw one more frame and save it
+    /// as a screenshot first (tests drive the window with real events, then
+    /// choose Quit: the picture shows every event before it, however slow
+    /// the machine).
     #[arg(long)]
     pub screenshot_on_exit: bool,
     /// Start with the debug overlay shown.

@@ -297,6 +297,9 @@ pub struct Designer {
     status: Option<(bool, String)>,
     /// `check-level`'s findings on the edited level.
     findings: Vec<Diagnostic>,
+    /// For a level with no file (built-in or shipped), why there is nothing
+    /// to edit and how to edit a copy (see [`no_file_note`]).
+    no_file: String,
     /// Whether designer mode is on.
     pub enabled: bool,
     /// Whether the simulation runs while designing.
@@ -314,6 +317,23 @@ pub struct Designer {
     level_dirty: bool,
     announce: bool,
     egui: Option<EguiLayer>,
+}
+
+/// Why a level with no file cannot be edited, and how to edit a copy: the
+/// built-in level is made by code; a shipped level is embedded in the
+/// binary, and its `.tmx` in `assets/levels/` can be copied and played.
+fn no_file_note(source: &LevelSource) -> String {
+    match source {
+        LevelSource::Shipped(name) => format!(
+            "the shipped level `{name}` is embedded in the game; to edit it, copy \
+             assets/levels/{name}.tmx (with tiles.png beside it) and play the copy \
+             with --edit --level COPY.tmx"
+        ),
+        _ => "the built-in level is made by code and has no file; to edit a level, \
+              copy a .tmx of assets/levels/ (with tiles.png beside it) and play the copy \
+              with --edit --level COPY.tmx"
+            .into(),
+    }
 }
 
 impl Designer {
@@ -341,6 +361,7 @@ impl Designer {
                 reload_error: None,
                 status: None,
                 findings,
+                no_file: no_file_note(&source),
                 enabled: edit,
                 run_sim: false,
                 selected: None,
@@ -576,10 +597,7 @@ impl Designer {
 
     fn save(&mut self) {
         let Some(doc) = self.doc.as_mut() else {
-            self.status = Some((
-                false,
-                "the built-in level is embedded in the game: there is no file to save (play a copy with --level FILE.tmx)".into(),
-            ));
+            self.status = Some((false, format!("nothing to save: {}", self.no_file)));
             return;
         };
         self.status = Some(match doc.save() {
@@ -685,7 +703,7 @@ impl Designer {
     /// Prints the on-screen handles (for tests and scripts driving the window).
     fn print_handles(&self, cam: &Camera) {
         let Some(doc) = &self.doc else {
-            println!("designer: on (built-in level: nothing to edit)");
+            println!("designer: on (nothing to edit: {})", self.no_file);
             return;
         };
         println!("designer: on {}", doc.path().display());
@@ -820,7 +838,10 @@ impl Designer {
     fn panel(&mut self, ui: &mut egui::Ui, edits: &mut Vec<Edit>, save: &mut bool) {
         ui.heading("Designer");
         let Some(doc) = &self.doc else {
-            ui.label("The built-in level is embedded in the game: it has no file, so nothing is watched, edited or saved. Play a copy of a level with --level FILE.tmx to edit it.");
+            ui.label(format!(
+                "Nothing is watched, edited or saved: {}.",
+                self.no_file
+            ));
             return;
         };
         ui.label(doc.path().display().to_string());
@@ -1168,5 +1189,26 @@ mod tests {
             "same snap"
         );
         assert!(!drag_handle(&mut d, Handle::Platform(0, 7), Vec2::ZERO).unwrap());
+    }
+
+    #[test]
+    fn a_level_with_no_file_says_how_to_edit_a_copy() {
+        // `play --edit --level tutorial`: the tutorial is shipped, not
+        // built-in; the note names its .tmx to copy.
+        let (d, _) = Designer::open("tutorial", true).unwrap();
+        assert!(d.doc.is_none());
+        assert!(
+            d.no_file.contains("shipped level `tutorial`")
+                && d.no_file.contains("copy assets/levels/tutorial.tmx")
+                && !d.no_file.contains("built-in"),
+            "{}",
+            d.no_file
+        );
+        let (d, _) = Designer::open("builtin", true).unwrap();
+        assert!(
+            d.no_file.contains("built-in level is made by code"),
+            "{}",
+            d.no_file
+        );
     }
 }

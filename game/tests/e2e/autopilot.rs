@@ -53,7 +53,8 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// Runs the autopilot on `level`; returns the exit code, stdout, stderr
-/// and the metrics' summary.
+/// and the metrics' summary, with the joint speed limit's share of its
+/// frames added as `limited_share` when the run wrote its metrics.
 fn autopilot(level: &str, dir: &Path) -> (i32, String, String, serde_json::Value) {
     let metrics = dir.join(format!("{}.json", level.replace(['/', '.'], "_")));
     let m = metrics.display().to_string();
@@ -62,7 +63,11 @@ fn autopilot(level: &str, dir: &Path) -> (i32, String, String, serde_json::Value
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or(serde_json::Value::Null);
-    (code, out, err, doc["summary"].clone())
+    let mut summary = doc["summary"].clone();
+    if summary.is_object() {
+        summary["limited_share"] = crate::common::limited_share(&doc).into();
+    }
+    (code, out, err, summary)
 }
 
 #[test]
@@ -108,6 +113,13 @@ fn the_autopilot_finishes_every_level_with_the_feet_on_the_world() {
             "{level}: rung contact {}",
             f("rung_contact_max_error_m")
         );
+        // The speed limit is a safety net: it acts on at most 0.5 % of the
+        // knight's frames (issue 32).
+        assert!(
+            f("limited_share") <= crate::common::KNIGHT_LIMITED_SHARE,
+            "{level}: the joint speed limit acts on {:.2} % of frames",
+            f("limited_share") * 100.0
+        );
         let (joint, snap, hand) = motion_bounds(level);
         for (key, bound) in [
             ("max_joint_angular_speed_rad_s", joint),
@@ -117,11 +129,12 @@ fn the_autopilot_finishes_every_level_with_the_feet_on_the_world() {
             assert!(f(key) <= bound, "{level}: {key} {} > {bound}", f(key));
         }
         table.push(format!(
-            "{level}: {frames} frames; planted {:.4} m, slide {:.4} m, rung {:.4} m ({} rung frames)",
+            "{level}: {frames} frames; planted {:.4} m, slide {:.4} m, rung {:.4} m ({} rung frames), speed limit on {:.2} % of frames",
             f("planted_foot_max_error_m"),
             f("stance_slide_max_m"),
             f("rung_contact_max_error_m"),
-            f("rung_contact_frames")
+            f("rung_contact_frames"),
+            f("limited_share") * 100.0
         ));
     }
     println!("{}", table.join("\n"));

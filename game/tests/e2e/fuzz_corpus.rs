@@ -26,17 +26,35 @@ fn corpus(target: &str) -> Vec<PathBuf> {
     files
 }
 
-fn replay(target: &str, run: fn(&[u8])) {
+/// Replays every input of `target`'s corpus through its body. None may
+/// panic, and our own seeds (`seed-*`: the shipped levels and scripts, the
+/// small knights) must be accepted: a body returns early on a file its
+/// loader refuses, so a seed that stops loading would otherwise exercise
+/// nothing and still pass.
+fn replay(target: &str, run: fn(&[u8]) -> bool) {
     let files = corpus(target);
     let mut failed = Vec::new();
+    let mut refused = Vec::new();
+    let mut seeds = 0;
     for f in &files {
         let data = std::fs::read(f).unwrap();
-        if catch_unwind(AssertUnwindSafe(|| run(&data))).is_err() {
-            failed.push(f.display().to_string());
+        let seed = f
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("seed-"));
+        seeds += usize::from(seed);
+        match catch_unwind(AssertUnwindSafe(|| run(&data))) {
+            Err(_) => failed.push(f.display().to_string()),
+            Ok(false) if seed => refused.push(f.display().to_string()),
+            Ok(_) => {}
         }
     }
-    eprintln!("{target}: {} inputs replayed", files.len());
+    eprintln!("{target}: {} inputs replayed, {seeds} seeds", files.len());
     assert!(failed.is_empty(), "{target}: inputs that fail: {failed:#?}");
+    assert!(
+        refused.is_empty(),
+        "{target}: seeds the loader refuses (each must load and play): {refused:#?}"
+    );
+    assert!(seeds >= 3, "{target}: only {seeds} seeds in the corpus");
 }
 
 #[test]
@@ -56,7 +74,7 @@ fn input_script_corpus_replays_cleanly() {
 
 /// The glTF fuzzer's seeds of our own: small knights cut from the generator
 /// (triangles, keys per track). Committed in the corpus; regenerate them with
-/// `IRONSTEP_WRITE_FUZZ_SEEDS=1 cargo test -p game --test fuzz_corpus`.
+/// `IRONSTEP_WRITE_FUZZ_SEEDS=1 cargo test -p game --test e2e fuzz_corpus`.
 const KNIGHT_SEEDS: [(usize, usize); 3] = [(1, 1), (8, 2), (24, 4)];
 
 #[test]
@@ -77,4 +95,62 @@ fn committed_glb_seeds_match_the_generator() {
             path.display()
         );
     }
+}
+
+/// Compares the committed seed `corpus/<target>/seed-<name>` with `bytes`,
+/// or writes it when `IRONSTEP_WRITE_FUZZ_SEEDS` is set.
+fn seed_matches(target: &str, name: &str, bytes: &[u8]) -> Result<(), String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/corpus")
+        .join(target);
+    let path = dir.join(format!("seed-{name}"));
+    if std::env::var_os("IRONSTEP_WRITE_FUZZ_SEEDS").is_some() {
+        game::fsio::write_atomic(&path, bytes).unwrap();
+    }
+    match std::fs::read(&path) {
+        Ok(committed) if committed == bytes => Ok(()),
+        Ok(_) => Err(format!("{} differs from its source", path.display())),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
+/// The level and script fuzzers start from what we ship: every level in
+/// `assets/levels/` (the shipped ones and the walls test level) and every
+/// script in `assets/scripts/`, committed as `seed-<file name>` and kept
+/// equal to them here (regenerate with `IRONSTEP_WRITE_FUZZ_SEEDS=1`, see
+/// [`KNIGHT_SEEDS`]). The replays above then require each to be accepted.
+#[test]
+fn committed_level_and_script_seeds_match_the_shipped_files() {
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets");
+    let mut stale = Vec::new();
+    let mut count = 0;
+    for (folder, ext, target) in [
+        ("levels", "tmx", "tmx_level"),
+        ("scripts", "txt", "input_script"),
+    ] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(assets.join(folder))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == ext))
+            .collect();
+        files.sort();
+        for f in files {
+            let name = f.file_name().unwrap().to_string_lossy().into_owned();
+            count += 1;
+            if let Err(e) = seed_matches(target, &name, &std::fs::read(&f).unwrap()) {
+                stale.push(e);
+            }
+        }
+    }
+    for name in game::level::shipped::shipped_names() {
+        assert!(
+            assets.join(format!("levels/{name}.tmx")).is_file(),
+            "the shipped level {name} has its file in assets/levels/"
+        );
+    }
+    assert!(count >= 8, "only {count} levels and scripts found");
+    assert!(
+        stale.is_empty(),
+        "stale seeds (regenerate with IRONSTEP_WRITE_FUZZ_SEEDS=1): {stale:#?}"
+    );
 }
