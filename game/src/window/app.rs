@@ -17,10 +17,12 @@
 //! line, which the end-to-end tests wait on.
 //!
 //! Each frame, in order: input → fixed steps (the flow's run: controller,
-//! animation state, falls, checkpoints, exit) → pose pipeline → the step's
-//! contact and flow events' sounds ([`crate::audio`]) and dust
-//! ([`crate::dust`]) → camera → fill the renderer's frame (level,
-//! platforms, character, contact shadows, dust) → render and present (the 3D picture, then
+//! animation state, falls, checkpoints, exit), each followed by the pose
+//! pipeline when it moved the simulation (never per rendered frame, never
+//! while paused) and the step's contact and flow events' sounds
+//! ([`crate::audio`]) and dust ([`crate::dust`]) → the pose drawn between
+//! the last two steps ([`crate::window::frame_sim`]) → camera → fill the
+//! renderer's frame (level, platforms, character, contact shadows, dust) → render and present (the 3D picture, then
 //! designer, flow screens and profiler over it) → wait for the pacer's
 //! deadline.
 
