@@ -240,6 +240,10 @@ pub fn blend(
 /// hemisphere (the same result as a two-layer [`blend`] with weights `1 - t`
 /// and `t`). All three slices must have the same length; on error `out` is
 /// untouched. Allocates nothing.
+///
+/// This is also render interpolation's job: the game draws a character
+/// between its last two simulation steps by crossfading their final local
+/// poses at the step fraction the display frame falls on.
 pub fn crossfade(
     a: &[Transform],
     b: &[Transform],
@@ -253,16 +257,7 @@ pub fn crossfade(
     }
     let t = t.clamp(0.0, 1.0);
     for ((slot, a), b) in out.iter_mut().zip(a).zip(b) {
-        let qa = Vec4::from(a.rotation);
-        let mut qb = Vec4::from(b.rotation);
-        if qa.dot(qb) < 0.0 {
-            qb = -qb;
-        }
-        *slot = Transform {
-            translation: a.translation.lerp(b.translation, t),
-            rotation: normalize_quat(qa.lerp(qb, t)),
-            scale: a.scale.lerp(b.scale, t),
-        };
+        *slot = a.lerp(b, t);
     }
     Ok(())
 }

@@ -16,7 +16,7 @@ use renderer::{
     Surface, TextureDesc, Tile, Wedge, WorldMesh, WorldMeshId,
 };
 
-use crate::character::pose_pipeline::PosePipeline;
+use crate::character::pose_pipeline::{PoseDebug, PosePipeline};
 use crate::character::{Character, CharacterMesh};
 use crate::sim::player::Player;
 use crate::sim::world::{FloorKind, Level};
@@ -323,27 +323,55 @@ const TARGET_FREE: [f32; 4] = [0.2, 0.8, 1.0, 1.0];
 const PROBE: [f32; 4] = [1.0, 0.3, 0.9, 1.0];
 const RUNG: [f32; 4] = [1.0, 0.55, 0.1, 1.0];
 
+/// The pose one character is drawn in: its skinning matrices, its model
+/// matrices (the debug bones, the contact shadows' ankles) and what IK did
+/// (the debug marks). A pose pipeline's latest frame is one
+/// (`&PosePipeline` converts); the window draws the pose between the last
+/// two simulation steps instead ([`crate::character::drawn::DrawnPose`]).
+#[derive(Clone, Copy, Debug)]
+pub struct ShownPose<'a> {
+    /// Skinning matrices (model × inverse bind).
+    pub palette: &'a [Mat4],
+    /// Model matrices, one per joint.
+    pub models: &'a [Mat4],
+    /// What IK did (targets, probes, rungs), drawn with the debug overlay.
+    pub debug: &'a PoseDebug,
+}
+
+impl<'a> From<&'a PosePipeline> for ShownPose<'a> {
+    fn from(p: &'a PosePipeline) -> Self {
+        Self {
+            palette: p.palette(),
+            models: &p.models,
+            debug: &p.debug,
+        }
+    }
+}
+
 /// Draws one character placed by `world` (normally `pipeline.world`, or an
 /// interpolation of it) and, when `frame.show_debug` is set, its overlay.
-pub fn draw_character(
+pub fn draw_character<'a>(
     frame: &mut Frame,
     mesh: SkinnedMeshId,
     character: &Character,
-    pipeline: &PosePipeline,
+    pose: impl Into<ShownPose<'a>>,
     world: Mat4,
 ) {
-    frame.draw_skinned(mesh, world, pipeline.palette());
+    let pose = pose.into();
+    frame.draw_skinned(mesh, world, pose.palette);
     if !frame.show_debug {
         return;
     }
     let w = world;
     let at = |m: &Mat4| w.transform_point3(m.w_axis.truncate());
     for j in 0..character.skeleton.len() {
-        if let Some(p) = character.skeleton.parent(j) {
-            frame.line(at(&pipeline.models[p]), at(&pipeline.models[j]), BONE);
+        if let Some(p) = character.skeleton.parent(j)
+            && let (Some(a), Some(b)) = (pose.models.get(p), pose.models.get(j))
+        {
+            frame.line(at(a), at(b), BONE);
         }
     }
-    let d = &pipeline.debug;
+    let d = pose.debug;
     if d.ground_weight > 0.0 {
         for f in &d.feet {
             frame.point(f.target, if f.locked { TARGET_LOCKED } else { TARGET_FREE });
@@ -384,16 +412,20 @@ const CONTACT_SHADOW_LIFT: f32 = 0.005;
 /// slope), darkest when the sole touches the floor and fading out as the
 /// foot lifts. The sun's shadow map gives the long cast shadow; this one
 /// grounds the feet where the map's texels are too coarse to.
-pub fn draw_contact_shadows(
+pub fn draw_contact_shadows<'a>(
     frame: &mut Frame,
     character: &Character,
-    pipeline: &PosePipeline,
+    pose: impl Into<ShownPose<'a>>,
     world: Mat4,
     level: &Level,
 ) {
+    let pose = pose.into();
     let sole = character.rig.foot_height;
     for leg in &character.rig.legs {
-        let ankle = world.transform_point3(pipeline.models[leg.ankle].w_axis.truncate());
+        let Some(ankle) = pose.models.get(leg.ankle) else {
+            continue;
+        };
+        let ankle = world.transform_point3(ankle.w_axis.truncate());
         let Some(hit) = level.floor_below(ankle.x, ankle.y, sole + CONTACT_SHADOW_FADE) else {
             continue;
         };

@@ -8,6 +8,7 @@
 pub mod anim_state;
 pub mod contact;
 pub mod crowd;
+pub mod drawn;
 pub mod events;
 pub mod model;
 pub mod pose_pipeline;

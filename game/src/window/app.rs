@@ -17,10 +17,12 @@
 //! line, which the end-to-end tests wait on.
 //!
 //! Each frame, in order: input → fixed steps (the flow's run: controller,
-//! animation state, falls, checkpoints, exit) → pose pipeline → the step's
-//! contact and flow events' sounds ([`crate::audio`]) and dust
-//! ([`crate::dust`]) → camera → fill the renderer's frame (level,
-//! platforms, character, contact shadows, dust) → render and present (the 3D picture, then
+//! animation state, falls, checkpoints, exit), each followed by the pose
+//! pipeline when it moved the simulation (never per rendered frame, never
+//! while paused) and the step's contact and flow events' sounds
+//! ([`crate::audio`]) and dust ([`crate::dust`]) → the pose drawn between
+//! the last two steps ([`crate::window::frame_sim`]) → camera → fill the
+//! renderer's frame (level, platforms, character, contact shadows, dust) → render and present (the 3D picture, then
 //! designer, flow screens and profiler over it) → wait for the pacer's
 //! deadline.
 
@@ -30,7 +32,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
-use glam::{Mat4, Vec3};
+use glam::Vec3;
 use renderer::{Frame, Gpu, OffscreenTarget, Renderer, SurfaceTarget};
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
@@ -46,16 +48,17 @@ use crate::dust::DustPool;
 use crate::flow::{Command, FlowEvent, Game, MenuKey, SaveStore, Screen, Sequence};
 use crate::profile::Stage;
 use crate::scene::{
-    CameraRig, SceneHandles, draw_character, draw_contact_shadows, draw_platforms, lighting,
-    upload_scene, world_mesh,
+    CameraRig, SceneHandles, ShownPose, draw_character, draw_contact_shadows, draw_platforms,
+    lighting, upload_scene, world_mesh,
 };
-use crate::sim::clock::{FixedClock, FramePacer};
+use crate::sim::clock::FramePacer;
 use crate::sim::player::{DT, Input};
 use crate::sim::script::{Script, ScriptPlayer};
 use crate::sim::{Body, Sim};
 use crate::window::designer::Designer;
 use crate::window::flow_ui::FlowUi;
-use crate::window::overlay::{PoseTimer, ProfileOverlay};
+use crate::window::frame_sim::FrameSim;
+use crate::window::overlay::ProfileOverlay;
 
 /// Frames per second the loop paces itself to (presenting is not throttled
 /// under every compositor, e.g. Xvfb).
@@ -296,9 +299,10 @@ struct Running {
     frame: Frame,
     handles: SceneHandles,
     sim: Sim,
-    clock: FixedClock,
+    /// The fixed-step clock, the pose pipeline's runs and the pose drawn
+    /// between steps.
+    frame_sim: FrameSim,
     camera: CameraRig,
-    prev_world: Mat4,
     last: Instant,
     overlay: ProfileOverlay,
     designer: Designer,
@@ -360,6 +364,7 @@ impl App {
         designer.attach(&window, &renderer);
         let mut sim = Sim::new(level, self.character.clone());
         sim.ik_enabled = self.game.settings.ik;
+        let frame_sim = FrameSim::new(&mut sim);
         self.game.level_name = sim.level.name.clone();
         let handles = upload_scene(&mut renderer, &sim.level, &self.character)
             .context("uploading the scene")?;
@@ -379,9 +384,8 @@ impl App {
             frame,
             handles,
             sim,
-            clock: FixedClock::game(),
+            frame_sim,
             camera: CameraRig::default(),
-            prev_world: Mat4::IDENTITY,
             last: Instant::now(),
             overlay,
             designer,
@@ -477,9 +481,8 @@ impl App {
         sim.ik_enabled = self.game.settings.ik;
         r.sim = sim;
         r.events.reset();
-        r.clock = FixedClock::game();
+        r.frame_sim.restart(&mut r.sim);
         r.camera = CameraRig::default();
-        r.prev_world = current_world(&r.sim);
         self.game.level_name = r.sim.level.name.clone();
         self.keys.jump_edge = false;
         self.pads.jump_edge = false;
@@ -598,63 +601,69 @@ impl App {
         let now = Instant::now();
         let elapsed = (now - r.last).as_secs_f32();
         r.last = now;
-        let mut commands = Vec::new();
-        r.designer
-            .update(&mut r.sim, &mut r.renderer, &r.handles, elapsed)?;
-        let mut steps = r.clock.advance(elapsed);
-        if r.designer.sim_paused() {
-            // Designer mode: no steps, but the pose follows every edit.
-            steps.steps = 0;
-            steps.alpha = 1.0;
-            r.sim.pose(DT);
+        let paused = r.designer.sim_paused();
+        if r.designer
+            .update(&mut r.sim, &mut r.renderer, &r.handles, elapsed)?
+        {
+            let stepping = !paused && !self.game.in_menu() && self.game.run.is_playing();
+            r.frame_sim.edited(&mut r.sim, stepping);
         }
-        let prof = &mut r.overlay.profiler;
-        for _ in 0..steps.steps {
-            // A script's presses are played only while the player moves
-            // (not in menus or a respawn's fade), as a player's would be.
-            let moving = self.game.screen == Screen::Playing && self.game.run.is_playing();
-            let input = prof.time(Stage::Input, || match scripted.as_mut() {
-                Some(s) if moving => s.next_input(),
-                Some(_) => Input::default(),
-                None => combine(self.keys.input(), self.pads.poll()),
-            });
-            self.keys.jump_edge = false;
-            r.prev_world = current_world(&r.sim);
-            let game = &mut self.game;
-            let first_event = game.events.len();
-            commands.extend(prof.time(Stage::Sim, || game.step(&mut r.sim, &input)));
-            r.sim.pose_observed(DT, &mut PoseTimer::new(prof));
-            // The step's sounds: the character's contacts, then what the
-            // flow raised (a respawn starts the contacts afresh).
-            let flow_events = &self.game.events[first_event..];
-            if flow_events
-                .iter()
-                .any(|e| matches!(e, FlowEvent::Respawned { .. }))
-            {
-                r.events.reset();
-            }
-            r.events.observe_sim(&r.sim);
-            let at = r.sim.player_state().pos.extend(0.0);
-            for e in flow_events {
-                let raised = match e {
-                    FlowEvent::CheckpointReached { .. } => {
-                        CharacterEvent::Checkpoint { position: at }
-                    }
-                    FlowEvent::LevelComplete { .. } => {
-                        CharacterEvent::LevelComplete { position: at }
-                    }
-                    _ => continue,
+        // The fixed steps, the pose pipeline after each step that moved the
+        // simulation (never per rendered frame), and the pose drawn between
+        // the last two steps (see `crate::window::frame_sim`).
+        let keys = &mut self.keys;
+        let pads = &mut self.pads;
+        let volume = self.args.volume;
+        let (steps, mut commands) = r.frame_sim.frame(
+            &mut self.game,
+            &mut r.sim,
+            elapsed,
+            paused,
+            &mut r.overlay.profiler,
+            |game| {
+                // A script's presses are played only while the player moves
+                // (not in menus or a respawn's fade), as a player's would be.
+                let moving = game.screen == Screen::Playing && game.run.is_playing();
+                let input = match scripted.as_mut() {
+                    Some(s) if moving => s.next_input(),
+                    Some(_) => Input::default(),
+                    None => combine(keys.input(), pads.poll()),
                 };
-                r.events.raise(raised);
-            }
-            if self.args.volume.is_none() {
-                // The settings screen's volume, live.
-                r.audio.set_master_volume(self.game.settings.volume);
-            }
-            r.audio.play_events(r.events.events());
-            r.dust.emit_events(r.events.events());
-            r.dust.update(DT);
-        }
+                keys.jump_edge = false;
+                input
+            },
+            |sim, game, flow_events| {
+                // The step's sounds: the character's contacts, then what the
+                // flow raised (a respawn starts the contacts afresh).
+                if flow_events
+                    .iter()
+                    .any(|e| matches!(e, FlowEvent::Respawned { .. }))
+                {
+                    r.events.reset();
+                }
+                r.events.observe_sim(sim);
+                let at = sim.player_state().pos.extend(0.0);
+                for e in flow_events {
+                    let raised = match e {
+                        FlowEvent::CheckpointReached { .. } => {
+                            CharacterEvent::Checkpoint { position: at }
+                        }
+                        FlowEvent::LevelComplete { .. } => {
+                            CharacterEvent::LevelComplete { position: at }
+                        }
+                        _ => continue,
+                    };
+                    r.events.raise(raised);
+                }
+                if volume.is_none() {
+                    // The settings screen's volume, live.
+                    r.audio.set_master_volume(game.settings.volume);
+                }
+                r.audio.play_events(r.events.events());
+                r.dust.emit_events(r.events.events());
+                r.dust.update(DT);
+            },
+        );
         let scene_start = Instant::now();
         let player = r.sim.player_state();
         let camera = r.camera.update(&player, elapsed);
@@ -668,22 +677,26 @@ impl App {
                 .world
                 .get::<&Body>(r.sim.player)
                 .expect("the player has a body");
-            // Render interpolation: the body drawn between the last two steps.
-            let now_world = body.pipeline.world;
-            let t = steps.alpha;
-            let blended = lerp_translation(r.prev_world, now_world, t);
+            // Render interpolation: the body, its limbs and its facing drawn
+            // between the last two steps.
+            let drawn = r.frame_sim.drawn();
+            let shown = ShownPose {
+                palette: drawn.palette(),
+                models: drawn.models(),
+                debug: &body.pipeline.debug,
+            };
             draw_character(
                 &mut r.frame,
                 r.handles.character,
                 &body.character,
-                &body.pipeline,
-                blended,
+                shown,
+                drawn.world(),
             );
             draw_contact_shadows(
                 &mut r.frame,
                 &body.character,
-                &body.pipeline,
-                blended,
+                shown,
+                drawn.world(),
                 &r.sim.level,
             );
             r.dust.draw(&mut r.frame);
@@ -763,25 +776,6 @@ fn keyboard_menu_key(code: KeyCode) -> Option<MenuKey> {
         KeyCode::Escape | KeyCode::Backspace => Some(MenuKey::Back),
         _ => None,
     }
-}
-
-/// The player's model-to-world transform after the last step.
-fn current_world(sim: &Sim) -> Mat4 {
-    sim.world
-        .get::<&Body>(sim.player)
-        .map(|b| b.pipeline.world)
-        .unwrap_or(Mat4::IDENTITY)
-}
-
-/// `b`'s rotation with the translation interpolated from `a` to `b`.
-fn lerp_translation(a: Mat4, b: Mat4, t: f32) -> Mat4 {
-    let mut m = b;
-    let ta = a.w_axis.truncate();
-    let tb = b.w_axis.truncate();
-    if (tb - ta).length() < 1.0 {
-        m.w_axis = (ta + (tb - ta) * t.clamp(0.0, 1.0)).extend(1.0);
-    }
-    m
 }
 
 /// The event-loop adapter: owns the script so its player can borrow it.
@@ -970,19 +964,5 @@ mod tests {
         assert_eq!(pad_menu_key(Button::Start), Some(MenuKey::Back), "pause");
         assert_eq!(keyboard_menu_key(KeyCode::KeyI), None);
         assert_eq!(pad_menu_key(Button::West), None);
-    }
-
-    #[test]
-    fn render_interpolation_moves_only_the_translation_and_skips_teleports() {
-        let a = Mat4::from_translation(Vec3::new(0.0, 0.0, 0.0));
-        let b = Mat4::from_rotation_translation(
-            glam::Quat::from_rotation_y(1.0),
-            Vec3::new(0.2, 0.1, 0.0),
-        );
-        let m = lerp_translation(a, b, 0.5);
-        assert!((m.w_axis.truncate() - Vec3::new(0.1, 0.05, 0.0)).length() < 1e-6);
-        assert_eq!(m.x_axis, b.x_axis);
-        let far = Mat4::from_translation(Vec3::new(50.0, 0.0, 0.0));
-        assert_eq!(lerp_translation(a, far, 0.5), far);
     }
 }

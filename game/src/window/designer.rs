@@ -8,9 +8,11 @@
 //! the last good level stays; fixing the file clears it. The embedded
 //! `builtin` level has no file, so nothing is watched or saved for it.
 //!
-//! Designer mode pauses the simulation (the pose pipeline still runs, so the
-//! knight's feet and hands follow every edit at once; "run the simulation"
-//! in the panel or P lets him walk while editing), frees the camera (arrow
+//! Designer mode pauses the simulation (the pose pipeline with it: each
+//! edit re-poses the knight afresh on the edited level, so his feet and
+//! hands follow it at once, and nothing runs on frames without one, see
+//! [`crate::window::frame_sim`]; "run the simulation" in the panel or P
+//! lets him walk while editing), frees the camera (arrow
 //! keys pan while paused), shows handles on ladder ends, on the edges of
 //! every slope cell with an open top (several per column where floors
 //! stack), on one-way planks' ends and on moving platforms' path points,
@@ -610,14 +612,18 @@ impl Designer {
     }
 
     /// Polls the watcher and applies reloads and edits to the simulation and
-    /// the renderer. Call once per frame before stepping.
+    /// the renderer. Call once per frame before stepping. Returns whether the
+    /// simulation's level was replaced (an edit or a reload): the caller
+    /// shows it on the player's pose (see
+    /// [`crate::window::frame_sim::FrameSim::edited`]).
     pub fn update(
         &mut self,
         sim: &mut Sim,
         renderer: &mut Renderer,
         handles: &SceneHandles,
         dt: f32,
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<bool> {
+        let mut replaced = false;
         if let Some(w) = self.watcher.as_mut()
             && let Some(r) = w.poll()
         {
@@ -663,6 +669,7 @@ impl Designer {
             self.level_dirty = false;
             if let Some(doc) = &self.doc {
                 replace_level(sim, doc.level().clone());
+                replaced = true;
                 renderer.replace_world_mesh(handles.world, &world_mesh(&sim.level)?)?;
                 if self.drag.is_none() {
                     self.findings = doc.check();
@@ -678,7 +685,7 @@ impl Designer {
                 *f += (dir * PAN_SPEED * dt).extend(0.0);
             }
         }
-        Ok(())
+        Ok(replaced)
     }
 
     /// The camera to draw with: the game's follow camera, or designer mode's

@@ -25,6 +25,7 @@ mod character_flag;
 mod check_level;
 mod designer;
 mod device;
+mod display_rate;
 mod flow;
 mod fuzz_corpus;
 mod ik_lab;
