@@ -178,19 +178,39 @@ pub fn check_level(loaded: &LoadedLevel) -> Vec<Diagnostic> {
 /// [`LADDER_FOOT_CLEARING`]) up to its top: there the ladder cannot be
 /// climbed (down from the top, the climber waits for a clearance that never
 /// comes).
+/// The strip is walked in [`CLIMBER_STEP`] slices counted as an integer
+/// (a float that adds 5 cm at a time stops advancing far from the origin),
+/// at most [`MAX_CLIMBER_SLICES`] of them: the loader keeps ladders within
+/// [`super::limits::MAX_OBJECT_TILES`] tiles, so a real ladder needs far
+/// fewer, and a longer strip is cut into that many equal slices.
 fn climber_blocked(level: &Level, l: &Ladder) -> Option<(f32, f32)> {
-    const STEP: f32 = 0.05;
+    let start = l.bottom + LADDER_FOOT_CLEARING;
+    let end = l.top;
+    let span = end - start;
+    if !(span > GRID_EPSILON) || !span.is_finite() {
+        return None;
+    }
+    let slices = ((span / CLIMBER_STEP).ceil() as usize).clamp(1, MAX_CLIMBER_SLICES);
+    let step = span / slices as f32;
     let mut hit: Option<(f32, f32)> = None;
-    let mut y = l.bottom + LADDER_FOOT_CLEARING;
-    while y < l.top - GRID_EPSILON {
-        let top = (y + STEP).min(l.top);
+    for i in 0..slices {
+        let y = start + i as f32 * step;
+        let top = if i + 1 == slices { end } else { y + step };
         if level.solid_overlaps(l.x - CLIMB_HALF_WIDTH, l.x + CLIMB_HALF_WIDTH, y, top) {
             hit = Some(hit.map_or((y, top), |(a, _)| (a, top)));
         }
-        y = top;
     }
     hit
 }
+
+/// Height of one slice of a ladder's climbing strip that
+/// [`climber_blocked`] checks, metres: a tenth of a tile, so no solid cell
+/// slips between two.
+pub const CLIMBER_STEP: f32 = 0.05;
+/// Most slices [`climber_blocked`] checks on one ladder: the tallest ladder
+/// the loader accepts ([`super::limits::MAX_OBJECT_TILES`] × 2 tiles,
+/// 4096 m) at [`CLIMBER_STEP`].
+pub const MAX_CLIMBER_SLICES: usize = 2 * 4096 * 10;
 
 /// One-way planks lower over a walkable floor than the knight is tall (with
 /// the plank's drawn thickness): walking under one, his head passes through
@@ -719,7 +739,7 @@ mod tests {
             "######----",
             "##########",
         ];
-        let objs = point(1, "Spawn", 0.0, 6) + &point(2, "Exit", 9.0, 6);
+        let objs = point(1, "Spawn", 0.0, 5) + &point(2, "Exit", 9.0, 6);
         let all = findings(&[rows], &objs);
         let planks: Vec<&String> = all.iter().filter(|f| f.contains("one-way plank")).collect();
         assert_eq!(planks.len(), 2, "{all:?}");
