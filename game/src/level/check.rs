@@ -208,9 +208,10 @@ fn climber_blocked(level: &Level, l: &Ladder) -> Option<(f32, f32)> {
 /// slips between two.
 pub const CLIMBER_STEP: f32 = 0.05;
 /// Most slices [`climber_blocked`] checks on one ladder: the tallest ladder
-/// the loader accepts ([`super::limits::MAX_OBJECT_TILES`] × 2 tiles,
-/// 4096 m) at [`CLIMBER_STEP`].
-pub const MAX_CLIMBER_SLICES: usize = 2 * 4096 * 10;
+/// the loader accepts (twice [`super::limits::MAX_LEVEL_REACH_M`], 4096 m)
+/// at [`CLIMBER_STEP`].
+pub const MAX_CLIMBER_SLICES: usize =
+    (2.0 * super::limits::MAX_LEVEL_REACH_M / CLIMBER_STEP) as usize + 1;
 
 /// One-way planks lower over a walkable floor than the knight is tall (with
 /// the plank's drawn thickness): walking under one, his head passes through
@@ -704,6 +705,33 @@ mod tests {
                 && errs[0].contains("ladder bottom at 2.00 m has no floor"),
             "{errs:?}"
         );
+    }
+
+    #[test]
+    fn a_ladder_far_from_the_origin_is_walked_in_bounded_slices() {
+        // Built by code, past what the loader accepts: at 4,000 km a float
+        // that adds 5 cm at a time never moves, so the walk must count.
+        let ground = vec![crate::sim::world::GroundSegment::ground(0.0, 4.0, 0.0, 0.0)];
+        for bottom in [4.0e6f32, -4.0e6, 1.0e30] {
+            let ladder = Ladder {
+                x: 1.0,
+                bottom,
+                top: bottom + 16.0,
+                rung_spacing: 0.3,
+                first_rung_offset: 0.3,
+                half_width: 0.2,
+            };
+            let level = Level::from_profile(
+                "far",
+                ground.clone(),
+                vec![ladder],
+                Vec2::new(0.5, 0.0),
+                Vec2::new(3.5, 0.0),
+                -4.0,
+            );
+            assert_eq!(climber_blocked(&level, &level.ladders[0]), None, "{bottom}");
+        }
+        const { assert!(MAX_CLIMBER_SLICES >= 81_920) };
     }
 
     /// Findings of every severity.

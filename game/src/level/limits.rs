@@ -148,8 +148,24 @@ pub fn read_level_file(map: &Path, resolved: &Path) -> Result<Vec<u8>, LevelErro
     check_reference(map, resolved).map_err(refused)?;
     let bytes = crate::fsio::read_bounded(resolved, MAX_LEVEL_FILE_BYTES)
         .map_err(|e| refused(e.to_string()))?;
-    preflight(&bytes, &file)?;
+    // Named in the map's error (the map is what the user loads), with the
+    // file and the place inside it.
+    preflight(&bytes, &file).map_err(|e| match e {
+        LevelError::Invalid {
+            location, reason, ..
+        } => refused_at(map, &file, &location, reason),
+        other => other,
+    })?;
     Ok(bytes)
+}
+
+/// An error in the file `file` that the map `map` names, at `location` in it.
+fn refused_at(map: &Path, file: &str, location: &str, reason: String) -> LevelError {
+    LevelError::Invalid {
+        file: map.display().to_string(),
+        location: format!("file '{file}' {location}"),
+        reason,
+    }
 }
 
 /// Reads the map file itself under [`crate::fsio::read_bounded`] (no
@@ -158,7 +174,7 @@ pub fn read_map_file(path: &Path) -> Result<Vec<u8>, LevelError> {
     crate::fsio::read_bounded(path, MAX_LEVEL_FILE_BYTES).map_err(|e| LevelError::Invalid {
         file: path.display().to_string(),
         location: "map".into(),
-        reason: e.to_string(),
+        reason: format!("cannot read {}: {e}", path.display()),
     })
 }
 
@@ -686,9 +702,13 @@ mod tests {
             .replace("tilecount=\"4\"", "tilecount=\"3000000000\"");
         std::fs::write(&tsx, text).unwrap();
         let e = load_error(&dir.join("external_tileset_and_template.tmx"));
+        let map = dir.join("external_tileset_and_template.tmx");
         assert!(
-            e.starts_with(&tsx.display().to_string())
-                && e.contains("tileset 'test'")
+            e.starts_with(&format!(
+                "{}:file '{}' tileset 'test':",
+                map.display(),
+                tsx.display()
+            )) && e.contains("tileset 'test'")
                 && e.contains("tilecount 3000000000 is more than the limit of 65536"),
             "{e}"
         );
