@@ -112,12 +112,13 @@ pub struct Script {
 #[derive(Debug, Error)]
 pub enum ScriptError {
     /// The file could not be read.
-    #[error("{file}: {source}")]
+    #[error("{file}: {reason}")]
     Io {
         /// The script's path.
         file: String,
-        /// The I/O error.
-        source: std::io::Error,
+        /// The I/O error (shown in the message, so not also chained as its
+        /// source: a chain would print it twice).
+        reason: std::io::Error,
     },
     /// A line is malformed.
     #[error("{file}:{line}: {reason}")]
@@ -135,9 +136,9 @@ impl Script {
     /// Reads and parses a script file: a regular file of at most
     /// [`MAX_SCRIPT_BYTES`] of UTF-8 text.
     pub fn load(path: &Path) -> Result<Self, ScriptError> {
-        let io = |source| ScriptError::Io {
+        let io = |reason| ScriptError::Io {
             file: path.display().to_string(),
-            source,
+            reason,
         };
         let bytes = crate::fsio::read_bounded(path, MAX_SCRIPT_BYTES).map_err(io)?;
         let text = String::from_utf8(bytes).map_err(|e| {
