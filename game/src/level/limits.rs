@@ -459,6 +459,8 @@ fn check_tiles(
     };
     // Whether the data holds more than width × height tiles.
     let mut too_long = false;
+    // How many bytes decompression produced before it was stopped.
+    let mut unpacked: Option<usize> = None;
     let gids: Vec<u32> = match (text, g.encoding.as_deref(), g.compression.as_deref()) {
         // No text at all: the reader reads no tiles (and would index past them).
         (None, _, _) => Vec::new(),
@@ -498,6 +500,9 @@ fn check_tiles(
             let Some(bytes) = bytes else {
                 return Ok(());
             };
+            if compression.is_some() {
+                unpacked = Some(bytes.len());
+            }
             too_long = bytes.len() as u64 > expected * 4;
             if bytes.len() % 4 != 0 && !too_long {
                 return Err(fail(format!(
@@ -512,15 +517,21 @@ fn check_tiles(
         }
         _ => return Ok(()),
     };
-    if too_long || gids.len() as u64 != expected {
-        let held = if too_long {
-            "more".to_string()
-        } else {
-            gids.len().to_string()
-        };
+    if too_long {
+        let stopped = unpacked
+            .map(|n| format!(" (decompression stopped after {n} bytes)"))
+            .unwrap_or_default();
         return Err(fail(format!(
-            "the data length does not match width × height: it holds {held} tiles, not {} × {} = {expected}",
+            "the data length does not match width × height: it holds more than {} × {} = {expected} tiles{stopped}",
             g.w, g.h
+        )));
+    }
+    if gids.len() as u64 != expected {
+        return Err(fail(format!(
+            "the data length does not match width × height: it holds {} tiles, not {} × {} = {expected}",
+            gids.len(),
+            g.w,
+            g.h
         )));
     }
     let first = first_gids.iter().copied().min();

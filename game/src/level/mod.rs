@@ -2107,7 +2107,10 @@ mod tests {
         );
         let e = refused(&text);
         assert!(
-            e.contains("layer 'L0'") && e.contains("holds more tiles, not 10 × 4 = 40"),
+            e.contains("layer 'L0'")
+                && e.contains(
+                    "holds more than 10 × 4 = 40 tiles (decompression stopped after 161 bytes)"
+                ),
             "{e}"
         );
     }
