@@ -71,6 +71,19 @@ pub const MAX_SLOPE_OBJECT_CELLS: u64 = 1 << 16;
 /// metres ([`MAX_OBJECT_TILES`] tiles): what every later check may assume.
 pub const MAX_LEVEL_REACH_M: f32 = MAX_OBJECT_TILES as f32 * TILE_METRES;
 
+/// Deepest nesting of XML elements in a level file: the Tiled reader (and
+/// the loader) recurse once per nested group layer and class property, so a
+/// file nested deeper could overflow the stack; a real map nests a handful
+/// of levels (map, group, layer, data).
+pub const MAX_XML_DEPTH: usize = 64;
+/// Longest `MovingPlatform` path, all legs together, metres: twice the
+/// level's reach; `check-level` sweeps the platform's box every 5 cm of it.
+pub const MAX_PATH_LENGTH_M: f32 = 2.0 * MAX_LEVEL_REACH_M;
+/// Most rungs a `Ladder` may have: the climber looks for the nearest rung
+/// among them all; a ladder the whole height of the largest map at the
+/// closest climbable spacing (0.25 m) has 8,192.
+pub const MAX_LADDER_RUNGS: f32 = 16384.0;
+
 /// The bits of a tile gid that are flip flags, not the tile (as the `tiled`
 /// reader masks them).
 const FLIP_BITS: u32 = 0xE000_0000;
@@ -240,6 +253,15 @@ pub fn preflight(bytes: &[u8], file: &str) -> Result<Preflight, LevelError> {
                 name, attributes, ..
             } => {
                 let tag = name.local_name.clone();
+                if stack.len() >= MAX_XML_DEPTH {
+                    return Err(fail(
+                        format!("element <{tag}>"),
+                        format!(
+                            "nested {} elements deep, more than the limit of {MAX_XML_DEPTH}",
+                            stack.len() + 1
+                        ),
+                    ));
+                }
                 let get = |key: &str| {
                     attributes
                         .iter()
@@ -280,7 +302,10 @@ pub fn preflight(bytes: &[u8], file: &str) -> Result<Preflight, LevelError> {
                         for key in ["tilewidth", "tileheight"] {
                             bounded(key, u64::from(MAX_TILE_PX), "map")?;
                         }
-                        infinite = get("infinite").as_deref() == Some("1");
+                        // Exactly as the Tiled reader decides it (no trimming).
+                        infinite = attributes
+                            .iter()
+                            .any(|a| a.name.local_name == "infinite" && a.value == "1");
                         map_size = w.zip(h);
                     }
                     "tileset" => {

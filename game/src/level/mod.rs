@@ -772,6 +772,17 @@ fn convert(map: &Map, file: &str, pre: &limits::Preflight) -> Result<LoadedLevel
                 if height <= 0.0 || width <= 0.0 {
                     return Err(invalid(&loc, "the Ladder rectangle is empty".into()));
                 }
+                let rungs = (top_left.y - bottom_right.y) / rung_spacing;
+                if rungs > limits::MAX_LADDER_RUNGS {
+                    return Err(invalid(
+                        &loc,
+                        format!(
+                            "the ladder would have {rungs:.0} rungs ({:.2} m at {rung_spacing} m), more than the limit of {}",
+                            top_left.y - bottom_right.y,
+                            limits::MAX_LADDER_RUNGS
+                        ),
+                    ));
+                }
                 ladders.push(Ladder {
                     x: 0.5 * (top_left.x + bottom_right.x),
                     bottom: bottom_right.y,
@@ -819,6 +830,16 @@ fn convert(map: &Map, file: &str, pre: &limits::Preflight) -> Result<LoadedLevel
                     *slot = v;
                 }
                 let [width, thickness, speed, wait] = value;
+                let length: f32 = path.windows(2).map(|w| w[0].distance(w[1])).sum();
+                if length > limits::MAX_PATH_LENGTH_M {
+                    return Err(invalid(
+                        &loc,
+                        format!(
+                            "the path is {length:.1} m long, more than the limit of {} m",
+                            limits::MAX_PATH_LENGTH_M
+                        ),
+                    ));
+                }
                 if path.windows(2).all(|w| w[0].distance(w[1]) < GRID_EPSILON) {
                     return Err(invalid(
                         &loc,
@@ -2146,6 +2167,41 @@ mod tests {
         );
         let e = refused(&chunk(-16, 5000));
         assert!(e.contains("chunk at (-16,0)"), "{e}");
+    }
+
+    #[test]
+    fn deep_nesting_long_paths_and_ladders_of_countless_rungs_are_refused() {
+        // Group layers nested 100 deep: the reader would recurse that far.
+        let deep = format!(
+            "{}{}",
+            "<group name=\"g\">".repeat(100),
+            "</group>".repeat(100)
+        );
+        let text =
+            map(&[FLAT], &ends()).replacen(" <objectgroup", &format!("{deep}<objectgroup"), 1);
+        let e = refused(&text);
+        assert!(
+            e.contains("element <group>") && e.contains("more than the limit of 64"),
+            "{e}"
+        );
+        // A platform path of three legs of 2,000 m.
+        let objs = ends()
+            + "<object id=\"9\" type=\"MovingPlatform\" x=\"32\" y=\"16\"><polyline points=\"0,0 128000,0 0,0 128000,0\"/></object>";
+        let e = refused(&map(&[FLAT], &objs));
+        assert!(
+            e.starts_with("hostile.tmx:object 9:") && e.contains("the path is 6000.0 m long"),
+            "{e}"
+        );
+        // A ladder with rungs a hundredth of a millimetre apart.
+        let objs = ends()
+            + "<object id=\"5\" type=\"Ladder\" x=\"96\" y=\"0\" width=\"16\" height=\"64\"><properties><property name=\"rung_spacing\" type=\"float\" value=\"0.00001\"/></properties></object>";
+        let e = refused(&map(&[FLAT], &objs));
+        assert!(
+            e.starts_with("hostile.tmx:object 5:")
+                && e.contains("100000 rungs")
+                && e.contains("limit of 16384"),
+            "{e}"
+        );
     }
 
     #[test]
