@@ -187,7 +187,7 @@ fn climber_blocked(level: &Level, l: &Ladder) -> Option<(f32, f32)> {
     let start = l.bottom + LADDER_FOOT_CLEARING;
     let end = l.top;
     let span = end - start;
-    if !(span > GRID_EPSILON) || !span.is_finite() {
+    if !span.is_finite() || span <= GRID_EPSILON {
         return None;
     }
     let slices = ((span / CLIMBER_STEP).ceil() as usize).clamp(1, MAX_CLIMBER_SLICES);
