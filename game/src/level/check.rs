@@ -204,10 +204,10 @@ fn climber_blocked(level: &Level, l: &Ladder) -> Option<(f32, f32)> {
 }
 
 /// Height of one slice of a ladder's climbing strip that
-/// [`climber_blocked`] checks, metres: a tenth of a tile, so no solid cell
+/// `climber_blocked` checks, metres: a tenth of a tile, so no solid cell
 /// slips between two.
 pub const CLIMBER_STEP: f32 = 0.05;
-/// Most slices [`climber_blocked`] checks on one ladder: the tallest ladder
+/// Most slices `climber_blocked` checks on one ladder: the tallest ladder
 /// the loader accepts (twice [`super::limits::MAX_LEVEL_REACH_M`], 4096 m)
 /// at [`CLIMBER_STEP`].
 pub const MAX_CLIMBER_SLICES: usize =

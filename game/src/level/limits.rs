@@ -18,7 +18,7 @@
 //!   the file held width × height of them, allocates per declared tile, and
 //!   decompresses without a bound, so a file past these limits would panic,
 //!   abort or exhaust memory inside it.
-//! - The loader ([`super::convert`]) checks every object of a known class
+//! - The loader (`convert` in `level/mod.rs`) checks every object of a known class
 //!   against [`MAX_OBJECT_TILES`] and [`MAX_PATH_POINTS`], and the cells
 //!   `Slope` objects cover against [`MAX_SLOPE_OBJECT_CELLS`].
 //!
