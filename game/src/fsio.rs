@@ -1,4 +1,5 @@
-//! Writing files so that a crash never leaves a truncated one behind.
+//! Writing files so that a crash never leaves a truncated one behind, and
+//! reading the files a user hands us with a bound ([`read_bounded`]).
 //!
 //! Every file the program writes (designer-mode level saves, metrics, traces,
 //! screenshots) goes through [`write_atomic`]: the bytes go to a temporary
@@ -8,7 +9,7 @@
 //! test) sees either the old file or the new one, never half of one.
 
 use std::fs::{self, File};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to `path` atomically: temporary file, flush, rename.
@@ -30,6 +31,38 @@ pub fn write_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> io::Result<()> {
         let _ = fs::remove_file(&tmp);
     }
     result
+}
+
+/// Reads a file the user named (a level, a tileset, an input script, a save
+/// file) whole, refusing what is not a regular file (a folder, a device such
+/// as `/dev/zero`, a pipe) and anything over `limit` bytes, before reading a
+/// byte of it: a wrong path then costs a clear error, not a hang or all the
+/// memory. The error says which rule was broken; the caller names the file.
+pub fn read_bounded(path: impl AsRef<Path>, limit: u64) -> io::Result<Vec<u8>> {
+    let path = path.as_ref();
+    // Look before opening: opening a pipe blocks until a writer comes.
+    let meta = fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (a folder, a device or a pipe): refused",
+        ));
+    }
+    if meta.len() > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!("{} bytes, more than the limit of {limit} bytes", meta.len()),
+        ));
+    }
+    let mut bytes = Vec::new();
+    File::open(path)?.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!("grew past the limit of {limit} bytes while being read"),
+        ));
+    }
+    Ok(bytes)
 }
 
 /// The temporary name used for `path`: hidden, in the same directory, and
@@ -65,6 +98,26 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("level.tmx")]);
+    }
+
+    #[test]
+    fn read_bounded_refuses_devices_folders_and_oversized_files() {
+        let dir = scratch("bounded");
+        let e = read_bounded("/dev/zero", 1 << 20).unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+        let e = read_bounded(&dir, 1 << 20).unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+        let path = dir.join("big.txt");
+        fs::write(&path, vec![b'x'; 101]).unwrap();
+        let e = read_bounded(&path, 100).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("101 bytes, more than the limit of 100 bytes"),
+            "{e}"
+        );
+        assert_eq!(read_bounded(&path, 101).unwrap().len(), 101);
+        let e = read_bounded(dir.join("missing"), 100).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
     }
 
     #[test]

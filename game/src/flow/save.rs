@@ -15,6 +15,13 @@
 //! `NAME.corrupt`, and replaced by a fresh one: the game starts, never
 //! crashes. Two files rather than one so a broken settings file never costs
 //! the progress.
+//!
+//! Limits: a save file larger than [`MAX_SAVE_BYTES`], a progress file of
+//! more than [`MAX_PROGRESS_LEVELS`] levels or with a level name longer than
+//! [`MAX_LEVEL_KEY_BYTES`] counts as corrupt (reported, kept aside,
+//! replaced). Something that is not a regular file in a save file's place (a
+//! folder, a device, a pipe) is reported and left alone: the game plays with
+//! defaults rather than wait on it or move it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,6 +38,17 @@ pub const SETTINGS_FILE: &str = "settings.ron";
 /// The volume a fresh settings file has, 0 to 1: loud enough to hear, with
 /// room above it.
 pub const DEFAULT_VOLUME: f32 = 0.8;
+
+/// Largest save file read, bytes: a progress file of
+/// [`MAX_PROGRESS_LEVELS`] levels with long names fits easily; anything
+/// larger is not ours.
+pub const MAX_SAVE_BYTES: u64 = 1 << 20;
+/// Most completed levels a progress file may list: hundreds of times the
+/// shipped sequence, with room for every level file a designer plays.
+pub const MAX_PROGRESS_LEVELS: usize = 4096;
+/// Longest level name (a path, for a level played from a file) a progress
+/// file may key, bytes: the common path length limit (`PATH_MAX`).
+pub const MAX_LEVEL_KEY_BYTES: usize = 4096;
 
 /// The best run of one completed level.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -83,7 +101,19 @@ impl Progress {
     }
 
     fn validate(&self) -> Result<(), String> {
+        if self.completed.len() > MAX_PROGRESS_LEVELS {
+            return Err(format!(
+                "{} completed levels, more than the limit of {MAX_PROGRESS_LEVELS}",
+                self.completed.len()
+            ));
+        }
         for (name, r) in &self.completed {
+            if name.len() > MAX_LEVEL_KEY_BYTES {
+                return Err(format!(
+                    "a level name of {} bytes, longer than the limit of {MAX_LEVEL_KEY_BYTES}",
+                    name.len()
+                ));
+            }
             if !(r.best_time_s.is_finite() && r.best_time_s >= 0.0) {
                 return Err(format!(
                     "the best time of {name:?} is {}, not a number of seconds",
@@ -229,9 +259,11 @@ fn load_or_replace<T>(path: &Path) -> (T, Option<String>)
 where
     T: Default + Serialize + DeserializeOwned + Checked,
 {
-    let text = match std::fs::read(path) {
-        Ok(bytes) => bytes,
+    let text = match crate::fsio::read_bounded(path, MAX_SAVE_BYTES) {
+        Ok(bytes) => Ok(bytes),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (T::default(), None),
+        // Too large: corrupt, replaced below like any other.
+        Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => Err(e.to_string()),
         Err(e) => {
             // Unreadable (permissions, a folder in its place): nothing can
             // be replaced safely; play with defaults and say so.
@@ -243,9 +275,9 @@ where
             return (T::default(), Some(line));
         }
     };
-    let parsed = std::str::from_utf8(&text)
-        .map_err(|e| format!("not UTF-8 text: {e}"))
-        .and_then(|t| ron::from_str::<T>(t).map_err(|e| e.to_string()))
+    let parsed = text
+        .and_then(|text| String::from_utf8(text).map_err(|e| format!("not UTF-8 text: {e}")))
+        .and_then(|t| ron::from_str::<T>(&t).map_err(|e| e.to_string()))
         .and_then(|v| v.check().map(|()| v));
     let reason = match parsed {
         Ok(v) => return (v, None),
@@ -355,6 +387,73 @@ mod tests {
         // Binary junk is corrupt too, not a panic.
         std::fs::write(store.settings_path(), [0xff, 0xfe, 0x00]).unwrap();
         assert!(store.load_settings().1.unwrap().contains("not UTF-8"));
+    }
+
+    #[test]
+    fn files_past_the_limits_are_corrupt_and_replaced() {
+        let dir = scratch("limits");
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = SaveStore::at(&dir);
+        // Too large: a megabyte of spaces before a valid settings file.
+        let mut big = vec![b' '; MAX_SAVE_BYTES as usize];
+        big.extend_from_slice(b"(debug: true)");
+        std::fs::write(store.settings_path(), &big).unwrap();
+        let (s, msg) = store.load_settings();
+        assert_eq!(s, Settings::default());
+        let msg = msg.unwrap();
+        assert!(
+            msg.contains("corrupt save file")
+                && msg.contains(&format!("limit of {MAX_SAVE_BYTES} bytes"))
+                && msg.contains("replaced"),
+            "{msg}"
+        );
+        assert_eq!(
+            std::fs::metadata(dir.join("settings.ron.corrupt"))
+                .unwrap()
+                .len(),
+            big.len() as u64
+        );
+        assert_eq!(store.load_settings(), (Settings::default(), None));
+        // Too many levels, and a name too long.
+        let entry = |name: String| format!("{name:?}: (best_time_s: 1.0, fewest_falls: 0)");
+        let many: Vec<String> = (0..=MAX_PROGRESS_LEVELS)
+            .map(|i| entry(format!("l{i}")))
+            .collect();
+        std::fs::write(
+            store.progress_path(),
+            format!("(completed: {{{}}})", many.join(",")),
+        )
+        .unwrap();
+        let msg = store.load_progress().1.unwrap();
+        assert!(
+            msg.contains("4097 completed levels, more than the limit of 4096"),
+            "{msg}"
+        );
+        let long = entry("x".repeat(MAX_LEVEL_KEY_BYTES + 1));
+        std::fs::write(store.progress_path(), format!("(completed: {{{long}}})")).unwrap();
+        let msg = store.load_progress().1.unwrap();
+        assert!(msg.contains("a level name of 4097 bytes"), "{msg}");
+    }
+
+    #[test]
+    fn something_not_a_file_in_a_save_files_place_is_left_alone() {
+        let dir = scratch("not-a-file");
+        std::fs::create_dir_all(dir.join(SETTINGS_FILE)).unwrap();
+        let store = SaveStore::at(&dir);
+        let (s, msg) = store.load_settings();
+        assert_eq!(s, Settings::default());
+        assert!(msg.unwrap().contains("not a regular file"));
+        assert!(dir.join(SETTINGS_FILE).is_dir(), "left where it was");
+        #[cfg(unix)]
+        {
+            // A pipe is not waited on.
+            let fifo = dir.join(PROGRESS_FILE);
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+            let (p, msg) = store.load_progress();
+            assert_eq!(p, Progress::default());
+            assert!(msg.unwrap().contains("not a regular file"));
+        }
     }
 
     #[test]

@@ -181,19 +181,40 @@ pub fn check_level(loaded: &LoadedLevel) -> Vec<Diagnostic> {
 /// [`LADDER_FOOT_CLEARING`]) up to its top: there the ladder cannot be
 /// climbed (down from the top, the climber waits for a clearance that never
 /// comes).
+/// The strip is walked in [`CLIMBER_STEP`] slices counted as an integer
+/// (a float that adds 5 cm at a time stops advancing far from the origin),
+/// at most [`MAX_CLIMBER_SLICES`] of them: the loader keeps ladders within
+/// [`super::limits::MAX_OBJECT_TILES`] tiles, so a real ladder needs far
+/// fewer, and a longer strip is cut into that many equal slices.
 fn climber_blocked(level: &Level, l: &Ladder) -> Option<(f32, f32)> {
-    const STEP: f32 = 0.05;
+    let start = l.bottom + LADDER_FOOT_CLEARING;
+    let end = l.top;
+    let span = end - start;
+    if !span.is_finite() || span <= GRID_EPSILON {
+        return None;
+    }
+    let slices = ((span / CLIMBER_STEP).ceil() as usize).clamp(1, MAX_CLIMBER_SLICES);
+    let step = span / slices as f32;
     let mut hit: Option<(f32, f32)> = None;
-    let mut y = l.bottom + LADDER_FOOT_CLEARING;
-    while y < l.top - GRID_EPSILON {
-        let top = (y + STEP).min(l.top);
+    for i in 0..slices {
+        let y = start + i as f32 * step;
+        let top = if i + 1 == slices { end } else { y + step };
         if level.solid_overlaps(l.x - CLIMB_HALF_WIDTH, l.x + CLIMB_HALF_WIDTH, y, top) {
             hit = Some(hit.map_or((y, top), |(a, _)| (a, top)));
         }
-        y = top;
     }
     hit
 }
+
+/// Height of one slice of a ladder's climbing strip that
+/// `climber_blocked` checks, metres: a tenth of a tile, so no solid cell
+/// slips between two.
+pub const CLIMBER_STEP: f32 = 0.05;
+/// Most slices `climber_blocked` checks on one ladder: the tallest ladder
+/// the loader accepts (twice [`super::limits::MAX_LEVEL_REACH_M`], 4096 m)
+/// at [`CLIMBER_STEP`].
+pub const MAX_CLIMBER_SLICES: usize =
+    (2.0 * super::limits::MAX_LEVEL_REACH_M / CLIMBER_STEP) as usize + 1;
 
 /// One-way planks lower over a walkable floor than the knight is tall (with
 /// the plank's drawn thickness): walking under one, his head passes through
@@ -697,6 +718,33 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_ladder_far_from_the_origin_is_walked_in_bounded_slices() {
+        // Built by code, past what the loader accepts: at 4,000 km a float
+        // that adds 5 cm at a time never moves, so the walk must count.
+        let ground = vec![crate::sim::world::GroundSegment::ground(0.0, 4.0, 0.0, 0.0)];
+        for bottom in [4.0e6f32, -4.0e6, 1.0e30] {
+            let ladder = Ladder {
+                x: 1.0,
+                bottom,
+                top: bottom + 16.0,
+                rung_spacing: 0.3,
+                first_rung_offset: 0.3,
+                half_width: 0.2,
+            };
+            let level = Level::from_profile(
+                "far",
+                ground.clone(),
+                vec![ladder],
+                Vec2::new(0.5, 0.0),
+                Vec2::new(3.5, 0.0),
+                -4.0,
+            );
+            assert_eq!(climber_blocked(&level, &level.ladders[0]), None, "{bottom}");
+        }
+        const { assert!(MAX_CLIMBER_SLICES >= 81_920) };
+    }
+
     /// Findings of every severity.
     fn findings(layers: &[&[&str]], objects: &str) -> Vec<String> {
         let l = super::super::from_tmx_str(&map(layers, objects), "t.tmx").unwrap();
@@ -730,7 +778,7 @@ mod tests {
             "######----",
             "##########",
         ];
-        let objs = point(1, "Spawn", 0.0, 6) + &point(2, "Exit", 9.0, 6);
+        let objs = point(1, "Spawn", 0.0, 5) + &point(2, "Exit", 9.0, 6);
         let all = findings(&[rows], &objs);
         let planks: Vec<&String> = all.iter().filter(|f| f.contains("one-way plank")).collect();
         assert_eq!(planks.len(), 2, "{all:?}");

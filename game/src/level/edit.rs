@@ -113,8 +113,10 @@ impl LevelDoc {
     /// Opens a TMX file for editing.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, String> {
         let path = path.as_ref().to_path_buf();
-        let text = std::fs::read_to_string(&path)
+        let bytes = crate::fsio::read_bounded(&path, super::limits::MAX_LEVEL_FILE_BYTES)
             .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|e| format!("{}: cannot read: not UTF-8 text: {e}", path.display()))?;
         Self::from_text(path, text)
     }
 

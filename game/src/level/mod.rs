@@ -30,15 +30,18 @@
 
 pub mod check;
 pub mod edit;
+pub mod limits;
 pub mod reach;
 pub mod shipped;
 pub mod tmx_text;
 pub mod watch;
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use glam::Vec2;
 use thiserror::Error;
@@ -46,6 +49,7 @@ use tiled::{
     LayerTile, LayerType, Loader, Map, ObjectShape, Orientation, PropertyValue, TileLayer,
 };
 
+use crate::sim::player::MAX_STEP_UP;
 #[cfg(test)]
 use crate::sim::world::FloorKind;
 use crate::sim::world::{Checkpoint, GroundSegment, Ladder, Level, MovingPlatform, SolidBox};
@@ -297,27 +301,30 @@ pub struct ColumnTop {
     pub override_id: Option<u32>,
 }
 
-/// Loads a TMX file; external tilesets and templates are read beside it.
+/// Loads a TMX file; external tilesets and templates are read beside it
+/// (inside the map's folder, see [`limits::check_reference`]). Every file
+/// read is bounded and checked against [`limits`] before the Tiled reader
+/// sees it.
 pub fn load(path: impl AsRef<Path>) -> Result<LoadedLevel, LevelError> {
     let path = path.as_ref();
-    let file = path.display().to_string();
+    check_extension(path)?;
+    let bytes = limits::read_map_file(path)?;
+    load_bytes(path, bytes)
+}
+
+/// The error for a file that is not a `.tmx` map.
+fn check_extension(path: &Path) -> Result<(), LevelError> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    if !ext.eq_ignore_ascii_case("tmx") {
-        return Err(LevelError::Invalid {
-            file,
-            location: "map".into(),
-            reason: format!(
-                "only Tiled TMX maps are supported, not '.{ext}' files (in Tiled: File > Save As > .tmx)"
-            ),
-        });
+    if ext.eq_ignore_ascii_case("tmx") {
+        return Ok(());
     }
-    let map = Loader::new()
-        .load_tmx_map(path)
-        .map_err(|source| LevelError::Tiled {
-            file: file.clone(),
-            source,
-        })?;
-    convert_guarded(&map, &file)
+    Err(LevelError::Invalid {
+        file: path.display().to_string(),
+        location: "map".into(),
+        reason: format!(
+            "only Tiled TMX maps are supported, not '.{ext}' files (in Tiled: File > Save As > .tmx)"
+        ),
+    })
 }
 
 /// Loads the map at `path` from `text` (an edited version of the file) while
@@ -325,28 +332,70 @@ pub fn load(path: impl AsRef<Path>) -> Result<LoadedLevel, LevelError> {
 /// [`load`] would.
 pub fn load_with_text(path: impl AsRef<Path>, text: &str) -> Result<LoadedLevel, LevelError> {
     let path = path.as_ref();
+    if text.len() as u64 > limits::MAX_LEVEL_FILE_BYTES {
+        return Err(LevelError::Invalid {
+            file: path.display().to_string(),
+            location: "map".into(),
+            reason: format!(
+                "{} bytes, more than the limit of {} bytes",
+                text.len(),
+                limits::MAX_LEVEL_FILE_BYTES
+            ),
+        });
+    }
+    load_bytes(path, text.as_bytes().to_vec())
+}
+
+/// Loads the map at `path` whose text is `bytes`: the text is checked
+/// ([`limits::preflight`]), then parsed by the Tiled reader, which reads
+/// each tileset and template it names through [`limits::read_level_file`].
+fn load_bytes(path: &Path, bytes: Vec<u8>) -> Result<LoadedLevel, LevelError> {
     let file = path.display().to_string();
+    let pre = limits::preflight(&bytes, &file)?;
     let own = path.to_path_buf();
-    let bytes = text.as_bytes().to_vec();
+    // The first refusal of a referenced file, reported instead of the
+    // Tiled reader's wrapping of it.
+    let refusal: Rc<RefCell<Option<LevelError>>> = Rc::default();
+    let slot = Rc::clone(&refusal);
     let reader = move |p: &Path| -> Result<Cursor<Vec<u8>>, std::io::Error> {
         if p == own {
-            Ok(Cursor::new(bytes.clone()))
-        } else {
-            std::fs::read(p).map(Cursor::new)
+            return Ok(Cursor::new(bytes.clone()));
+        }
+        match limits::read_level_file(&own, p) {
+            Ok(b) => Ok(Cursor::new(b)),
+            Err(e) => {
+                let message = e.to_string();
+                slot.borrow_mut().get_or_insert(e);
+                Err(std::io::Error::other(message))
+            }
         }
     };
-    let map = Loader::with_reader(reader)
-        .load_tmx_map(path)
-        .map_err(|source| LevelError::Tiled {
-            file: file.clone(),
-            source,
-        })?;
-    convert(&map, &file)
+    let map = Loader::with_reader(reader).load_tmx_map(path);
+    if let Some(e) = refusal.borrow_mut().take() {
+        return Err(e);
+    }
+    let map = map.map_err(|source| LevelError::Tiled {
+        file: file.clone(),
+        source,
+    })?;
+    convert_guarded(&map, &file, &pre)
 }
 
 /// Loads a TMX map from text (an embedded level); `label` names it in errors.
 /// External tilesets and templates cannot be resolved this way: embed them.
 pub fn from_tmx_str(text: &str, label: &str) -> Result<LoadedLevel, LevelError> {
+    if text.len() as u64 > limits::MAX_LEVEL_FILE_BYTES {
+        return Err(LevelError::Invalid {
+            file: label.to_string(),
+            location: "map".into(),
+            reason: format!(
+                "{} bytes, more than the limit of {} bytes",
+                text.len(),
+                limits::MAX_LEVEL_FILE_BYTES
+            ),
+        });
+    }
+    let pre = limits::preflight(text.as_bytes(), label)?;
     let bytes = text.as_bytes().to_vec();
     let own = PathBuf::from(label);
     let reader = move |p: &Path| -> Result<Cursor<Vec<u8>>, std::io::Error> {
@@ -368,7 +417,7 @@ pub fn from_tmx_str(text: &str, label: &str) -> Result<LoadedLevel, LevelError> 
             file: label.to_string(),
             source,
         })?;
-    convert_guarded(&map, label)
+    convert_guarded(&map, label, &pre)
 }
 
 /// The embedded tutorial, the game's default level.
@@ -404,8 +453,14 @@ struct Placed {
 /// [`convert`], with a panic inside the `tiled` crate turned into an error
 /// naming the file: `tiled` 0.15 indexes a finite layer's tiles without
 /// checking that the file held width × height of them (found by fuzzing).
-fn convert_guarded(map: &tiled::Map, file: &str) -> Result<LoadedLevel, LevelError> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| convert(map, file))) {
+/// [`limits::preflight`] refuses such files first; this stays as a last
+/// resort.
+fn convert_guarded(
+    map: &tiled::Map,
+    file: &str,
+    pre: &limits::Preflight,
+) -> Result<LoadedLevel, LevelError> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| convert(map, file, pre))) {
         Ok(result) => result,
         Err(payload) => {
             let message = payload
@@ -425,8 +480,9 @@ fn convert_guarded(map: &tiled::Map, file: &str) -> Result<LoadedLevel, LevelErr
     }
 }
 
-/// Turns a parsed map into a level.
-fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
+/// Turns a parsed map into a level; `pre` is what [`limits::preflight`]
+/// found in its text.
+fn convert(map: &Map, file: &str, pre: &limits::Preflight) -> Result<LoadedLevel, LevelError> {
     let invalid = |location: &str, reason: String| LevelError::Invalid {
         file: file.to_string(),
         location: location.to_string(),
@@ -452,12 +508,16 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
     for layer in map.layers() {
         collect_layer(
             layer,
-            &mut placed,
-            &mut objects,
-            &mut unknown_tiles,
-            &mut diagnostics,
-            &mut tile_layers,
-            file,
+            &mut Collect {
+                placed: &mut placed,
+                objects: &mut objects,
+                unknown_tiles: &mut unknown_tiles,
+                diagnostics: &mut diagnostics,
+                tile_layers: &mut tile_layers,
+                file,
+                map,
+                first_gids: &pre.first_gids,
+            },
         )?;
     }
     diagnostics.extend(tileset_diagnostics(map));
@@ -712,6 +772,17 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
                 if height <= 0.0 || width <= 0.0 {
                     return Err(invalid(&loc, "the Ladder rectangle is empty".into()));
                 }
+                let rungs = (top_left.y - bottom_right.y) / rung_spacing;
+                if rungs > limits::MAX_LADDER_RUNGS {
+                    return Err(invalid(
+                        &loc,
+                        format!(
+                            "the ladder would have {rungs:.0} rungs ({:.2} m at {rung_spacing} m), more than the limit of {}",
+                            top_left.y - bottom_right.y,
+                            limits::MAX_LADDER_RUNGS
+                        ),
+                    ));
+                }
                 ladders.push(Ladder {
                     x: 0.5 * (top_left.x + bottom_right.x),
                     bottom: bottom_right.y,
@@ -759,6 +830,16 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
                     *slot = v;
                 }
                 let [width, thickness, speed, wait] = value;
+                let length: f32 = path.windows(2).map(|w| w[0].distance(w[1])).sum();
+                if length > limits::MAX_PATH_LENGTH_M {
+                    return Err(invalid(
+                        &loc,
+                        format!(
+                            "the path is {length:.1} m long, more than the limit of {} m",
+                            limits::MAX_PATH_LENGTH_M
+                        ),
+                    ));
+                }
                 if path.windows(2).all(|w| w[0].distance(w[1]) < GRID_EPSILON) {
                     return Err(invalid(
                         &loc,
@@ -856,6 +937,32 @@ fn convert(map: &Map, file: &str) -> Result<LoadedLevel, LevelError> {
         kill_height,
     );
     level.checkpoints = checkpoints;
+    // A start buried in the ground would drop the knight through the world:
+    // the spawn and every checkpoint (where a fall restarts) must have their
+    // feet above a solid's surface, or less than a step under it (the
+    // controller steps up that far).
+    let starts = std::iter::once((spawn_id, "spawn".to_string(), level.spawn)).chain(
+        level
+            .checkpoints
+            .iter()
+            .zip(&checkpoint_ids)
+            .map(|(c, id)| (*id, format!("checkpoint '{}'", c.name), c.pos)),
+    );
+    for (id, what, p) in starts {
+        if let Some(s) = level.solid_at(p + Vec2::new(0.0, MAX_STEP_UP)) {
+            return Err(invalid(
+                &format!("object {id}"),
+                format!(
+                    "{what} inside a solid at ({:.2}, {:.2}) m: the feet are more than a step ({MAX_STEP_UP} m) under the top of the block at x {:.2}..{:.2} m (top {:.2} m), so the knight would fall out of the world; put it on top of the ground",
+                    p.x,
+                    p.y,
+                    s.x0,
+                    s.x1,
+                    s.top_max()
+                ),
+            ));
+        }
+    }
     Ok(LoadedLevel {
         level,
         one_way,
@@ -893,6 +1000,7 @@ fn slope_overrides(
     /// (Tiled writes snapped coordinates exactly; this absorbs float text).
     const SNAP: f32 = 1e-3;
     let mut out: SlopeOverrides = BTreeMap::new();
+    let mut covered: u64 = 0;
     let (tw, th) = (map.tile_width as f32, map.tile_height as f32);
     for o in objects.iter().filter(|o| o.class == "Slope") {
         let loc = format!("object {}", o.id);
@@ -918,9 +1026,21 @@ fn slope_overrides(
             )));
         }
         let cell = slope_cell(&o.properties, false, file, &loc)?;
+        // The object lies within `limits::MAX_OBJECT_TILES` of the origin
+        // (checked when it was collected), so these fit an i32 easily; the
+        // cell count is summed in u64 against its own limit before any
+        // cell is made.
         let (c0, r0) = (c0.round() as i32, r0.round() as i32);
-        for col in c0..c0 + nc.round() as i32 {
-            for row in r0..r0 + nr.round() as i32 {
+        let (nc, nr) = (nc.round() as i32, nr.round() as i32);
+        covered = covered.saturating_add(nc as u64 * nr as u64);
+        if covered > limits::MAX_SLOPE_OBJECT_CELLS {
+            return Err(invalid(format!(
+                "Slope objects cover {covered} cells with this one ({nc} × {nr} tiles), more than the limit of {} cells: draw large ground with tiles",
+                limits::MAX_SLOPE_OBJECT_CELLS
+            )));
+        }
+        for col in c0..c0 + nc {
+            for row in r0..r0 + nr {
                 let placed = Placed {
                     col,
                     row,
@@ -998,19 +1118,25 @@ struct Obj {
     properties: tiled::Properties,
 }
 
+/// Where [`collect_layer`] puts what it finds, and what it needs to know.
+struct Collect<'a> {
+    placed: &'a mut Vec<Placed>,
+    objects: &'a mut Vec<Obj>,
+    unknown_tiles: &'a mut BTreeMap<(String, u32), (String, usize)>,
+    diagnostics: &'a mut Vec<Diagnostic>,
+    tile_layers: &'a mut usize,
+    file: &'a str,
+    map: &'a Map,
+    /// Each tileset's first gid, by the Tiled reader's tileset index.
+    first_gids: &'a [u32],
+}
+
 /// Walks a layer (recursing into groups), classifying tiles and objects.
-fn collect_layer(
-    layer: tiled::Layer<'_>,
-    placed: &mut Vec<Placed>,
-    objects: &mut Vec<Obj>,
-    unknown_tiles: &mut BTreeMap<(String, u32), (String, usize)>,
-    diagnostics: &mut Vec<Diagnostic>,
-    tile_layers: &mut usize,
-    file: &str,
-) -> Result<(), LevelError> {
+fn collect_layer(layer: tiled::Layer<'_>, cx: &mut Collect<'_>) -> Result<(), LevelError> {
     let name = layer.name.clone();
+    let file = cx.file;
     if layer.offset_x != 0.0 || layer.offset_y != 0.0 {
-        diagnostics.push(Diagnostic {
+        cx.diagnostics.push(Diagnostic {
             severity: Severity::Warning,
             location: format!("layer '{name}'"),
             message: "layer offsets are ignored: the grid decides where ground is".into(),
@@ -1019,25 +1145,32 @@ fn collect_layer(
     match layer.layer_type() {
         LayerType::Group(g) => {
             for child in g.layers() {
-                collect_layer(
-                    child,
-                    placed,
-                    objects,
-                    unknown_tiles,
-                    diagnostics,
-                    tile_layers,
-                    file,
-                )?;
+                collect_layer(child, cx)?;
             }
         }
         LayerType::Image(_) => {}
         LayerType::Tiles(tl) => {
-            let tile_layer = *tile_layers;
-            *tile_layers += 1;
+            let tile_layer = *cx.tile_layers;
+            *cx.tile_layers += 1;
+            let first_gids = cx.first_gids;
+            let placed = &mut *cx.placed;
+            let unknown_tiles = &mut *cx.unknown_tiles;
             let mut visit = |col: i32, row: i32, tile: LayerTile<'_>| -> Result<(), LevelError> {
                 let tileset = tile.get_tileset();
                 let Some(t) = tile.get_tile() else {
-                    return Ok(());
+                    // A gid past its tileset's tiles: Tiled shows nothing
+                    // there, so the level would silently lose the tile.
+                    let first = first_gids.get(tile.tileset_index()).copied().unwrap_or(1);
+                    return Err(LevelError::Invalid {
+                        file: file.into(),
+                        location: format!("layer '{name}' tile ({col},{row})"),
+                        reason: format!(
+                            "tile gid {} belongs to no tileset (tileset '{}' holds {} tiles from gid {first})",
+                            u64::from(first) + u64::from(tile.id()),
+                            tileset.name,
+                            tileset.tilecount
+                        ),
+                    });
                 };
                 let Some(class) = t.user_type.as_deref().filter(|c| !c.is_empty()) else {
                     return Ok(());
@@ -1071,6 +1204,9 @@ fn collect_layer(
                 });
                 Ok(())
             };
+            // Sizes and chunk positions were bounded by `limits::preflight`
+            // ([`limits::MAX_MAP_SIDE_TILES`]), so these loops and the i32
+            // arithmetic stay small.
             match tl {
                 TileLayer::Finite(f) => {
                     for row in 0..f.height() as i32 {
@@ -1084,11 +1220,11 @@ fn collect_layer(
                 TileLayer::Infinite(inf) => {
                     let w = tiled::ChunkData::WIDTH as i32;
                     let h = tiled::ChunkData::HEIGHT as i32;
-                    for ((cx, cy), chunk) in inf.chunks() {
+                    for ((chx, chy), chunk) in inf.chunks() {
                         for ly in 0..h {
                             for lx in 0..w {
                                 if let Some(tile) = chunk.get_tile(lx, ly) {
-                                    visit(cx * w + lx, cy * h + ly, tile)?;
+                                    visit(chx * w + lx, chy * h + ly, tile)?;
                                 }
                             }
                         }
@@ -1104,7 +1240,7 @@ fn collect_layer(
                     continue;
                 }
                 if !OBJECT_CLASSES.contains(&class.as_str()) {
-                    diagnostics.push(Diagnostic {
+                    cx.diagnostics.push(Diagnostic {
                         severity: Severity::Error,
                         location: loc,
                         message: format!(
@@ -1114,8 +1250,8 @@ fn collect_layer(
                     });
                     continue;
                 }
-                unknown_props(&class, &o.properties, &loc, diagnostics);
-                objects.push(Obj {
+                unknown_props(&class, &o.properties, &loc, cx.diagnostics);
+                let obj = Obj {
                     id: o.id(),
                     class,
                     name: o.name.clone(),
@@ -1123,8 +1259,58 @@ fn collect_layer(
                     y: o.y,
                     shape: o.shape.clone(),
                     properties: o.properties.clone(),
-                });
+                };
+                check_object_reach(&obj, cx.map, file)?;
+                cx.objects.push(obj);
             }
+        }
+    }
+    Ok(())
+}
+
+/// Refuses an object of a known class that reaches further from the map's
+/// top-left corner than [`limits::MAX_OBJECT_TILES`] tiles (its position,
+/// its far corner, every point of its path) or has more than
+/// [`limits::MAX_PATH_POINTS`] points: everything built from objects
+/// (ladders, slopes, platform paths, the spatial index) then stays bounded.
+fn check_object_reach(o: &Obj, map: &Map, file: &str) -> Result<(), LevelError> {
+    let reach_x = f64::from(limits::MAX_OBJECT_TILES) * f64::from(map.tile_width);
+    let reach_y = f64::from(limits::MAX_OBJECT_TILES) * f64::from(map.tile_height);
+    let fail = |reason: String| LevelError::Invalid {
+        file: file.to_string(),
+        location: format!("object {}", o.id),
+        reason,
+    };
+    let (x, y) = (f64::from(o.x), f64::from(o.y));
+    let mut coords: Vec<(&str, f64, f64)> = vec![("x", x, reach_x), ("y", y, reach_y)];
+    match &o.shape {
+        ObjectShape::Rect { width, height } | ObjectShape::Ellipse { width, height } => {
+            coords.push(("x + width", x + f64::from(*width), reach_x));
+            coords.push(("y + height", y + f64::from(*height), reach_y));
+        }
+        ObjectShape::Polyline { points } | ObjectShape::Polygon { points } => {
+            if points.len() > limits::MAX_PATH_POINTS {
+                return Err(fail(format!(
+                    "{} points, more than the limit of {}",
+                    points.len(),
+                    limits::MAX_PATH_POINTS
+                )));
+            }
+            for &(px, py) in points {
+                coords.push(("a point's x", x + f64::from(px), reach_x));
+                coords.push(("a point's y", y + f64::from(py), reach_y));
+            }
+        }
+        _ => {}
+    }
+    for (what, v, reach) in coords {
+        if !(v.is_finite() && v.abs() <= reach) {
+            return Err(fail(format!(
+                "{what} {v} px is outside the limit of ±{reach} px from the map's top-left corner \
+                 ({} tiles, {} m): is it a typo?",
+                limits::MAX_OBJECT_TILES,
+                limits::MAX_LEVEL_REACH_M
+            )));
         }
     }
     Ok(())
@@ -1421,7 +1607,7 @@ mod tests {
     fn floors_at_every_height_with_solids_around_them() {
         // A floating block over a tunnel, a ledge, a slope on a platform.
         let rows: &[&str] = &["......./", "..###.##", "........", "##....##", "########"];
-        let objs = point(1, "Spawn", 0.0, 4) + &point(2, "Exit", 7.0, 4);
+        let objs = point(1, "Spawn", 0.0, 3) + &point(2, "Exit", 7.0, 4);
         let l = from_tmx_str(&map(&[rows], &objs), "floors.tmx").unwrap();
         let lv = &l.level;
         // Column 2: the block's top at 2.0 m, the ground at 0.5 m under it.
@@ -1754,5 +1940,282 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The ends every hostile map below keeps (so only the planted value is
+    /// wrong): a spawn and an exit on the flat ground.
+    fn ends() -> String {
+        point(1, "Spawn", 0.0, 2) + &point(2, "Exit", 8.0, 2)
+    }
+
+    fn refused(text: &str) -> String {
+        from_tmx_str(text, "hostile.tmx").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_ladder_four_million_metres_up_is_refused_naming_it_value_and_limit() {
+        let objs = ends()
+            + "<object id=\"5\" type=\"Ladder\" x=\"64\" y=\"-128000000\" width=\"16\" height=\"320\"/>";
+        let e = refused(&map(&[FLAT], &objs));
+        assert!(
+            e.starts_with("hostile.tmx:object 5:")
+                && e.contains("-128000000")
+                && e.contains("131072")
+                && e.contains("4096 tiles"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_slope_object_3_2_million_px_square_is_refused_before_any_cell_is_made() {
+        let objs = ends()
+            + "<object id=\"6\" type=\"Slope\" x=\"0\" y=\"0\" width=\"3200000\" height=\"3200000\"/>";
+        let e = refused(&map(&[FLAT], &objs));
+        assert!(
+            e.starts_with("hostile.tmx:object 6:") && e.contains("x + width 3200000 px"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn slope_objects_past_the_cell_budget_are_refused_inside_the_reach() {
+        // 300 × 300 tiles lies within the reach limit but covers 90,000
+        // cells, more than MAX_SLOPE_OBJECT_CELLS.
+        let objs = ends()
+            + "<object id=\"7\" type=\"Slope\" x=\"0\" y=\"0\" width=\"9600\" height=\"9600\"/>";
+        let e = refused(&map(&[FLAT], &objs));
+        assert!(
+            e.starts_with("hostile.tmx:object 7:")
+                && e.contains("90000 cells")
+                && e.contains(&limits::MAX_SLOPE_OBJECT_CELLS.to_string()),
+            "{e}"
+        );
+        // One under the budget loads (256 × 256 = 65,536 cells).
+        let objs = ends()
+            + "<object id=\"7\" type=\"Slope\" x=\"0\" y=\"64\" width=\"8192\" height=\"8192\"/>";
+        assert!(from_tmx_str(&map(&[FLAT], &objs), "ok.tmx").is_ok());
+    }
+
+    #[test]
+    fn a_slope_object_at_64e9_px_is_refused_not_wrapped_or_dropped() {
+        let objs = ends()
+            + "<object id=\"8\" type=\"Slope\" x=\"64000000000\" y=\"64\" width=\"32\" height=\"32\"/>";
+        let e = refused(&map(&[FLAT], &objs));
+        assert!(
+            e.starts_with("hostile.tmx:object 8:") && e.contains("x 64000000000 px"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_map_two_million_tiles_wide_is_too_large_before_tiled_sees_it() {
+        let text = map(&[FLAT], &ends()).replacen("width=\"10\"", "width=\"2000000\"", 2);
+        let e = refused(&text);
+        assert!(
+            e.starts_with("hostile.tmx:map:")
+                && e.contains("map too large")
+                && e.contains("2000000")
+                && e.contains("4096"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_map_width_of_1e8_over_104_columns_is_refused() {
+        // Only the map's width is changed (the layer keeps its 10 columns of
+        // data): the size limit speaks first.
+        let text = map(&[FLAT], &ends()).replacen("width=\"10\"", "width=\"100000000\"", 1);
+        let e = refused(&text);
+        assert!(
+            e.contains("map too large") && e.contains("100000000"),
+            "{e}"
+        );
+        // Within the limits, a layer whose data is shorter than width ×
+        // height: 104 columns of data declared 200 wide.
+        let row: Vec<&str> = vec!["1"; 104];
+        let text = format!(
+            "<map orientation=\"orthogonal\" width=\"200\" height=\"1\" tilewidth=\"32\" tileheight=\"32\" infinite=\"0\">{}<layer name=\"G\" width=\"200\" height=\"1\"><data encoding=\"csv\">{}</data></layer></map>",
+            testmaps_tileset(),
+            row.join(",")
+        );
+        let e = refused(&text);
+        assert!(
+            e.starts_with("hostile.tmx:layer 'G':")
+                && e.contains("data length does not match width × height")
+                && e.contains("104")
+                && e.contains("200 × 1 = 200"),
+            "{e}"
+        );
+        // A layer whose size is not the map's is refused too.
+        let text = map(&[FLAT], &ends()).replacen("width=\"10\"", "width=\"104\"", 1);
+        let e = refused(&text);
+        assert!(
+            e.contains("layer 'L0'") && e.contains("the map is 104 × 4"),
+            "{e}"
+        );
+    }
+
+    /// The test tileset alone (firstgid 1, seven tiles).
+    fn testmaps_tileset() -> String {
+        let m = map(&[&["#"]], "");
+        let a = m.find("<tileset").unwrap();
+        let b = m.find("</tileset>").unwrap() + "</tileset>".len();
+        m[a..b].to_string()
+    }
+
+    #[test]
+    fn a_tile_gid_that_belongs_to_no_tileset_names_the_layer_cell_and_gid() {
+        // Past the tileset's seven tiles.
+        let text = map(&[FLAT], &ends()).replacen("1,1,1", "1,50,1", 1);
+        let e = refused(&text);
+        assert!(
+            e.starts_with("hostile.tmx:layer 'L0' tile (1,2):") && e.contains("gid 50"),
+            "{e}"
+        );
+        // Below the first tileset's first gid.
+        let text = map(&[FLAT], &ends()).replace("firstgid=\"1\"", "firstgid=\"10\"");
+        let e = refused(&text);
+        assert!(
+            e.contains("layer 'L0' tile (0,2)")
+                && e.contains("gid 1 belongs to no tileset")
+                && e.contains("starts at gid 10"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_spawn_inside_the_ground_is_refused_naming_where() {
+        // Feet a tile and a half under the surface (row boundary 3.5 → y 80 px below it).
+        let objs = "<object id=\"1\" type=\"Spawn\" x=\"48\" y=\"112\"><point/></object>"
+            .to_string()
+            + &point(2, "Exit", 8.0, 2);
+        let e = refused(&map(&[FLAT], &objs));
+        assert!(
+            e.starts_with("hostile.tmx:object 1:")
+                && e.contains("spawn inside a solid at (0.75, 0.25) m"),
+            "{e}"
+        );
+        // A checkpoint likewise; a spawn a few centimetres into the ground is
+        // stepped out of and loads.
+        let objs = ends()
+            + "<object id=\"3\" name=\"deep\" type=\"Checkpoint\" x=\"48\" y=\"120\"><point/></object>";
+        let e = refused(&map(&[FLAT], &objs));
+        assert!(e.contains("checkpoint 'deep' inside a solid"), "{e}");
+        let objs = "<object id=\"1\" type=\"Spawn\" x=\"48\" y=\"66\"><point/></object>"
+            .to_string()
+            + &point(2, "Exit", 8.0, 2);
+        assert!(from_tmx_str(&map(&[FLAT], &objs), "ok.tmx").is_ok());
+    }
+
+    #[test]
+    fn compressed_data_is_decompressed_under_a_bound() {
+        use base64::Engine;
+        use std::io::Write;
+        // 10 × 4 tiles declared; the zlib stream expands to 400 MB of zeros.
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        let zeros = vec![0u8; 1 << 20];
+        for _ in 0..400 {
+            z.write_all(&zeros).unwrap();
+        }
+        let data = base64::engine::general_purpose::STANDARD.encode(z.finish().unwrap());
+        let m = map(&[FLAT], &ends());
+        let a = m.find("<data").unwrap();
+        let b = m.find("</data>").unwrap() + "</data>".len();
+        let text = format!(
+            "{}<data encoding=\"base64\" compression=\"zlib\">{data}</data>{}",
+            &m[..a],
+            &m[b..]
+        );
+        let e = refused(&text);
+        assert!(
+            e.contains("layer 'L0'")
+                && e.contains(
+                    "holds more than 10 × 4 = 40 tiles (decompression stopped after 161 bytes)"
+                ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_tileset_declaring_billions_of_tiles_is_refused() {
+        let text = map(&[FLAT], &ends()).replace("tilecount=\"7\"", "tilecount=\"4000000000\"");
+        let e = refused(&text);
+        assert!(
+            e.starts_with("hostile.tmx:tileset 'test':") && e.contains("tilecount 4000000000"),
+            "{e}"
+        );
+        // An image narrower than the margin, with no columns attribute:
+        // the reader's unsigned arithmetic would underflow.
+        let text = map(&[FLAT], &ends()).replace(" columns=\"7\"", " margin=\"300\"");
+        let e = refused(&text);
+        assert!(e.contains("image width 224 px"), "{e}");
+    }
+
+    #[test]
+    fn infinite_chunks_past_the_limits_are_refused() {
+        let chunk = |x: i64, w: u64| {
+            format!(
+                "<map orientation=\"orthogonal\" width=\"10\" height=\"4\" tilewidth=\"32\" tileheight=\"32\" infinite=\"1\">{}<layer name=\"G\" width=\"10\" height=\"4\"><data encoding=\"csv\"><chunk x=\"{x}\" y=\"0\" width=\"{w}\" height=\"1\">{}</chunk></data></layer></map>",
+                testmaps_tileset(),
+                vec!["1"; w as usize].join(",")
+            )
+        };
+        let e = refused(&chunk(2_147_483_600, 16));
+        assert!(
+            e.contains("chunk at (2147483600,0)") && e.contains("±4096"),
+            "{e}"
+        );
+        let e = refused(&chunk(-16, 5000));
+        assert!(e.contains("chunk at (-16,0)"), "{e}");
+    }
+
+    #[test]
+    fn deep_nesting_long_paths_and_ladders_of_countless_rungs_are_refused() {
+        // Group layers nested 100 deep: the reader would recurse that far.
+        let deep = format!(
+            "{}{}",
+            "<group name=\"g\">".repeat(100),
+            "</group>".repeat(100)
+        );
+        let text =
+            map(&[FLAT], &ends()).replacen(" <objectgroup", &format!("{deep}<objectgroup"), 1);
+        let e = refused(&text);
+        assert!(
+            e.contains("element <group>") && e.contains("more than the limit of 64"),
+            "{e}"
+        );
+        // A platform path of three legs of 2,000 m.
+        let objs = ends()
+            + "<object id=\"9\" type=\"MovingPlatform\" x=\"32\" y=\"16\"><polyline points=\"0,0 128000,0 0,0 128000,0\"/></object>";
+        let e = refused(&map(&[FLAT], &objs));
+        assert!(
+            e.starts_with("hostile.tmx:object 9:") && e.contains("the path is 6000.0 m long"),
+            "{e}"
+        );
+        // A ladder with rungs a hundredth of a millimetre apart.
+        let objs = ends()
+            + "<object id=\"5\" type=\"Ladder\" x=\"96\" y=\"0\" width=\"16\" height=\"64\"><properties><property name=\"rung_spacing\" type=\"float\" value=\"0.00001\"/></properties></object>";
+        let e = refused(&map(&[FLAT], &objs));
+        assert!(
+            e.starts_with("hostile.tmx:object 5:")
+                && e.contains("100000 rungs")
+                && e.contains("limit of 16384"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_moving_platform_with_too_many_points_is_refused() {
+        let pts: Vec<String> = (0..2000).map(|i| format!("{},0", i % 64)).collect();
+        let objs = ends()
+            + &format!(
+                "<object id=\"9\" type=\"MovingPlatform\" x=\"32\" y=\"16\"><polyline points=\"{}\"/></object>",
+                pts.join(" ")
+            );
+        let e = refused(&map(&[FLAT], &objs));
+        assert!(
+            e.starts_with("hostile.tmx:object 9:") && e.contains("2000 points"),
+            "{e}"
+        );
     }
 }

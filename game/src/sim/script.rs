@@ -18,6 +18,12 @@
 //! Keys: `left right up down jump run`. Commands: `press KEY`, `release KEY`,
 //! `tap KEY`, `hold KEY SECONDS`. A `goal X Y RADIUS` line (no time) states
 //! where the player must be when the run ends.
+//!
+//! Limits (each refusal names the file and, past the size limits, the
+//! line): a script is at most [`MAX_SCRIPT_BYTES`] long, with at most
+//! [`MAX_SCRIPT_LINES`] lines; times and hold durations lie in
+//! 0..=[`MAX_SCRIPT_SECONDS`]; a goal lies within [`MAX_GOAL_METRES`] of the
+//! origin with a radius in 0..=[`MAX_GOAL_METRES`].
 
 use std::path::Path;
 
@@ -25,6 +31,22 @@ use glam::Vec2;
 use thiserror::Error;
 
 use crate::sim::player::{DT, Input};
+
+/// Longest input script read, bytes: a hand-written script is a few
+/// kilobytes (the shipped ones are under 1 KiB); a larger file is not one.
+pub const MAX_SCRIPT_BYTES: u64 = 1 << 20;
+/// Most lines a script may have: a press every simulation step of the
+/// longest run ([`MAX_SCRIPT_SECONDS`] at 64 Hz) is under 40,000.
+pub const MAX_SCRIPT_LINES: usize = 65_536;
+/// Latest time (and longest hold) a script may name, seconds: the longest
+/// headless run ([`crate::tools::headless::MAX_FRAMES`], ten minutes), so
+/// every press can happen; in `f32` seconds that far keeps a precision of
+/// 0.06 ms, far under one 15.6 ms step.
+pub const MAX_SCRIPT_SECONDS: f32 = 600.0;
+/// Farthest a goal may lie from the origin, and its largest radius, metres:
+/// the farthest a level reaches ([`crate::level::limits::MAX_LEVEL_REACH_M`]
+/// from the map's corner, both ways).
+pub const MAX_GOAL_METRES: f32 = 2.0 * crate::level::limits::MAX_LEVEL_REACH_M;
 
 /// A key the script can press.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,12 +112,13 @@ pub struct Script {
 #[derive(Debug, Error)]
 pub enum ScriptError {
     /// The file could not be read.
-    #[error("{file}: {source}")]
+    #[error("{file}: {reason}")]
     Io {
         /// The script's path.
         file: String,
-        /// The I/O error.
-        source: std::io::Error,
+        /// The I/O error (shown in the message, so not also chained as its
+        /// source: a chain would print it twice).
+        reason: std::io::Error,
     },
     /// A line is malformed.
     #[error("{file}:{line}: {reason}")]
@@ -110,11 +133,19 @@ pub enum ScriptError {
 }
 
 impl Script {
-    /// Reads and parses a script file.
+    /// Reads and parses a script file: a regular file of at most
+    /// [`MAX_SCRIPT_BYTES`] of UTF-8 text.
     pub fn load(path: &Path) -> Result<Self, ScriptError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScriptError::Io {
+        let io = |reason| ScriptError::Io {
             file: path.display().to_string(),
-            source,
+            reason,
+        };
+        let bytes = crate::fsio::read_bounded(path, MAX_SCRIPT_BYTES).map_err(io)?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            io(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("not UTF-8 text: {e}"),
+            ))
         })?;
         Self::parse(&text, &path.display().to_string())
     }
@@ -123,12 +154,27 @@ impl Script {
     pub fn parse(text: &str, file: &str) -> Result<Self, ScriptError> {
         let mut script = Script::default();
         let mut last_time = 0.0f32;
+        if text.len() as u64 > MAX_SCRIPT_BYTES {
+            return Err(ScriptError::Syntax {
+                file: file.to_string(),
+                line: 1,
+                reason: format!(
+                    "the script is {} bytes, more than the limit of {MAX_SCRIPT_BYTES}",
+                    text.len()
+                ),
+            });
+        }
         for (i, raw) in text.lines().enumerate() {
             let err = |reason: String| ScriptError::Syntax {
                 file: file.to_string(),
                 line: i + 1,
                 reason,
             };
+            if i >= MAX_SCRIPT_LINES {
+                return Err(err(format!(
+                    "more than {MAX_SCRIPT_LINES} lines, the limit for a script"
+                )));
+            }
             let line = raw.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
                 continue;
@@ -140,20 +186,33 @@ impl Script {
                     .filter(|v| v.is_finite())
                     .ok_or_else(|| err(format!("{what} '{s}' is not a finite number")))
             };
+            // A number in `lo..=hi`, its limit named when it is outside.
+            let within = |s: &str, what: &str, lo: f32, hi: f32| -> Result<f32, ScriptError> {
+                let v = num(s, what)?;
+                if (lo..=hi).contains(&v) {
+                    Ok(v)
+                } else {
+                    Err(err(format!("{what} {v} is outside the limits {lo}..={hi}")))
+                }
+            };
             if words[0] == "goal" {
                 if words.len() != 4 {
                     return Err(err("expected 'goal X Y RADIUS'".into()));
                 }
+                let m = MAX_GOAL_METRES;
                 script.goal = Some(Goal {
-                    pos: Vec2::new(num(words[1], "x")?, num(words[2], "y")?),
-                    radius: num(words[3], "radius")?,
+                    pos: Vec2::new(
+                        within(words[1], "goal x (m)", -m, m)?,
+                        within(words[2], "goal y (m)", -m, m)?,
+                    ),
+                    radius: within(words[3], "goal radius (m)", 0.0, m)?,
                 });
                 continue;
             }
             if words.len() < 3 {
                 return Err(err("expected 'TIME COMMAND KEY'".into()));
             }
-            let time = num(words[0], "time")?;
+            let time = within(words[0], "time (s)", 0.0, MAX_SCRIPT_SECONDS)?;
             if time < last_time {
                 return Err(err(format!(
                     "time {time} is earlier than the line before ({last_time})"
@@ -175,9 +234,9 @@ impl Script {
                     push(time + DT * 0.5, false);
                 }
                 ("hold", 4) => {
-                    let secs = num(words[3], "duration")?;
+                    let secs = within(words[3], "hold duration (s)", 0.0, MAX_SCRIPT_SECONDS)?;
                     push(time, true);
-                    push(time + secs.max(0.0), false);
+                    push(time + secs, false);
                 }
                 (cmd, _) => {
                     return Err(err(format!(
@@ -268,6 +327,80 @@ mod tests {
         assert!(e.to_string().starts_with("w:2: time 0.5 is earlier"));
         let e = Script::parse("nan press right\n", "w").unwrap_err();
         assert!(e.to_string().contains("not a finite number"));
+    }
+
+    #[test]
+    fn values_past_the_limits_are_refused_naming_line_value_and_limit() {
+        let e = Script::parse("0 press right\n601 release right\n", "w.txt").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "w.txt:2: time (s) 601 is outside the limits 0..=600"
+        );
+        let e = Script::parse("-1 press right\n", "w.txt").unwrap_err();
+        assert!(
+            e.to_string().starts_with("w.txt:1: time (s) -1 is outside"),
+            "{e}"
+        );
+        let e = Script::parse("0 hold up 1e30\n", "w.txt").unwrap_err();
+        assert!(
+            e.to_string().contains(
+                "hold duration (s) 1000000000000000000000000000000 is outside the limits 0..=600"
+            ),
+            "{e}"
+        );
+        let e = Script::parse("0 hold up -2\n", "w.txt").unwrap_err();
+        assert!(
+            e.to_string().contains("hold duration (s) -2 is outside"),
+            "{e}"
+        );
+        let e = Script::parse("goal 1e9 0 1\n", "w.txt").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("goal x (m) 1000000000 is outside the limits -4096..=4096"),
+            "{e}"
+        );
+        let e = Script::parse("goal 1 0 -1\n", "w.txt").unwrap_err();
+        assert!(
+            e.to_string().contains("goal radius (m) -1 is outside"),
+            "{e}"
+        );
+        let many = "# nothing\n".repeat(MAX_SCRIPT_LINES + 1);
+        let e = Script::parse(&many, "w.txt").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "w.txt:{}: more than {MAX_SCRIPT_LINES} lines, the limit for a script",
+                MAX_SCRIPT_LINES + 1
+            )
+        );
+        // The largest values allowed still parse and play.
+        let s = Script::parse("600 hold up 600\ngoal 4096 -4096 4096\n", "w.txt").unwrap();
+        assert_eq!(s.events.len(), 2);
+    }
+
+    #[test]
+    fn load_refuses_devices_and_oversized_files_naming_them() {
+        let e = Script::load(Path::new("/dev/zero"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("/dev/zero: not a regular file"), "{e}");
+        let dir = std::env::temp_dir().join(format!("ironstep-script-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let big = dir.join("big.txt");
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(MAX_SCRIPT_BYTES + 1)
+            .unwrap();
+        let e = Script::load(&big).unwrap_err().to_string();
+        assert!(
+            e.contains("big.txt") && e.contains(&format!("limit of {MAX_SCRIPT_BYTES} bytes")),
+            "{e}"
+        );
+        let text = std::fs::write(&big, [0xffu8, 0xfe, b'\n']);
+        text.unwrap();
+        let e = Script::load(&big).unwrap_err().to_string();
+        assert!(e.contains("big.txt: not UTF-8"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -780,6 +780,24 @@ impl Level {
         best
     }
 
+    /// The static solid (not a moving platform) holding the point `p`
+    /// strictly inside it, if any: under its top there and above its
+    /// bottom. For loading and checks (the loader refuses a spawn buried in
+    /// the ground), not the per-step path.
+    pub fn solid_at(&self, p: Vec2) -> Option<&SolidBox> {
+        self.index
+            .solids
+            .span(p.x, p.x)
+            .map(|i| &self.solids[i as usize])
+            .find(|s| {
+                if !(s.x0 < p.x && p.x < s.x1) {
+                    return false;
+                }
+                let top = s.top0 + (s.top1 - s.top0) * (p.x - s.x0) / (s.x1 - s.x0);
+                s.bottom < p.y && p.y < top
+            })
+    }
+
     /// Whether a solid overlaps the box `x0..x1` × `y0..y1` (open
     /// intervals: touching is not overlapping), moving platforms included.
     pub fn solid_overlaps(&self, x0: f32, x1: f32, y0: f32, y1: f32) -> bool {

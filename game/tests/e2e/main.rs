@@ -28,6 +28,7 @@ mod device;
 mod display_rate;
 mod flow;
 mod fuzz_corpus;
+mod hostile_levels;
 mod ik_lab;
 mod inspect;
 mod knight_asset;
