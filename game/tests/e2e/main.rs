@@ -27,6 +27,7 @@ mod designer;
 mod device;
 mod flow;
 mod fuzz_corpus;
+mod hostile_models;
 mod ik_lab;
 mod inspect;
 mod knight_asset;
