@@ -107,7 +107,9 @@ pub const MIN_KEY_QUAT_LENGTH_SQ: f32 = 1e-12;
 /// hostile files.
 pub const MAX_NODE_DEPTH: usize = 4096;
 
-pub use resources::{MAX_BUFFER_BYTES, MAX_IMAGE_FILE_BYTES, MAX_IMAGE_SIDE, MAX_RESOURCE_BYTES};
+pub use resources::{
+    MAX_BUFFER_BYTES, MAX_IMAGE_FILE_BYTES, MAX_IMAGE_SIDE, MAX_RESOURCE_BYTES, resolve_file_uri,
+};
 
 /// The largest model file (`.glb` or `.gltf`) read: 256 MiB. A game
 /// character is a few megabytes (CesiumMan 0.5 MB); the limit keeps a wrong

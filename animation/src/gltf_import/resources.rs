@@ -219,13 +219,13 @@ impl<'a> Resolver<'a> {
         if let Some(rest) = uri.strip_prefix("data:") {
             return decode_data_uri(rest, data_limit);
         }
-        let path = relative_path(uri)?;
         let Some(base) = self.base else {
+            relative_path(uri)?;
             return Err(
                 "names a file, but the model was given as bytes without its folder".to_string(),
             );
         };
-        read_inside(base, &path, file_limit)
+        read_inside(base, uri, file_limit)
     }
 }
 
@@ -340,16 +340,20 @@ fn relative_path(uri: &str) -> Result<PathBuf, Problem> {
     Ok(path)
 }
 
-/// Reads at most `limit` bytes of `relative` under `base`, after checking
-/// that the file, symbolic links followed, lies inside `base` and is a
-/// regular file.
-fn read_inside(base: &Path, relative: &Path, limit: usize) -> Result<Vec<u8>, Problem> {
+/// The file a buffer or image URI that is not a `data:` URI names, under
+/// the model's folder `base`: its canonical path (symbolic links followed),
+/// which lies inside `base`'s and is a regular file; or, in a sentence
+/// that follows the URI in an error, why it names no file the model may
+/// read. The importer reads only what this returns (the fuzz target checks
+/// the promise on every URI it finds).
+pub fn resolve_file_uri(base: &Path, uri: &str) -> Result<PathBuf, String> {
+    let relative = relative_path(uri)?;
     let shown = relative.display();
     let folder = base
         .canonicalize()
         .map_err(|e| format!("the model's folder cannot be opened: {e}"))?;
     let target = folder
-        .join(relative)
+        .join(&relative)
         .canonicalize()
         .map_err(|e| format!("cannot open {shown}: {e}"))?;
     if !target.starts_with(&folder) {
@@ -361,6 +365,15 @@ fn read_inside(base: &Path, relative: &Path, limit: usize) -> Result<Vec<u8>, Pr
     if !meta.is_file() {
         return Err(format!("{shown} is not a regular file"));
     }
+    Ok(target)
+}
+
+/// Reads at most `limit` bytes of the file `uri` names under `base` (see
+/// [`resolve_file_uri`]).
+fn read_inside(base: &Path, uri: &str, limit: usize) -> Result<Vec<u8>, Problem> {
+    let target = resolve_file_uri(base, uri)?;
+    let relative = relative_path(uri)?;
+    let shown = relative.display();
     let file = std::fs::File::open(&target).map_err(|e| format!("cannot open {shown}: {e}"))?;
     // The file could have been swapped between the checks and the opening.
     let opened = file
