@@ -563,57 +563,39 @@ impl RigFile {
         for (field, v) in axes {
             check_axis(v).map_err(|reason| fail(&field, reason))?;
         }
-        let ranges: [(&str, Option<f32>, f32, f32, bool, &str); 6] = [
-            ("foot_height", Some(self.foot_height), 0.0, 1.0, false, "m"),
+        // [lo, hi) for heights and distances, (0, max] for cycles that must
+        // move, [0, max] for the rest.
+        let (closed, open, positive) = (Ends::Closed, Ends::OpenAbove, Ends::OpenBelow);
+        for (field, value, range) in [
+            ("foot_height", Some(self.foot_height), (0.0, 1.0, open, "m")),
             (
                 "climb_rung_distance",
                 Some(self.climb_rung_distance),
-                0.0,
-                2.0,
-                false,
-                "m",
+                (0.0, 2.0, open, "m"),
             ),
             (
                 "walk_cycle_distance",
                 Some(self.walk_cycle_distance),
-                0.0,
-                MAX_CYCLE_DISTANCE,
-                true,
-                "m",
+                (0.0, MAX_CYCLE_DISTANCE, positive, "m"),
             ),
             (
                 "run_cycle_distance",
                 Some(self.run_cycle_distance),
-                0.0,
-                MAX_CYCLE_DISTANCE,
-                true,
-                "m",
+                (0.0, MAX_CYCLE_DISTANCE, positive, "m"),
             ),
             (
                 "climb_cycle_distance",
                 Some(self.climb_cycle_distance),
-                0.0,
-                MAX_CYCLE_DISTANCE,
-                true,
-                "m",
+                (0.0, MAX_CYCLE_DISTANCE, closed, "m"),
             ),
-            ("idle_time", self.idle_time, 0.0, MAX_IDLE_TIME, true, "s"),
-        ];
-        for (field, value, lo, hi, hi_inclusive, unit) in ranges {
-            let Some(v) = value else { continue };
-            let positive = matches!(field, "walk_cycle_distance" | "run_cycle_distance");
-            let ok = v.is_finite()
-                && if positive { v > lo } else { v >= lo }
-                && if hi_inclusive { v <= hi } else { v < hi };
-            if !ok {
-                let (open, close) = (
-                    if positive { "(" } else { "[" },
-                    if hi_inclusive { "]" } else { ")" },
-                );
-                return Err(fail(
-                    field,
-                    format!("{v} is outside {open}{lo}, {hi}{close} {unit}"),
-                ));
+            (
+                "idle_time",
+                self.idle_time,
+                (0.0, MAX_IDLE_TIME, closed, "s"),
+            ),
+        ] {
+            if let Some(v) = value {
+                check_range(v, range).map_err(|reason| fail(field, reason))?;
             }
         }
         for (field, v) in [
@@ -682,6 +664,32 @@ impl RigFile {
             }
         }
         Ok(())
+    }
+}
+
+/// Which ends of a range of rig values are allowed.
+#[derive(Clone, Copy)]
+enum Ends {
+    /// Both: `[lo, hi]`.
+    Closed,
+    /// The lower only: `[lo, hi)`.
+    OpenAbove,
+    /// The upper only: `(lo, hi]`.
+    OpenBelow,
+}
+
+/// Checks a rig value against its range (`lo`, `hi`, which ends are
+/// allowed, the unit); the reason when outside.
+fn check_range(v: f32, (lo, hi, ends, unit): (f32, f32, Ends, &str)) -> Result<(), String> {
+    let (above_lo, below_hi, open, close) = match ends {
+        Ends::Closed => (v >= lo, v <= hi, "[", "]"),
+        Ends::OpenAbove => (v >= lo, v < hi, "[", ")"),
+        Ends::OpenBelow => (v > lo, v <= hi, "(", "]"),
+    };
+    if v.is_finite() && above_lo && below_hi {
+        Ok(())
+    } else {
+        Err(format!("{v} is outside {open}{lo}, {hi}{close} {unit}"))
     }
 }
 

@@ -64,7 +64,8 @@ fn rig_corpus_replays_cleanly() {
 /// loader): by target, the seed files' name prefix and the body.
 #[test]
 fn the_seeds_that_must_load_are_accepted() {
-    let accepted: [(&str, &str, fn(&[u8]) -> bool); 2] = [
+    type Accepts = fn(&[u8]) -> bool;
+    let accepted: [(&str, &str, Accepts); 2] = [
         (
             "gltf_import",
             "seed-knight-",
