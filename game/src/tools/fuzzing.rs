@@ -1,6 +1,6 @@
 //! The bodies of our fuzz targets, shared by `fuzz/` (cargo-fuzz, libFuzzer)
 //! and by the test that replays the committed corpus in every test run
-//! (`game/tests/fuzz_corpus.rs`), so both exercise exactly the same code.
+//! (`game/tests/e2e/fuzz_corpus.rs`), so both exercise exactly the same code.
 //!
 //! Each function takes arbitrary bytes, feeds them to one loader the way
 //! the game does, and then uses what was accepted: a loader may refuse
