@@ -349,6 +349,13 @@ fn relative_path(uri: &str) -> Result<PathBuf, Problem> {
 pub fn resolve_file_uri(base: &Path, uri: &str) -> Result<PathBuf, String> {
     let relative = relative_path(uri)?;
     let shown = relative.display();
+    // A model named without a folder (`model.gltf`) has the empty path as
+    // its parent: the working folder.
+    let base = if base.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        base
+    };
     let folder = base
         .canonicalize()
         .map_err(|e| format!("the model's folder cannot be opened: {e}"))?;
@@ -455,6 +462,15 @@ mod tests {
         assert!(bad("a%00.bin").contains("NUL"));
         assert!(bad("").contains("empty"));
         assert!(bad("a/..").contains("folder"));
+    }
+
+    #[test]
+    fn a_model_named_without_a_folder_resolves_in_the_working_folder() {
+        // Tests run in the crate's folder, which holds Cargo.toml.
+        let here = std::env::current_dir().unwrap().canonicalize().unwrap();
+        let found = resolve_file_uri(Path::new(""), "Cargo.toml").unwrap();
+        assert_eq!(found, here.join("Cargo.toml"));
+        assert!(resolve_file_uri(Path::new(""), "../Cargo.toml").is_err());
     }
 
     #[test]
