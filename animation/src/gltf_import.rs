@@ -51,11 +51,32 @@
 //! - Malformed input gives an [`ImportError`] naming the file and the reason.
 //!   Accessors are checked against their buffers before they are read, and
 //!   the whole import runs under `catch_unwind` as a last resort against
-//!   panics inside the `gltf` crate.
+//!   panics inside the `gltf` crate; such a caught panic prints nothing (the
+//!   panic hook stays quiet on the importing thread) and is reported as
+//!   [`ImportErrorReason::Panic`] with where the crate panicked.
+//! - A model reads only what belongs to it: buffer and image URIs are
+//!   resolved by our own code (never the `gltf` crate's), to base64 `data:`
+//!   URIs and regular files inside the model's folder, each buffer read to
+//!   its declared `byteLength` and no further (see the `resources`
+//!   submodule for the rules, [`MAX_BUFFER_BYTES`] and the other limits).
+//! - Every size and count the file declares is checked against a limit
+//!   before it is used: the file itself ([`MAX_MODEL_FILE_BYTES`]), nodes
+//!   ([`MAX_NODES`]), skins ([`MAX_SKINS`], and [`MAX_JOINTS`] each),
+//!   animations ([`MAX_ANIMATIONS`]), accessors ([`MAX_ACCESSOR_ELEMENTS`]),
+//!   and the totals of primitives, vertices, indices, animation keys and
+//!   texture bytes the import builds ([`MAX_PRIMITIVES`],
+//!   [`MAX_TOTAL_VERTICES`], [`MAX_TOTAL_INDICES`], [`MAX_TOTAL_KEYS`],
+//!   [`MAX_TEXTURE_BYTES`]), so that a small file cannot make the import
+//!   allocate without bound. Arithmetic on declared sizes is checked.
 
+mod resources;
+
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
+use std::sync::Once;
 
 use glam::{Mat4, Quat, Vec3};
 use thiserror::Error;
@@ -85,6 +106,58 @@ pub const MIN_KEY_QUAT_LENGTH_SQ: f32 = 1e-12;
 /// Real rigs are a few dozen nodes deep; the limit only bounds the walk over
 /// hostile files.
 pub const MAX_NODE_DEPTH: usize = 4096;
+
+pub use resources::{
+    MAX_BUFFER_BYTES, MAX_IMAGE_FILE_BYTES, MAX_IMAGE_SIDE, MAX_RESOURCE_BYTES, resolve_file_uri,
+};
+
+/// The largest model file (`.glb` or `.gltf`) read: 256 MiB. A game
+/// character is a few megabytes (CesiumMan 0.5 MB); the limit keeps a wrong
+/// path (a disk image, `/dev/zero`) from being read into memory.
+pub const MAX_MODEL_FILE_BYTES: u64 = 256 << 20;
+
+/// The most nodes a model may have: 65,536. Rigs have a few dozen, scenes
+/// a few thousand; the hierarchy checks walk every node up to
+/// [`MAX_NODE_DEPTH`] ancestors, which this keeps bounded.
+pub const MAX_NODES: usize = 65_536;
+
+/// The most skins a model may have: 64. Each becomes a skeleton with a copy
+/// of every clip; characters have one or two.
+pub const MAX_SKINS: usize = 64;
+
+/// The most animations a model may have: 1,024. Each becomes one clip per
+/// skin; characters have a dozen or two.
+pub const MAX_ANIMATIONS: usize = 1024;
+
+/// The most elements one accessor may declare: 4,194,304 (2²²). A game
+/// character has tens of thousands of vertices and keys per channel; an
+/// accessor without a buffer view (sparse, or all zeros) could otherwise
+/// declare billions of elements that take no room in the file.
+pub const MAX_ACCESSOR_ELEMENTS: usize = 1 << 22;
+
+/// The most mesh primitives the import builds (one per primitive and node
+/// that draws it): 4,096. Each is drawn (or merged) as a part of the
+/// character; characters have a handful.
+pub const MAX_PRIMITIVES: usize = 4096;
+
+/// The most vertices the import builds, all primitives together: 4,194,304
+/// (2²²), about 300 MiB of imported vertex data, a hundred times a detailed
+/// game character. A mesh drawn by several nodes counts once per node.
+pub const MAX_TOTAL_VERTICES: usize = 1 << 22;
+
+/// The most triangle-list indices the import builds, all primitives
+/// together: 16,777,216 (2²⁴, 64 MiB; over five million triangles).
+pub const MAX_TOTAL_INDICES: usize = 1 << 24;
+
+/// The most animation keys the import reads and builds, all channels and
+/// their copies for every skin together: 4,194,304 (2²², under 100 MiB).
+/// A character's clips have tens of thousands.
+pub const MAX_TOTAL_KEYS: usize = 1 << 22;
+
+/// The most texture bytes (8-bit RGBA) the import builds, all primitives'
+/// materials together: 512 MiB, two textures of [`MAX_IMAGE_SIDE`] pixels a
+/// side. A texture is copied into every primitive that uses it.
+pub const MAX_TEXTURE_BYTES: usize = 512 << 20;
 
 /// Why a model could not be imported; always names the file.
 #[derive(Debug, Error)]
@@ -163,6 +236,25 @@ pub enum ImportErrorReason {
         channel: usize,
         /// What is wrong.
         problem: String,
+    },
+    /// A buffer or image URI names something the model may not read, or
+    /// what it names is unusable (see the `resources` submodule's rules).
+    #[error("{resource} uri \"{uri}\" {problem}")]
+    Uri {
+        /// `buffer N` or `image N`.
+        resource: String,
+        /// The URI as written (control characters escaped, cut when long).
+        uri: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A size or count the file declares is over one of the import's limits.
+    #[error("{what}, more than the limit of {limit}")]
+    TooLarge {
+        /// What is too large, with its value.
+        what: String,
+        /// The limit.
+        limit: usize,
     },
     /// The `gltf` crate panicked on this input (a bug we guard against).
     #[error("the glTF reader failed on malformed data: {0}")]
@@ -431,13 +523,42 @@ impl ImportedModel {
 
 /// Loads a `.glb` or `.gltf` file; external buffers and images are resolved
 /// next to it. Errors name `path`.
+/// The file must be a regular file of at most [`MAX_MODEL_FILE_BYTES`].
 pub fn load(path: &Path) -> Result<ImportedModel, ImportError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| ImportError {
+    let fail = |reason: ImportErrorReason| ImportError {
         file: file.clone(),
-        reason: ImportErrorReason::Io(e),
-    })?;
+        reason,
+    };
+    let bytes = read_model_file(path).map_err(fail)?;
     load_from_bytes(&bytes, &file, path.parent())
+}
+
+/// Reads a model file: a regular file (not a device, FIFO or folder) of at
+/// most [`MAX_MODEL_FILE_BYTES`], read no further than that.
+fn read_model_file(path: &Path) -> Result<Vec<u8>, ImportErrorReason> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(ImportErrorReason::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        )));
+    }
+    let too_large = |len: u64| ImportErrorReason::TooLarge {
+        what: format!("the file holds {len} bytes"),
+        limit: MAX_MODEL_FILE_BYTES as usize,
+    };
+    if meta.len() > MAX_MODEL_FILE_BYTES {
+        return Err(too_large(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(path)?
+        .take(MAX_MODEL_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_MODEL_FILE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(bytes)
 }
 
 /// Loads a model from bytes (GLB or glTF JSON). `name` labels errors and the
@@ -448,22 +569,56 @@ pub fn load_from_bytes(
     name: &str,
     base_dir: Option<&Path>,
 ) -> Result<ImportedModel, ImportError> {
-    let result = catch_unwind(AssertUnwindSafe(|| import(bytes, name, base_dir)));
-    let reason = match result {
+    let reason = match catch_quietly(|| import(bytes, name, base_dir)) {
         Ok(Ok(model)) => return Ok(model),
         Ok(Err(reason)) => reason,
-        Err(payload) => {
-            let message = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_string());
-            ImportErrorReason::Panic(message)
-        }
+        Err(message) => ImportErrorReason::Panic(message),
     };
     Err(ImportError {
         file: name.to_string(),
         reason,
+    })
+}
+
+thread_local! {
+    /// Whether this thread is inside [`catch_quietly`].
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+    /// Where the last quiet panic happened, for its error message.
+    static QUIET_PANIC_AT: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Runs `f`, turning a panic into its message (with where it happened)
+/// without printing anything: the process's panic hook is wrapped, once, by
+/// one that stays silent on a thread inside this function and passes every
+/// other panic on to the hook it replaced.
+fn catch_quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    static WRAP_HOOK: Once = Once::new();
+    WRAP_HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if QUIET.with(Cell::get) {
+                let at = info
+                    .location()
+                    .map(|l| format!("{}:{}", l.file(), l.line()));
+                QUIET_PANIC_AT.with(|a| *a.borrow_mut() = at);
+            } else {
+                previous(info);
+            }
+        }));
+    });
+    let was_quiet = QUIET.with(|q| q.replace(true));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(was_quiet));
+    result.map_err(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        match QUIET_PANIC_AT.with(|a| a.borrow_mut().take()) {
+            Some(at) => format!("{message} (at {at})"),
+            None => message,
+        }
     })
 }
 
@@ -555,6 +710,17 @@ fn check_accessor(
         problem,
     };
     let elem = acc.size();
+    for (count, of) in [
+        (acc.count(), "elements"),
+        (acc.sparse().map_or(0, |s| s.count()), "sparse elements"),
+    ] {
+        if count > MAX_ACCESSOR_ELEMENTS {
+            return Err(Reason::TooLarge {
+                what: format!("accessor {} ({what}) declares {count} {of}", acc.index()),
+                limit: MAX_ACCESSOR_ELEMENTS,
+            });
+        }
+    }
     let mut views = Vec::new();
     if let Some(view) = acc.view() {
         views.push((view, acc.offset(), acc.count(), elem));
@@ -668,6 +834,81 @@ impl Prefix {
     }
 }
 
+/// Checks the counts of nodes, skins and animations against their limits.
+fn check_counts(doc: &gltf::Document) -> Result<(), Reason> {
+    let json = doc.as_json();
+    for (count, what, limit) in [
+        (json.nodes.len(), "nodes", MAX_NODES),
+        (json.skins.len(), "skins", MAX_SKINS),
+        (json.animations.len(), "animations", MAX_ANIMATIONS),
+    ] {
+        if count > limit {
+            return Err(Reason::TooLarge {
+                what: format!("the model has {count} {what}"),
+                limit,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// What is left of the limits on the totals the import builds
+/// ([`MAX_PRIMITIVES`], [`MAX_TOTAL_VERTICES`], [`MAX_TOTAL_INDICES`],
+/// [`MAX_TOTAL_KEYS`], [`MAX_TEXTURE_BYTES`]).
+struct Budget {
+    primitives: usize,
+    vertices: usize,
+    indices: usize,
+    keys: usize,
+    texture_bytes: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Self {
+            primitives: MAX_PRIMITIVES,
+            vertices: MAX_TOTAL_VERTICES,
+            indices: MAX_TOTAL_INDICES,
+            keys: MAX_TOTAL_KEYS,
+            texture_bytes: MAX_TEXTURE_BYTES,
+        }
+    }
+}
+
+/// Which of [`Budget`]'s totals a take draws on.
+#[derive(Clone, Copy)]
+enum Total {
+    Primitives,
+    Vertices,
+    Indices,
+    Keys,
+    TextureBytes,
+}
+
+impl Budget {
+    /// Takes `n` from one total, or an error naming it and its limit.
+    fn take(&mut self, total: Total, n: usize) -> Result<(), Reason> {
+        let (left, limit, what) = match total {
+            Total::Primitives => (&mut self.primitives, MAX_PRIMITIVES, "mesh primitives"),
+            Total::Vertices => (&mut self.vertices, MAX_TOTAL_VERTICES, "vertices"),
+            Total::Indices => (&mut self.indices, MAX_TOTAL_INDICES, "indices"),
+            Total::Keys => (&mut self.keys, MAX_TOTAL_KEYS, "animation keys"),
+            Total::TextureBytes => (&mut self.texture_bytes, MAX_TEXTURE_BYTES, "texture bytes"),
+        };
+        if n > *left {
+            return Err(Reason::TooLarge {
+                what: format!(
+                    "the model needs over {} {what} (all meshes, nodes and skins together)",
+                    limit - *left + n.min(usize::MAX - limit)
+                ),
+                limit,
+            });
+        }
+        *left -= n;
+        Ok(())
+    }
+}
+
 /// Checks what the `gltf` crate's own validation leaves out but its
 /// accessors unwrap: animation channel targets (node index and path) and the
 /// MIME type of images stored in buffer views.
@@ -712,23 +953,13 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
         blob,
     } = gltf;
     validate_unchecked(&doc)?;
-    let buffers =
-        gltf::import_buffers(&doc, base_dir, blob).map_err(|e| Reason::Resources(e.to_string()))?;
-    for image in doc.images() {
-        if let gltf::image::Source::View { view, .. } = image.source() {
-            let len = buffers.get(view.buffer().index()).map_or(0, |b| b.len());
-            if view.offset().saturating_add(view.length()) > len {
-                return Err(Reason::Resources(format!(
-                    "image {} lies outside its buffer",
-                    image.index()
-                )));
-            }
-        }
-    }
-    let images = gltf::import_images(&doc, base_dir, &buffers)
-        .map_err(|e| Reason::Resources(e.to_string()))?;
+    check_counts(&doc)?;
+    let mut resolver = resources::Resolver::new(base_dir);
+    let buffers = resolver.buffers(&doc, blob)?;
+    let images = resolver.images(&doc, &buffers)?;
     let nodes = Nodes::new(&doc)?;
     let mut warnings = Vec::new();
+    let mut budget = Budget::default();
 
     // Skins.
     let mut skins = Vec::new();
@@ -760,6 +991,13 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
             if slot_of_node.insert(n, slot).is_some() {
                 return Err(skin_err(format!("lists node {n} twice")));
             }
+        }
+        if let Some(count) = skin.inverse_bind_matrices().map(|a| a.count())
+            && count > MAX_JOINTS
+        {
+            return Err(skin_err(format!(
+                "has {count} inverse bind matrices, more than the limit of {MAX_JOINTS} joints"
+            )));
         }
         let reader = skin.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
         let ibms: Vec<Mat4> = match read_checked(
@@ -925,6 +1163,7 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
             }
         };
         for prim in mesh.primitives() {
+            budget.take(Total::Primitives, 1)?;
             let m = read_primitive(
                 &prim,
                 &mesh_name,
@@ -932,6 +1171,7 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
                 &binding,
                 &buffers,
                 &textures,
+                &mut budget,
                 &mut warnings,
             )?;
             if let Some(m) = m {
@@ -969,6 +1209,9 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
             };
             let sampler = channel.sampler();
             let reader = channel.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
+            // The keys are read once here and copied into every skin that
+            // has the target joint (taken below).
+            budget.take(Total::Keys, sampler.input().count())?;
             let times = read_checked(Some(sampler.input()), &buffers, "key times", || {
                 reader.read_inputs()
             })?
@@ -1048,6 +1291,7 @@ fn import(bytes: &[u8], name: &str, base_dir: Option<&Path>) -> Result<ImportedM
                     continue;
                 };
                 used = true;
+                budget.take(Total::Keys, len)?;
                 let joint = joint as u16;
                 let is_value = |i: usize| per_key == 1 || i % 3 == 1;
                 let clip = &mut per_skin[s];
@@ -1238,6 +1482,7 @@ fn scene_nodes_skin(
     ))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn read_primitive(
     prim: &gltf::Primitive,
     mesh_name: &str,
@@ -1245,6 +1490,7 @@ fn read_primitive(
     binding: &Binding,
     buffers: &[gltf::buffer::Data],
     textures: &[Option<TextureRgba8>],
+    budget: &mut Budget,
     warnings: &mut Vec<String>,
 ) -> Result<Option<SkinnedMesh>, Reason> {
     let prim_err = |problem: String| Reason::Primitive {
@@ -1262,6 +1508,12 @@ fn read_primitive(
     }
     let reader = prim.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
     let attr = |s: gltf::Semantic| prim.get(&s);
+    // Every attribute must have as many elements as POSITION (checked as
+    // each is read), so its count bounds them all.
+    if let Some(acc) = attr(gltf::Semantic::Positions) {
+        check_accessor(&acc, buffers, "POSITION")?;
+        budget.take(Total::Vertices, acc.count())?;
+    }
     let positions: Vec<Vec3> =
         read_checked(attr(gltf::Semantic::Positions), buffers, "POSITION", || {
             reader.read_positions()
@@ -1355,6 +1607,7 @@ fn read_primitive(
         }
         None => (positions, normals, false),
     };
+    budget.take(Total::Indices, prim.indices().map_or(n, |a| a.count()))?;
     let indices: Vec<u32> = match read_checked(prim.indices(), buffers, "indices", || {
         reader.read_indices().map(|i| i.into_u32())
     })? {
@@ -1393,11 +1646,12 @@ fn read_primitive(
                 info.tex_coord()
             ));
         }
-        textures
-            .get(info.texture().source().index())
-            .cloned()
-            .flatten()
+        textures.get(info.texture().source().index())?.as_ref()
     });
+    if let Some(t) = base_color_texture {
+        budget.take(Total::TextureBytes, t.pixels.len())?;
+    }
+    let base_color_texture = base_color_texture.cloned();
     Ok(Some(SkinnedMesh {
         name: label,
         skin: skin_index,
@@ -2447,10 +2701,7 @@ mod tests {
         let missing =
             r#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":4,"uri":"missing.bin"}]}"#;
         let err = reason(missing.as_bytes());
-        assert!(
-            matches!(err.reason, ImportErrorReason::Resources(_)),
-            "{err}"
-        );
+        assert!(matches!(err.reason, ImportErrorReason::Uri { .. }), "{err}");
         let err = load(Path::new("/nonexistent/model.glb")).unwrap_err();
         assert!(err.to_string().contains("/nonexistent/model.glb"), "{err}");
     }
@@ -2493,5 +2744,284 @@ mod tests {
             data[pos] ^= 1 << (state >> 60 & 7);
             check(&data, &format!("flip at {pos}"));
         }
+    }
+
+    // --- A model reads only what belongs to it (issue 30).
+
+    /// A fresh folder for one test's files.
+    fn scratch(tag: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("animation-gltf-uri-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// A glTF whose one buffer has `uri` and `byteLength`, written as
+    /// `model.gltf` into `dir`; the import's error.
+    fn buffer_uri_error(dir: &Path, uri: &str, byte_length: usize) -> ImportError {
+        let json = format!(
+            r#"{{"asset":{{"version":"2.0"}},"buffers":[{{"byteLength":{byte_length},"uri":{}}}]}}"#,
+            serde_json_string(uri)
+        );
+        let path = dir.join("model.gltf");
+        std::fs::write(&path, json).unwrap();
+        match load(&path) {
+            Ok(_) => panic!("a buffer uri {uri:?} was accepted"),
+            Err(e) => e,
+        }
+    }
+
+    /// `s` as a JSON string literal.
+    fn serde_json_string(s: &str) -> String {
+        let mut out = String::from("\"");
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    /// Asserts that `err` is a URI refusal naming the model file, the URI
+    /// and `why`.
+    fn assert_uri_refused(err: &ImportError, uri: &str, why: &str) {
+        let text = err.to_string();
+        assert!(
+            matches!(err.reason, ImportErrorReason::Uri { .. }),
+            "not a URI refusal: {text}"
+        );
+        assert!(text.contains("model.gltf: buffer 0 uri"), "{text}");
+        assert!(text.contains(&format!("\"{uri}\"")), "{text}");
+        assert!(text.contains(why), "{text}");
+    }
+
+    #[test]
+    fn a_buffer_uri_naming_a_device_is_refused() {
+        let dir = scratch("device");
+        let err = buffer_uri_error(&dir, "file:///dev/zero", 64);
+        assert_uri_refused(&err, "file:///dev/zero", "URI scheme 'file'");
+        // The same device through a symbolic link in the model's folder, a
+        // folder, and a link to a file outside.
+        std::os::unix::fs::symlink("/dev/zero", dir.join("zero.bin")).unwrap();
+        let err = buffer_uri_error(&dir, "zero.bin", 64);
+        assert_uri_refused(&err, "zero.bin", "leads out of the model's folder");
+        std::fs::create_dir(dir.join("sub")).unwrap();
+        let err = buffer_uri_error(&dir, "sub", 4);
+        assert_uri_refused(&err, "sub", "is not a regular file");
+        let outside = scratch("device-outside");
+        std::fs::write(outside.join("secret.bin"), [7u8; 8]).unwrap();
+        std::os::unix::fs::symlink(outside.join("secret.bin"), dir.join("link.bin")).unwrap();
+        let err = buffer_uri_error(&dir, "link.bin", 8);
+        assert_uri_refused(&err, "link.bin", "leads out of the model's folder");
+    }
+
+    #[test]
+    fn a_buffer_uri_naming_an_absolute_path_is_refused() {
+        let dir = scratch("absolute");
+        // A file that exists and that the user may read.
+        let target = dir.join("elsewhere.bin");
+        std::fs::write(&target, [1u8; 16]).unwrap();
+        let uri = target.display().to_string();
+        let err = buffer_uri_error(&dir, &uri, 16);
+        assert_uri_refused(&err, &uri, "is an absolute path");
+        let err = buffer_uri_error(&dir, "/etc/hostname", 4);
+        assert_uri_refused(&err, "/etc/hostname", "is an absolute path");
+        // Percent-encoded, it is still absolute.
+        let err = buffer_uri_error(&dir, "%2Fetc/hostname", 4);
+        assert_uri_refused(&err, "%2Fetc/hostname", "is an absolute path");
+    }
+
+    #[test]
+    fn a_buffer_uri_that_is_not_utf8_once_decoded_is_refused_without_a_panic() {
+        let dir = scratch("percent");
+        let err = buffer_uri_error(&dir, "%FF", 4);
+        assert_uri_refused(&err, "%FF", "does not percent-decode to UTF-8");
+        // Given as bytes (no folder), the same.
+        let json = r#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":4,"uri":"%FF"}]}"#;
+        let err = load_from_bytes(json.as_bytes(), "model.gltf", None).unwrap_err();
+        assert_uri_refused(&err, "%FF", "UTF-8");
+    }
+
+    #[test]
+    fn a_buffer_uri_climbing_out_of_the_folder_is_refused() {
+        let root = scratch("dotdot");
+        let dir = root.join("model");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(root.join("outside.bin"), [0u8; 8]).unwrap();
+        for uri in [
+            "../outside.bin",
+            "sub/../../outside.bin",
+            "%2E%2E/outside.bin",
+        ] {
+            let err = buffer_uri_error(&dir, uri, 8);
+            assert_uri_refused(&err, uri, "climbs out of the model's folder");
+        }
+    }
+
+    #[test]
+    fn a_buffer_file_shorter_than_its_declared_length_is_refused() {
+        let dir = scratch("short");
+        std::fs::write(dir.join("short.bin"), [0u8; 10]).unwrap();
+        let err = buffer_uri_error(&dir, "short.bin", 100);
+        assert_uri_refused(
+            &err,
+            "short.bin",
+            "holds 10 bytes, fewer than the byteLength of 100",
+        );
+        // A declaration over the limit is refused before the file is read.
+        let err = buffer_uri_error(&dir, "short.bin", MAX_BUFFER_BYTES + 1);
+        assert_uri_refused(&err, "short.bin", "more than the limit");
+        // A data URI too.
+        let err = buffer_uri_error(&dir, "data:application/octet-stream;base64,AAAA", 4);
+        assert_uri_refused(
+            &err,
+            "data:application/octet-stream;base64,AAAA",
+            "fewer than the byteLength of 4",
+        );
+    }
+
+    /// CesiumMan as `.gltf` JSON with its binary chunk in `CesiumMan.bin`
+    /// (padded with `extra` bytes past its declared length) in `dir`.
+    fn external_cesium_man(dir: &Path, uri: &str, extra: usize) -> PathBuf {
+        let bytes = std::fs::read(model_path(MODELS[0])).unwrap();
+        let gltf = gltf::Gltf::from_slice(&bytes).unwrap();
+        let mut root = gltf.document.as_json().clone();
+        root.buffers[0].uri = Some(uri.to_string());
+        let mut bin = gltf.blob.clone().unwrap();
+        bin.extend(std::iter::repeat_n(0xAB, extra));
+        let decoded = percent_encoding::percent_decode_str(uri)
+            .decode_utf8()
+            .unwrap();
+        let bin_path = dir.join(&*decoded);
+        std::fs::create_dir_all(bin_path.parent().unwrap()).unwrap();
+        std::fs::write(bin_path, bin).unwrap();
+        let path = dir.join("CesiumMan.gltf");
+        std::fs::write(&path, gltf::json::serialize::to_vec(&root).unwrap()).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_model_with_external_buffers_in_its_folder_loads_as_its_glb_does() {
+        let glb = load(&model_path(MODELS[0])).unwrap();
+        let dir = scratch("external");
+        for uri in ["CesiumMan.bin", "data/./Cesium%20Man.bin", "data/../x.bin"] {
+            let model =
+                load(&external_cesium_man(&dir, uri, 100)).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(model.meshes.len(), glb.meshes.len());
+            for (a, b) in model.meshes.iter().zip(&glb.meshes) {
+                assert_eq!(a.positions, b.positions);
+                assert_eq!(a.indices, b.indices);
+                assert_eq!(
+                    a.material, b.material,
+                    "the texture in a buffer view decodes alike"
+                );
+            }
+            assert_eq!(model.clips, glb.clips);
+            assert_eq!(
+                model.skins[0].clips[0].rotations[0].values,
+                glb.skins[0].clips[0].rotations[0].values
+            );
+        }
+    }
+
+    #[test]
+    fn an_image_uri_obeys_the_same_rules() {
+        let dir = scratch("image");
+        for (uri, why) in [
+            ("/etc/hostname", "is an absolute path"),
+            ("file:///dev/zero", "URI scheme 'file'"),
+            ("../x.png", "climbs out"),
+            ("%FF", "UTF-8"),
+        ] {
+            let json = format!(
+                r#"{{"asset":{{"version":"2.0"}},"images":[{{"uri":{}}}]}}"#,
+                serde_json_string(uri)
+            );
+            let path = dir.join("model.gltf");
+            std::fs::write(&path, json).unwrap();
+            let text = load(&path).unwrap_err().to_string();
+            assert!(
+                text.contains(&format!("model.gltf: image 0 uri \"{uri}\"")),
+                "{text}"
+            );
+            assert!(text.contains(why), "{text}");
+        }
+    }
+
+    #[test]
+    fn counts_over_their_limits_are_refused_before_use() {
+        // An accessor without a buffer view takes no room in the file but
+        // would be read as `count` zeros.
+        let err = reason(&test_model_edited(
+            0,
+            &[(
+                r#""count":3,"type":"VEC3""#,
+                r#""count":4194305,"type":"VEC3""#,
+            )],
+        ));
+        assert!(
+            matches!(
+                err.reason,
+                ImportErrorReason::TooLarge { .. } | ImportErrorReason::Document(_)
+            ),
+            "{err}"
+        );
+        let nodes = format!(
+            r#"{{"asset":{{"version":"2.0"}},"nodes":[{}]}}"#,
+            vec!["{}"; MAX_NODES + 1].join(",")
+        );
+        let err = reason(nodes.as_bytes());
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "broken.glb: the model has {} nodes, more than the limit of {MAX_NODES}",
+                MAX_NODES + 1
+            )
+        );
+        let sparse = r#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":8,"uri":"data:;base64,AAAAAAAAAAA="}],
+            "bufferViews":[{"buffer":0,"byteLength":8}],
+            "accessors":[{"componentType":5126,"count":16777216,"type":"VEC3","min":[0,0,0],"max":[0,0,0],"sparse":{"count":1,
+                "indices":{"bufferView":0,"componentType":5125},"values":{"bufferView":0}}}],
+            "meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],"nodes":[{"mesh":0}],"scenes":[{"nodes":[0]}]}"#;
+        let err = reason(sparse.as_bytes());
+        assert!(
+            err.to_string()
+                .contains("declares 16777216 elements, more than the limit of 4194304"),
+            "{err}"
+        );
+        let mut budget = Budget::default();
+        budget
+            .take(Total::Vertices, MAX_TOTAL_VERTICES - 1)
+            .unwrap();
+        let err = budget.take(Total::Vertices, 2).unwrap_err().to_string();
+        assert!(err.contains("more than the limit of 4194304"), "{err}");
+        assert!(Budget::default().take(Total::Keys, usize::MAX).is_err());
+    }
+
+    #[test]
+    fn a_caught_panic_is_quiet_and_says_where_it_happened() {
+        let err = catch_quietly::<()>(|| panic!("deliberate")).unwrap_err();
+        assert!(err.starts_with("deliberate (at "), "{err}");
+        assert!(err.contains("gltf_import.rs:"), "{err}");
+        assert_eq!(catch_quietly(|| 5).unwrap(), 5);
+        // Outside, this thread is not quiet any more.
+        assert!(!QUIET.with(Cell::get));
+    }
+
+    #[test]
+    fn the_model_file_itself_must_be_a_regular_file() {
+        let err = load(Path::new("/dev/zero")).unwrap_err().to_string();
+        assert!(
+            err.starts_with("/dev/zero: ") && err.contains("not a regular file"),
+            "{err}"
+        );
+        let dir = scratch("folder");
+        let err = load(&dir).unwrap_err().to_string();
+        assert!(err.contains("not a regular file"), "{err}");
     }
 }

@@ -10,24 +10,33 @@
 //! requires that of our own seeds (the shipped levels and scripts, the
 //! small knights), so a seed the loader starts refusing fails there.
 //!
-//! - [`gltf_import`]: `animation::gltf_import::load_from_bytes`, then every
-//!   skin's rest pose and every clip sampled at its start, middle and end.
+//! - [`gltf_import`]: `animation::gltf_import::load_from_bytes` with a base
+//!   folder (a sandbox made once per process, see [`gltf_sandbox`]), so the
+//!   buffer and image URIs are fuzzed too; every file URI in the input is
+//!   checked to resolve inside the folder or not at all; then every skin's
+//!   rest pose and every clip sampled at its start, middle and end.
+//! - [`rig_file`]: `RigFile::parse` of RON text, then a character made of
+//!   the knight's skeleton and clips with that rig, simulated and posed.
+//!   What is accepted must pose with finite values.
 //! - [`tmx_level`]: `level::from_tmx_str`, then `check-level`'s checks and
 //!   a second of simulation and posing with the knight on the level.
 //! - [`input_script`]: `Script::parse`, then the script played for its length.
 
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use animation::gltf_import;
 use animation::sampling::{Wrap, sample_at, validate_clip};
-use animation::{Clip, Track, local_to_model};
+use animation::{Clip, Skeleton, Track, local_to_model};
 use glam::Mat4;
 
 use crate::character::Character;
+use crate::character::rig::RigFile;
 use crate::knight::{self, Knight};
 use crate::level;
 use crate::sim::player::DT;
 use crate::sim::script::Script;
+use crate::sim::world::Level;
 use crate::sim::{Body, Sim};
 
 /// Simulated frames per accepted level: one second, enough to spawn, fall
@@ -35,6 +44,14 @@ use crate::sim::{Body, Sim};
 const LEVEL_FRAMES: usize = 64;
 /// Inputs drawn from an accepted script (about three seconds).
 const SCRIPT_STEPS: usize = 200;
+/// Simulated frames per accepted rig: half a second of walking on the
+/// built-in level, enough for the rig's legs to plant and its IK to run.
+const RIG_FRAMES: usize = 32;
+
+/// The small knight the glTF sandbox's `buffer.bin` holds the binary chunk
+/// of (triangles, keys per track), and whose JSON names it in the seed
+/// `seed-knight-external.gltf`.
+pub const SANDBOX_KNIGHT: (usize, usize) = (8, 2);
 
 /// Call once before fuzzing. libFuzzer's Rust glue installs a panic hook
 /// that aborts, which would also turn the panics our loaders deliberately
@@ -46,10 +63,42 @@ pub fn init() {
     std::panic::set_hook(Box::new(|_| {}));
 }
 
-/// Imports `data` as a GLB or glTF file; what is accepted must pose.
-/// Returns whether the file was accepted (see [`tmx_level`]).
+/// The glTF target's model folder, made once per process under the
+/// temporary folder (`ironstep-fuzz-gltf-PID/model/`), so that fuzzed URIs
+/// have files to find and files to be kept from:
+///
+/// - `buffer.bin` and `sub/buffer.bin`: the binary chunk of the small knight
+///   [`SANDBOX_KNIGHT`] (the seed `seed-knight-external.gltf` names it);
+/// - `dir/`: a folder; `dev.bin`: a link to `/dev/null`;
+/// - `link.bin`: a link to `../outside.bin`, a file outside the folder.
+pub fn gltf_sandbox() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let root = std::env::temp_dir().join(format!("ironstep-fuzz-gltf-{}", std::process::id()));
+        let dir = root.join("model");
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(dir.join("sub")).expect("the sandbox folder");
+        std::fs::create_dir_all(dir.join("dir")).expect("the sandbox folder");
+        let (_, bin) = small_knight_gltf(SANDBOX_KNIGHT.0, SANDBOX_KNIGHT.1);
+        std::fs::write(root.join("outside.bin"), vec![0x5A; bin.len()]).expect("outside.bin");
+        std::fs::write(dir.join("buffer.bin"), &bin).expect("buffer.bin");
+        std::fs::write(dir.join("sub/buffer.bin"), &bin).expect("sub/buffer.bin");
+        #[cfg(unix)]
+        {
+            let _ = std::os::unix::fs::symlink("../outside.bin", dir.join("link.bin"));
+            let _ = std::os::unix::fs::symlink("/dev/null", dir.join("dev.bin"));
+        }
+        dir
+    })
+}
+
+/// Imports `data` as a GLB or glTF file from [`gltf_sandbox`]; every file
+/// URI must resolve inside it or not at all, and what is accepted must pose.
+/// Returns whether the model was accepted (see [`tmx_level`]).
 pub fn gltf_import(data: &[u8]) -> bool {
-    let Ok(model) = gltf_import::load_from_bytes(data, "fuzz.glb", None) else {
+    let dir = gltf_sandbox();
+    check_sandbox(data, dir);
+    let Ok(model) = gltf_import::load_from_bytes(data, "fuzz.gltf", Some(dir)) else {
         return false;
     };
     for skin in &model.skins {
@@ -80,6 +129,105 @@ pub fn gltf_import(data: &[u8]) -> bool {
         );
     }
     true
+}
+
+/// The sandbox promise: every buffer or image URI of `data` (glTF JSON, or
+/// a GLB's JSON chunk) that is not a data URI resolves, with the importer's
+/// own resolver, to a regular file inside `dir`, or to nothing.
+fn check_sandbox(data: &[u8], dir: &Path) {
+    let json = match data {
+        [b'g', b'l', b'T', b'F', ..] if data.len() >= 20 => {
+            let len = u32::from_le_bytes([data[12], data[13], data[14], data[15]]) as usize;
+            match data.get(20..20usize.saturating_add(len)) {
+                Some(chunk) => chunk,
+                None => return,
+            }
+        }
+        _ => data,
+    };
+    let Ok(doc) = serde_json::from_slice::<serde_json::Value>(json) else {
+        return;
+    };
+    let inside = dir.canonicalize().expect("the sandbox folder");
+    for list in ["buffers", "images"] {
+        let Some(items) = doc.get(list).and_then(|v| v.as_array()) else {
+            continue;
+        };
+        for uri in items.iter().filter_map(|i| i.get("uri")?.as_str()) {
+            if uri.starts_with("data:") {
+                continue;
+            }
+            if let Ok(path) = gltf_import::resolve_file_uri(dir, uri) {
+                assert!(
+                    path.starts_with(&inside) && path.is_file(),
+                    "uri {uri:?} resolved to {} outside the model's folder",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+/// Parses `data` as a rig file for the knight's skeleton and clips; an
+/// accepted rig must make a character that walks and poses. Returns whether
+/// the rig was accepted (see [`tmx_level`]).
+pub fn rig_file(data: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return false;
+    };
+    let Ok(rig) = RigFile::parse(text, "fuzz.rig.ron") else {
+        return false;
+    };
+    let (skeleton, clips, level) = knight_parts();
+    let Ok(character) = Character::new(
+        "knight.glb",
+        skeleton.clone(),
+        clips.clone(),
+        &rig,
+        "fuzz.rig.ron",
+    ) else {
+        return false;
+    };
+    let r = &character.rig;
+    for axis in [r.knee_hinge_axis, r.elbow_hinge_axis, r.forward]
+        .into_iter()
+        .chain(r.arms.iter().map(|a| a.elbow_hinge_axis))
+    {
+        assert!(
+            axis.is_finite() && (axis.length() - 1.0).abs() < 1e-3,
+            "an accepted rig has an axis that is not a unit vector: {axis}"
+        );
+    }
+    let mut sim = Sim::new(level.clone(), Arc::new(character));
+    let input = crate::sim::player::Input {
+        move_x: 1.0,
+        ..Default::default()
+    };
+    for _ in 0..RIG_FRAMES {
+        sim.step(&input);
+        sim.pose(DT);
+    }
+    assert!(
+        sim.player_state().pos.is_finite(),
+        "player position went non-finite"
+    );
+    let body = sim.world.get::<&Body>(sim.player).expect("player body");
+    assert!(
+        body.pipeline.palette().iter().all(|m| m.is_finite()),
+        "palette went non-finite with an accepted rig"
+    );
+    true
+}
+
+/// The knight's skeleton and clips and the built-in level, made once per
+/// process for the rig target.
+fn knight_parts() -> &'static (Skeleton, Vec<Clip>, Level) {
+    static PARTS: OnceLock<(Skeleton, Vec<Clip>, Level)> = OnceLock::new();
+    PARTS.get_or_init(|| {
+        let k =
+            Knight::generate(knight::clips::DEFAULT_RUNG_SPACING).expect("the knight generates");
+        (k.skeleton, k.clips, Level::builtin())
+    })
 }
 
 /// Loads `data` as a TMX level; an accepted level must check and play.
@@ -140,6 +288,33 @@ fn knight_character() -> Arc<Character> {
     KNIGHT
         .get_or_init(|| Arc::new(Character::knight().expect("the knight generates")))
         .clone()
+}
+
+/// The small knight of [`small_knight_glb`] as a `.gltf` file whose one
+/// buffer is the external file `buffer.bin`: its JSON and that file's bytes.
+pub fn small_knight_gltf(triangles: usize, keys: usize) -> (Vec<u8>, Vec<u8>) {
+    let glb = small_knight_glb(triangles, keys);
+    let glb = gltf_json_chunks(&glb).expect("the small knight is a GLB");
+    let mut json: serde_json::Value = serde_json::from_slice(glb.0).expect("its JSON parses");
+    json["buffers"][0]["uri"] = serde_json::Value::from("buffer.bin");
+    let text = serde_json::to_vec(&json).expect("JSON writes");
+    (text, glb.1.to_vec())
+}
+
+/// The JSON and binary chunks of a GLB file (the binary one empty if absent).
+fn gltf_json_chunks(glb: &[u8]) -> Option<(&[u8], &[u8])> {
+    let u32_at = |at: usize| -> Option<usize> {
+        let b = glb.get(at..at + 4)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    };
+    let json_len = u32_at(12)?;
+    let json = glb.get(20..20 + json_len)?;
+    let bin_at = 20 + json_len;
+    let bin = match u32_at(bin_at) {
+        Some(len) => glb.get(bin_at + 8..bin_at + 8 + len)?,
+        None => &[],
+    };
+    Some((json, bin))
 }
 
 /// A small but complete GLB of our own for the glTF fuzzer's seed corpus:
@@ -212,6 +387,32 @@ mod tests {
         assert_eq!(model.skins[0].skeleton.len(), 24);
         assert_eq!(model.meshes[0].indices.len(), 24 * 3);
         assert!(gltf_import(&bytes), "the seed is accepted");
+    }
+
+    #[test]
+    fn the_external_knight_seed_loads_from_the_sandbox() {
+        let (json, bin) = small_knight_gltf(SANDBOX_KNIGHT.0, SANDBOX_KNIGHT.1);
+        assert_eq!(
+            std::fs::read(gltf_sandbox().join("buffer.bin")).unwrap(),
+            bin
+        );
+        assert!(gltf_import(&json), "the seed is refused");
+        // Through a link out of the folder it is refused (not read).
+        let text = String::from_utf8(json).unwrap();
+        for uri in ["link.bin", "../outside.bin", "dev.bin", "dir"] {
+            let bad = text.replace("\"buffer.bin\"", &format!("{uri:?}"));
+            assert!(!gltf_import(bad.as_bytes()), "{uri}");
+        }
+        assert!(gltf_import(
+            text.replace("\"buffer.bin\"", "\"sub/./buffer.bin\"")
+                .as_bytes()
+        ));
+    }
+
+    #[test]
+    fn the_shipped_knight_rig_passes_its_target() {
+        assert!(rig_file(crate::character::KNIGHT_RIG.as_bytes()));
+        assert!(!rig_file(b"(pelvis: 3"));
     }
 
     #[test]

@@ -27,24 +27,30 @@ fn corpus(target: &str) -> Vec<PathBuf> {
 }
 
 /// Replays every input of `target`'s corpus through its body. None may
-/// panic, and our own seeds (`seed-*`: the shipped levels and scripts, the
-/// small knights) must be accepted: a body returns early on a file its
-/// loader refuses, so a seed that stops loading would otherwise exercise
-/// nothing and still pass.
+/// panic, and our own seeds (`seed-*`: the shipped levels, scripts and
+/// rigs, the small knights) must be accepted: a body returns early on a
+/// file its loader refuses, so a seed that stops loading would otherwise
+/// exercise nothing and still pass. Hostile seeds (`seed-refused-*`: the
+/// URIs and rigs of issue 30) must be refused.
 fn replay(target: &str, run: fn(&[u8]) -> bool) {
     let files = corpus(target);
     let mut failed = Vec::new();
     let mut refused = Vec::new();
+    let mut accepted = Vec::new();
     let mut seeds = 0;
     for f in &files {
         let data = std::fs::read(f).unwrap();
-        let seed = f
+        let name = f
             .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with("seed-"));
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let must_refuse = name.starts_with("seed-refused-");
+        let seed = name.starts_with("seed-") && !must_refuse;
         seeds += usize::from(seed);
         match catch_unwind(AssertUnwindSafe(|| run(&data))) {
             Err(_) => failed.push(f.display().to_string()),
             Ok(false) if seed => refused.push(f.display().to_string()),
+            Ok(true) if must_refuse => accepted.push(f.display().to_string()),
             Ok(_) => {}
         }
     }
@@ -54,7 +60,11 @@ fn replay(target: &str, run: fn(&[u8]) -> bool) {
         refused.is_empty(),
         "{target}: seeds the loader refuses (each must load and play): {refused:#?}"
     );
-    assert!(seeds >= 3, "{target}: only {seeds} seeds in the corpus");
+    assert!(
+        accepted.is_empty(),
+        "{target}: hostile seeds the loader accepts (each must be refused): {accepted:#?}"
+    );
+    assert!(seeds >= 2, "{target}: only {seeds} seeds in the corpus");
 }
 
 #[test]
@@ -72,9 +82,34 @@ fn input_script_corpus_replays_cleanly() {
     replay("input_script", game::tools::fuzzing::input_script);
 }
 
+#[test]
+fn rig_corpus_replays_cleanly() {
+    replay("rig", game::tools::fuzzing::rig_file);
+}
+
+/// The rig fuzzer's seeds of the shipped rigs are the shipped files.
+#[test]
+fn committed_rig_seeds_are_the_shipped_rigs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for (seed, shipped) in [
+        ("seed-knight.rig.ron", "assets/knight.rig.ron"),
+        ("seed-refused-cesium-man.rig.ron", "assets/rigs/cesium_man.rig.ron"),
+    ] {
+        let seed = root.join("fuzz/corpus/rig").join(seed);
+        assert_eq!(
+            std::fs::read_to_string(&seed).unwrap(),
+            std::fs::read_to_string(root.join(shipped)).unwrap(),
+            "{} differs from {shipped}: copy it again",
+            seed.display()
+        );
+    }
+}
+
 /// The glTF fuzzer's seeds of our own: small knights cut from the generator
-/// (triangles, keys per track). Committed in the corpus; regenerate them with
-/// `IRONSTEP_WRITE_FUZZ_SEEDS=1 cargo test -p game --test e2e fuzz_corpus`.
+/// (triangles, keys per track), and one as `.gltf` with an external buffer
+/// (`seed-knight-external.gltf`, see `SANDBOX_KNIGHT`). Committed in the
+/// corpus; regenerate them with `IRONSTEP_WRITE_FUZZ_SEEDS=1 cargo test -p
+/// game --test e2e committed_glb_seeds`.
 const KNIGHT_SEEDS: [(usize, usize); 3] = [(1, 1), (8, 2), (24, 4)];
 
 #[test]
@@ -95,6 +130,19 @@ fn committed_glb_seeds_match_the_generator() {
             path.display()
         );
     }
+    // The small knight as .gltf naming the sandbox's buffer.bin.
+    let (tris, keys) = game::tools::fuzzing::SANDBOX_KNIGHT;
+    let path = dir.join("seed-knight-external.gltf");
+    let (json, _) = game::tools::fuzzing::small_knight_gltf(tris, keys);
+    if write {
+        game::fsio::write_atomic(&path, &json).unwrap();
+    }
+    let committed = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(
+        committed == json,
+        "{} differs from the generator: regenerate it (see SANDBOX_KNIGHT)",
+        path.display()
+    );
 }
 
 /// Compares the committed seed `corpus/<target>/seed-<name>` with `bytes`,

@@ -29,6 +29,7 @@ mod display_rate;
 mod flow;
 mod fuzz_corpus;
 mod hostile_levels;
+mod hostile_models;
 mod ik_lab;
 mod inspect;
 mod knight_asset;
