@@ -34,6 +34,8 @@ enum Command {
     IkLab(game::tools::ik_lab::IkLabArgs),
     /// Benchmark a scripted crowd of knights: per-stage CPU and GPU times, JSON, Chrome trace.
     Bench(game::tools::bench::BenchArgs),
+    /// Infer a humanoid model's rig file (joints, axes, scale, clip roles), one comment per decision.
+    Rig(game::tools::rig::RigArgs),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +47,7 @@ fn main() -> ExitCode {
         Some(Command::IkLab(args)) => game::tools::ik_lab::run(args),
         Some(Command::Render(args)) => game::tools::render_model::run(&args),
         Some(Command::Bench(args)) => game::tools::bench::run(&args),
+        Some(Command::Rig(args)) => game::tools::rig::run(&args),
         // The title screen first.
         None => game::window::app::play(game::window::app::PlayArgs {
             screenshot_dir: ".".into(),

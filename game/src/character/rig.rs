@@ -53,11 +53,11 @@ use std::path::Path;
 
 use animation::Skeleton;
 use glam::Vec3;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// Joint names of one leg.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct LegNames {
     /// Hip joint (the thigh's start).
     pub hip: String,
@@ -68,10 +68,15 @@ pub struct LegNames {
     /// Toe joint, if the rig has one.
     #[serde(default)]
     pub toe: Option<String>,
+    /// This leg's knee hinge axis in its knee's local frame, for a model
+    /// whose two knees' frames differ (mirrored rigs); absent, the rig's
+    /// [`RigFile::knee_hinge_axis`] serves.
+    #[serde(default)]
+    pub knee_hinge_axis: Option<(f32, f32, f32)>,
 }
 
 /// Joint names of one arm.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct ArmNames {
     /// Shoulder joint (the upper arm's start).
     pub shoulder: String,
@@ -87,7 +92,7 @@ pub struct ArmNames {
 }
 
 /// Clip names per animation state.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct ClipNames {
     /// Standing still.
     pub idle: String,
@@ -103,12 +108,12 @@ pub struct ClipNames {
     pub land: String,
     /// Ladder climb cycle. May be left out (it then reads as empty) only
     /// when [`RigFile::procedural_climb`] is set, and must be then.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub climb: String,
 }
 
 /// A rig file as written.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct RigFile {
     /// The pelvis joint, lowered so both feet can reach the ground.
     pub pelvis: String,
@@ -178,6 +183,25 @@ pub struct RigFile {
     /// Offset of an ankle from the rung its foot stands on, model space.
     #[serde(default)]
     pub ankle_from_rung: (f32, f32, f32),
+    /// The model's up axis as the file has it; the model is turned so that
+    /// it points along +Y before anything else is read (see
+    /// `character::humanoid::normalize`). Every other field speaks of the
+    /// turned, scaled model.
+    #[serde(default = "default_up")]
+    pub up: (f32, f32, f32),
+    /// The uniform scale applied to the model at load (after `up`), so that
+    /// it stands at a playable height (see
+    /// `character::humanoid::infer::STANDING_HEIGHT`).
+    #[serde(default = "default_scale")]
+    pub scale: f32,
+}
+
+fn default_up() -> (f32, f32, f32) {
+    (0.0, 1.0, 0.0)
+}
+
+fn default_scale() -> f32 {
+    1.0
 }
 
 fn default_true() -> bool {
@@ -203,6 +227,9 @@ pub struct Leg {
     pub ankle: usize,
     /// Toe joint index.
     pub toe: Option<usize>,
+    /// This leg's knee hinge axis, knee-local, unit length (its own
+    /// [`LegNames::knee_hinge_axis`], else the rig's).
+    pub knee_hinge_axis: Vec3,
 }
 
 /// An arm resolved to joint indices.
@@ -374,9 +401,14 @@ impl RigFile {
                 ),
             });
         }
+        let knee_hinge_axis = axis(self.knee_hinge_axis, "knee_hinge_axis")?;
         let mut legs = Vec::new();
-        for l in &self.legs {
+        for (i, l) in self.legs.iter().enumerate() {
             let leg = Leg {
+                knee_hinge_axis: match l.knee_hinge_axis {
+                    Some(v) => axis(v, &format!("legs[{i}].knee_hinge_axis"))?,
+                    None => knee_hinge_axis,
+                },
                 hip: find(&l.hip, "hip")?,
                 knee: find(&l.knee, "knee")?,
                 ankle: find(&l.ankle, "ankle")?,
@@ -435,7 +467,7 @@ impl RigFile {
             pelvis: find(&self.pelvis, "pelvis")?,
             legs,
             arms,
-            knee_hinge_axis: axis(self.knee_hinge_axis, "knee_hinge_axis")?,
+            knee_hinge_axis,
             elbow_hinge_axis,
             knee_pure_hinge: self.knee_pure_hinge,
             elbow_pure_hinge: self.elbow_pure_hinge,
@@ -564,7 +596,8 @@ mod tests {
                 hip: 1,
                 knee: 2,
                 ankle: 3,
-                toe: None
+                toe: None,
+                knee_hinge_axis: Vec3::Z,
             }
         );
         assert_eq!(rig.knee_hinge_axis, Vec3::Z);

@@ -1,0 +1,192 @@
+//! Any humanoid glTF as a playable character without a hand-written rig
+//! file: its joints mapped by shape and names (or a VRM extension), its up
+//! axis, scale, hinge axes and clip roles inferred, and the result written
+//! as an ordinary rig file that `ironstep rig` prints and `--rig` reads
+//! back.
+//!
+//! - [`names`]: joint names of the common conventions reduced to bones.
+//! - [`shape`]: the pelvis, legs and arms found by the rest pose's shape.
+//! - [`vrm`]: VRM 0.x and 1.0 humanoid bones from the glTF JSON.
+//! - [`roles`]: which clip plays which state, by name and by measurement.
+//! - [`normalize`]: the model turned Y-up and scaled, exactly.
+//! - [`infer`]: all of it put together into a [`RigFile`].
+
+pub mod infer;
+pub mod names;
+pub mod normalize;
+pub mod roles;
+pub mod shape;
+pub mod vrm;
+
+use animation::gltf_import::ImportedModel;
+use glam::Vec3;
+
+use crate::character::rig::{RigError, RigFile};
+pub use infer::{Inferred, NotHumanoid};
+
+/// Infers the rig of a loaded model; its VRM bones are read from the file at
+/// `model.source` when it is one.
+pub fn infer_model(model: &ImportedModel) -> Result<Inferred, NotHumanoid> {
+    let bones = vrm::bones_of_file(std::path::Path::new(&model.source));
+    infer::infer(model, bones.as_ref())
+}
+
+/// The inferred rig as a rig file: a header, one comment line per decision
+/// and warning, then the RON that `--rig` reads.
+pub fn to_ron(model: &str, inferred: &Inferred) -> String {
+    let mut out = format!(
+        "// Rig inferred by `ironstep rig` from {model}.\n// Edit a field and pass this file with --rig to correct a guess; a rig file\n// may name only some fields, the rest are inferred.\n"
+    );
+    for d in &inferred.decisions {
+        out.push_str(&format!("// - {d}\n"));
+    }
+    for w in &inferred.warnings {
+        out.push_str(&format!("// warning: {w}\n"));
+    }
+    let pretty = ron::ser::PrettyConfig::new().struct_names(false);
+    let text = ron::ser::to_string_pretty(&inferred.rig, pretty).expect("a rig file serializes");
+    out.push_str(&short_floats(&text));
+    out.push('\n');
+    out
+}
+
+/// `text` with every decimal number written as the shortest decimal that
+/// reads back as the same `f32` (RON writes `0.66999996` for 0.67f32).
+fn short_floats(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut num = String::new();
+    let flush = |num: &mut String, out: &mut String| {
+        if num.contains('.')
+            && let Ok(v) = num.parse::<f32>()
+        {
+            out.push_str(&format!("{v:?}"));
+        } else {
+            out.push_str(num);
+        }
+        num.clear();
+    };
+    let mut in_string = false;
+    for c in text.chars() {
+        if c == '"' {
+            in_string = !in_string;
+        }
+        if !in_string && (c.is_ascii_digit() || c == '.' || (c == '-' && num.is_empty())) {
+            num.push(c);
+        } else {
+            flush(&mut num, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut num, &mut out);
+    out
+}
+
+/// The rig file `text` (labelled `file`) over the inferred rig, field by
+/// field: every top-level field the file names wins, the rest are
+/// inferred.
+pub fn merge(inferred: &RigFile, text: &str, file: &str) -> Result<RigFile, RigError> {
+    let parse_err = |reason: String| RigError::Parse {
+        file: file.to_string(),
+        reason,
+    };
+    let given: ron::Value = ron::from_str(text).map_err(|e| parse_err(e.to_string()))?;
+    let ron::Value::Map(given) = given else {
+        return Err(parse_err(
+            "a rig file is one ( field: value, … ) struct".to_string(),
+        ));
+    };
+    let base = ron::to_string(inferred).expect("a rig file serializes");
+    let base: ron::Value = ron::from_str(&base).expect("a serialized rig file parses");
+    let ron::Value::Map(mut base) = base else {
+        unreachable!("a rig file serializes as a struct")
+    };
+    for (k, v) in given.iter() {
+        base.insert(k.clone(), v.clone());
+    }
+    ron::Value::Map(base)
+        .into_rust()
+        .map_err(|e| parse_err(e.to_string()))
+}
+
+/// Turns and scales `model` as the rig's `up` and `scale` say (see
+/// [`normalize`]); `file` labels errors.
+pub fn apply(model: &mut ImportedModel, rig: &RigFile, file: &str) -> Result<(), RigError> {
+    let up = Vec3::from(rig.up);
+    if !(up.is_finite() && up.length() > 1e-3) {
+        return Err(RigError::Invalid {
+            file: file.to_string(),
+            reason: "up must be a finite non-zero vector".to_string(),
+        });
+    }
+    if !(rig.scale.is_finite() && rig.scale > 1e-4 && rig.scale < 1e4) {
+        return Err(RigError::Invalid {
+            file: file.to_string(),
+            reason: format!(
+                "scale {} must be a positive number (1e-4 to 1e4)",
+                rig.scale
+            ),
+        });
+    }
+    let g = normalize::Similarity::new(up.normalize(), rig.scale);
+    normalize::model(model, &g).map_err(|e| RigError::Invalid {
+        file: file.to_string(),
+        reason: format!("the model turned and scaled: {e}"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn shared(rel: &str) -> ImportedModel {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/assets/third_party/gltf")
+            .join(rel);
+        animation::gltf_import::load(&p).unwrap()
+    }
+
+    #[test]
+    #[ignore]
+    fn debug_shape() {
+        let m = shared(&std::env::var("M").unwrap());
+        let s = &m.skins[0];
+        let meshes: Vec<_> = m
+            .meshes
+            .iter()
+            .filter(|x| x.skin == 0)
+            .map(|x| (&x.positions[..], &x.joints[..], &x.weights[..]))
+            .collect();
+        let body = shape::Body::new(&s.skeleton, &meshes);
+        eprintln!(
+            "extent Y {:?} verts {}",
+            body.extent(Vec3::Y),
+            body.vertices.len()
+        );
+        for j in 0..s.skeleton.len() {
+            eprintln!(
+                "{j} {} parent {:?} pos {:?} helper {}",
+                s.skeleton.name(j),
+                s.skeleton.parent(j),
+                body.pos(j),
+                body.helper[j]
+            );
+        }
+        let legs = body.legs();
+        eprintln!("{legs:?}");
+        if let Some(l) = legs {
+            let ank = l.chains.clone().map(|c| c[body.limb_start(&c) + 2]);
+            for c in &s.clips {
+                eprintln!(
+                    "gait {}: {:?}",
+                    c.name,
+                    roles::measure_gait(&s.skeleton, c, l.pelvis, ank, 0.5)
+                );
+            }
+        }
+        eprintln!("{:?}", infer_model(&m).map(|i| i.decisions));
+        for c in &s.clips {
+            eprintln!("clip {} {}", c.name, c.duration);
+        }
+    }
+}
