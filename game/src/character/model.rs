@@ -117,13 +117,15 @@ fn build_character(
         eprintln!("ironstep: {}: {note}", model.source);
     }
     let s = &model.skins[skin];
-    let mut c = Character::new(
-        &model.source,
-        s.skeleton.clone(),
-        s.clips.clone(),
-        rig,
-        &rig_name,
-    )?;
+    // Clips the rig takes from the knight (`knight walk`, …), retargeted.
+    let mut clips = s.clips.clone();
+    let resolved = rig.resolve(&s.skeleton, &rig_name)?;
+    clips.extend(humanoid::retarget::missing_knight_clips(
+        &s.skeleton,
+        &resolved,
+        &clips,
+    )?);
+    let mut c = Character::new(&model.source, s.skeleton.clone(), clips, rig, &rig_name)?;
     c.mesh = Some(mesh);
     Ok(c)
 }

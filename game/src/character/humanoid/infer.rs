@@ -10,6 +10,7 @@ use thiserror::Error;
 
 use super::names::{self, Bone, Side};
 use super::normalize::{self, Similarity};
+use super::retarget;
 use super::roles::{self, Gait, Role};
 use super::shape::{Body, Legs, UP_CANDIDATES};
 use super::vrm::VrmBones;
@@ -417,8 +418,44 @@ fn infer_skin(model: &ImportedModel, s: usize, vrm: Option<&VrmBones>) -> Result
             ));
         }
     }
+    // Forward: where the model's own walk moves it, else where its feet
+    // point.
+    let own_gait = role_clip[Role::Walk as usize]
+        .as_ref()
+        .or(role_clip[Role::Run as usize].as_ref())
+        .and_then(|(ci, _)| {
+            gait(*ci)
+                .filter(|g| g.alternating && g.speed > 0.2)
+                .map(|g| (*ci, g))
+        });
+    let forward = match own_gait {
+        Some((ci, gm)) => {
+            let f = snap(gm.forward);
+            decisions.push(format!(
+                "forward {}: the body moves that way over its standing feet in '{}'",
+                axis_name(f),
+                nclips[ci].name
+            ));
+            f
+        }
+        None => {
+            let f = snap(g.rotation * forward_raw);
+            decisions.push(format!("forward {}: {forward_why}", axis_name(f)));
+            f
+        }
+    };
+
+    // What the model lacks comes from the knight's clips, retargeted.
     let walk = role_clip[Role::Walk as usize].clone();
     let run = role_clip[Role::Run as usize].clone();
+    let mut knight_wanted: Vec<&str> = Vec::new();
+    let knight = |role: &str, wanted: &mut Vec<&'static str>, k: &'static str| {
+        wanted.push(k);
+        (
+            usize::MAX,
+            format!("no {role} clip: the knight's {k}, retargeted"),
+        )
+    };
     let (walk, run) = match (walk, run) {
         (Some(w), Some(r)) => (w, r),
         (Some(w), None) => {
@@ -429,12 +466,58 @@ fn infer_skin(model: &ImportedModel, s: usize, vrm: Option<&VrmBones>) -> Result
             let w = (r.0, "no walk clip: the run, played slower".to_string());
             (w, r)
         }
-        (None, None) => {
-            return Err(
-                "no walk or run clip (by name or measurement), and retargeting the knight's clips onto a model is not available yet".to_string(),
-            );
+        (None, None) => (
+            knight("walk", &mut knight_wanted, "walk"),
+            knight("run", &mut knight_wanted, "run"),
+        ),
+    };
+    let own_walk = walk.0 != usize::MAX;
+    let idle = match role_clip[Role::Idle as usize].clone() {
+        Some(i) => Some(i),
+        None if own_walk => None,
+        None => Some(knight("idle", &mut knight_wanted, "idle")),
+    };
+    let mut other = |role: Role, k: &'static str| {
+        role_clip[role as usize]
+            .clone()
+            .unwrap_or_else(|| knight(k, &mut knight_wanted, k))
+    };
+    let jump = other(Role::Jump, "jump");
+    let fall = other(Role::Fall, "fall");
+    let land = other(Role::Land, "land");
+    let mut nclips = nclips;
+    let mut knight_index = std::collections::HashMap::new();
+    if !knight_wanted.is_empty() {
+        let mapping = retarget::Mapping {
+            pelvis,
+            legs: [0, 1].map(|i| (legj[i], leg_limbs[i].extra)),
+            arms: armj,
+            forward,
+        };
+        let extra = retarget::knight_clips(&nskel, &mapping, &knight_wanted)
+            .map_err(|e| format!("retargeting the knight's clips: {e}"))?;
+        for (k, c) in knight_wanted.iter().zip(extra) {
+            knight_index.insert(*k, nclips.len());
+            nclips.push(c);
+        }
+    }
+    // Resolve the knight placeholders: the clip a role takes from the knight
+    // is named after the knight's clip (`knight walk`).
+    let fix = |(ci, why): (usize, String), k: &str| {
+        if ci == usize::MAX {
+            (knight_index[k], why)
+        } else {
+            (ci, why)
         }
     };
+    let walk = fix(walk, "walk");
+    let run = fix(run, "run");
+    let jump = fix(jump, "jump");
+    let fall = fix(fall, "fall");
+    let land = fix(land, "land");
+    let idle = idle.map(|i| fix(i, "idle"));
+    let gait =
+        |ci: usize| roles::measure_gait(&nskel, &nclips[ci], pelvis, legj.map(|l| l[2]), mean_leg);
     let walk_gait = gait(walk.0);
     let run_gait = gait(run.0);
     let cycle = |g: &Option<Gait>, what: &str, warnings: &mut Vec<String>| match g {
@@ -452,26 +535,6 @@ fn infer_skin(model: &ImportedModel, s: usize, vrm: Option<&VrmBones>) -> Result
     } else {
         cycle(&run_gait, "run", &mut warnings)
     };
-
-    // Forward from the gait where it moves, else from the feet.
-    let forward = match walk_gait.filter(|g| g.alternating && g.speed > 0.2) {
-        Some(gm) => {
-            let f = snap(gm.forward);
-            decisions.push(format!(
-                "forward {}: the body moves that way over its standing feet in '{}'",
-                axis_name(f),
-                nclips[walk.0].name
-            ));
-            f
-        }
-        None => {
-            let f = snap(g.rotation * forward_raw);
-            decisions.push(format!("forward {}: {forward_why}", axis_name(f)));
-            f
-        }
-    };
-
-    let idle = role_clip[Role::Idle as usize].clone();
     let (idle, idle_time) = match idle {
         Some(i) => (i, None),
         None => {
@@ -485,23 +548,6 @@ fn infer_skin(model: &ImportedModel, s: usize, vrm: Option<&VrmBones>) -> Result
             )
         }
     };
-    let jump = role_clip[Role::Jump as usize]
-        .clone()
-        .unwrap_or((walk.0, "no jump clip: the walk".to_string()));
-    let fall = role_clip[Role::Fall as usize]
-        .clone()
-        .unwrap_or(if jump.0 != walk.0 {
-            (jump.0, "no fall clip: the jump".to_string())
-        } else {
-            (walk.0, "no fall clip: the walk".to_string())
-        });
-    let land = role_clip[Role::Land as usize]
-        .clone()
-        .unwrap_or(if jump.0 != walk.0 {
-            (idle.0, "no land clip: the idle".to_string())
-        } else {
-            (walk.0, "no land clip: the walk".to_string())
-        });
     let climb = role_clip[Role::Climb as usize].clone();
     for (role, (ci, why)) in [
         ("idle", &idle),

@@ -14,6 +14,7 @@
 pub mod infer;
 pub mod names;
 pub mod normalize;
+pub mod retarget;
 pub mod roles;
 pub mod shape;
 pub mod vrm;
