@@ -10,8 +10,12 @@
 //!   runs within [`LEG_MAX_TILT_DEG`] of straight down, and the two chains'
 //!   feet lie on opposite sides of the pelvis.
 //! - The **arms** are the two mirror-image chains of at least three joints,
-//!   hanging off one joint above the pelvis and outside the legs, whose ends
-//!   reach furthest sideways (at least [`ARM_MIN_REACH`] of the height).
+//!   hanging off one joint of the upper body (at least [`ARM_BASE_RISE`] of
+//!   the height above the pelvis, more above it than beside it) and outside
+//!   the legs, whose ends reach furthest sideways (at least
+//!   [`ARM_MIN_REACH`] of the height). An arm chain runs from its base
+//!   into the child whose subtree reaches furthest from the base (the hand
+//!   rather than a shield hung on the forearm).
 //! - Within a chain, the limb's three joints are the two consecutive
 //!   segments whose shorter one is longest (thigh and shin, upper arm and
 //!   forearm; a clavicle, a hip offset or a hand is shorter).
@@ -40,6 +44,10 @@ pub const LEG_MAX_TILT_DEG: f32 = 35.0;
 /// share of the standing height (hands hanging at the sides reach about a
 /// sixth; a T-pose a third and more).
 pub const ARM_MIN_REACH: f32 = 0.1;
+
+/// The least height of the joint the arms hang off above the pelvis, as a
+/// share of the standing height (a chest sits a quarter of it above).
+pub const ARM_BASE_RISE: f32 = 0.12;
 
 /// The axes tried as up, in this order.
 pub const UP_CANDIDATES: [Vec3; 6] = [
@@ -282,14 +290,26 @@ impl<'a> Body<'a> {
         let h = |j: usize| (self.pos(j).dot(up) - legs.floor) / legs.height;
         let mut best: Option<(f32, Arms)> = None;
         for s in 0..self.models.len() {
-            if self.helper[s] || in_legs(s) || h(s) < h(legs.pelvis) {
+            // Arms hang off the upper body: a joint at least
+            // [`ARM_BASE_RISE`] above the pelvis and more above it than
+            // beside it (a quadruped's front legs hang off a chest as low
+            // as its pelvis and a body length ahead).
+            let rise = (self.pos(s) - centre).dot(up);
+            let aside = ((self.pos(s) - centre) - up * rise).length();
+            if self.helper[s] || in_legs(s) || rise < ARM_BASE_RISE * legs.height || aside > rise {
                 continue;
             }
             let chains: Vec<Vec<usize>> = self
                 .limb_children(s)
                 .into_iter()
                 .filter(|&c| !in_legs(c))
-                .map(|c| self.chain(c, &reach))
+                .map(|c| {
+                    // Down the arm: into the child whose subtree reaches
+                    // furthest from the arm's base (the hand, not a shield
+                    // hung on the forearm).
+                    let from = self.pos(s);
+                    self.chain(c, &|j: usize| (self.pos(j) - from).length())
+                })
                 .filter(|c| {
                     let end = *c.last().expect("chains are never empty");
                     c.len() >= 3 && reach(end) >= ARM_MIN_REACH * legs.height && h(c[0]) >= 0.5
