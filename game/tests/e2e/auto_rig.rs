@@ -815,7 +815,10 @@ fn non_humanoids_are_one_clear_error_line() {
             let start = dog.len();
             for (k, n) in names.iter().enumerate() {
                 let parent = if k == 0 { root } else { start + k - 1 };
-                dog.push((n, Some(parent), v(x, 0.55 - 0.18 * k as f32, z)));
+                // Thigh and shin 0.2 m, the paw a short step forward (+X),
+                // as a dog's.
+                let (ahead, y) = [(0.0, 0.55), (0.0, 0.35), (0.0, 0.15), (0.08, 0.02)][k];
+                dog.push((n, Some(parent), v(x + ahead, y, z)));
             }
         }
     }

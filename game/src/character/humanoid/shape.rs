@@ -345,7 +345,9 @@ impl<'a> Body<'a> {
     /// `chain[i]→chain[i+1]→chain[i+2]` have the longest shorter one.
     pub fn limb_start(&self, chain: &[usize]) -> usize {
         let seg = |k: usize| (self.pos(chain[k + 1]) - self.pos(chain[k])).length();
+        // Reversed, so that of equals the topmost wins.
         (0..chain.len().saturating_sub(2))
+            .rev()
             .max_by(|&a, &b| seg(a).min(seg(a + 1)).total_cmp(&seg(b).min(seg(b + 1))))
             .unwrap_or(0)
     }
