@@ -489,7 +489,18 @@ fn infer_skin(model: &ImportedModel, s: usize, vrm: Option<&VrmBones>) -> Result
     };
     let jump = other(Role::Jump, "jump");
     let fall = other(Role::Fall, "fall");
-    let land = other(Role::Land, "land");
+    // No land clip: a model with clips of its own lands into its idle (the
+    // knight's land, retargeted onto CesiumMan, raised his planted-foot
+    // error on `long` from 1.5 to 4.9 mm and the joint speed limit's share
+    // of frames); one without lands as the knight does.
+    let land = match (&role_clip[Role::Land as usize], own_walk) {
+        (Some(l), _) => l.clone(),
+        (None, true) => (
+            usize::MAX - 1,
+            "no land clip: the idle (a landing settles into standing)".to_string(),
+        ),
+        (None, false) => other(Role::Land, "land"),
+    };
     let mut nclips = nclips;
     let mut knight_index = std::collections::HashMap::new();
     if !knight_wanted.is_empty() {
@@ -519,8 +530,14 @@ fn infer_skin(model: &ImportedModel, s: usize, vrm: Option<&VrmBones>) -> Result
     let run = fix(run, "run");
     let jump = fix(jump, "jump");
     let fall = fix(fall, "fall");
-    let land = fix(land, "land");
+    let land = if land.0 == usize::MAX - 1 {
+        land
+    } else {
+        fix(land, "land")
+    };
     let idle = idle.map(|i| fix(i, "idle"));
+    // The land placeholder for "the idle", resolved once the idle is known.
+    let land_is_idle = land.0 == usize::MAX - 1;
     let gait =
         |ci: usize| roles::measure_gait(&nskel, &nclips[ci], pelvis, legj.map(|l| l[2]), mean_leg);
     let walk_gait = gait(walk.0);
@@ -553,6 +570,7 @@ fn infer_skin(model: &ImportedModel, s: usize, vrm: Option<&VrmBones>) -> Result
             )
         }
     };
+    let land = if land_is_idle { (idle.0, land.1) } else { land };
     let climb = role_clip[Role::Climb as usize].clone();
     for (role, (ci, why)) in [
         ("idle", &idle),
