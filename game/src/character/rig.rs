@@ -47,7 +47,16 @@
 //!   `ankle_from_rung` from them (see `character::procedural_climb`). It
 //!   needs two arms and positive `climb_cycle_distance` and
 //!   `climb_rung_distance`; a rig that names a climb clip and asks for a
-//!   procedural one too, or neither, is an error naming the file.
+//!   procedural one too, or neither, is an error naming the file;
+//! - a leg's own `knee_hinge_axis: Some((x, y, z))`, for a model whose two
+//!   knees' local frames differ (mirrored rigs);
+//! - `up` and `scale`, which turn the model so that `up` points along +Y and
+//!   scale it before anything else is read (a Z-up model, one in
+//!   centimetres); every other field speaks of the turned, scaled model.
+//!
+//! `ironstep rig MODEL` infers all of it from a model alone (see
+//! `character::humanoid`), and a rig file given with `--rig` is laid over the
+//! inferred rig field by field, so it may name only the fields it corrects.
 
 use std::path::Path;
 
