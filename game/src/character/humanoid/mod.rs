@@ -138,56 +138,12 @@ pub fn apply(model: &mut ImportedModel, rig: &RigFile, file: &str) -> Result<(),
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
-
-    fn shared(rel: &str) -> ImportedModel {
-        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../shared/assets/third_party/gltf")
-            .join(rel);
-        animation::gltf_import::load(&p).unwrap()
-    }
 
     #[test]
-    #[ignore]
-    fn debug_shape() {
-        let m = shared(&std::env::var("M").unwrap());
-        let s = &m.skins[0];
-        let meshes: Vec<_> = m
-            .meshes
-            .iter()
-            .filter(|x| x.skin == 0)
-            .map(|x| (&x.positions[..], &x.joints[..], &x.weights[..]))
-            .collect();
-        let body = shape::Body::new(&s.skeleton, &meshes);
-        eprintln!(
-            "extent Y {:?} verts {}",
-            body.extent(Vec3::Y),
-            body.vertices.len()
+    fn numbers_print_short_and_strings_stay_as_they_are() {
+        assert_eq!(
+            short_floats("(a: 0.66999996, b: \"x0.10000000001\", c: -0.030000001, d: 12)"),
+            "(a: 0.67, b: \"x0.10000000001\", c: -0.03, d: 12)"
         );
-        for j in 0..s.skeleton.len() {
-            eprintln!(
-                "{j} {} parent {:?} pos {:?} helper {}",
-                s.skeleton.name(j),
-                s.skeleton.parent(j),
-                body.pos(j),
-                body.helper[j]
-            );
-        }
-        let legs = body.legs();
-        eprintln!("{legs:?}");
-        if let Some(l) = legs {
-            let ank = l.chains.clone().map(|c| c[body.limb_start(&c) + 2]);
-            for c in &s.clips {
-                eprintln!(
-                    "gait {}: {:?}",
-                    c.name,
-                    roles::measure_gait(&s.skeleton, c, l.pelvis, ank, 0.5)
-                );
-            }
-        }
-        eprintln!("{:?}", infer_model(&m).map(|i| i.decisions));
-        for c in &s.clips {
-            eprintln!("clip {} {}", c.name, c.duration);
-        }
     }
 }

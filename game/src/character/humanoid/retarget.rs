@@ -163,7 +163,7 @@ pub fn knight_clips(
     let t_rest = models_of(target, target.rest_locals());
     let pos = |ms: &[Mat4], j: usize| ms[j].w_axis.truncate();
     let f = Vec3::new(m.forward.x, 0.0, m.forward.z).normalize_or(Vec3::Z);
-    let a = Quat::from_rotation_y(f.z.atan2(f.x) * -1.0);
+    let a = Quat::from_rotation_y(-f.z.atan2(f.x));
     // Rest alignment per mapped joint: the target's bone turned onto the
     // knight's (in the shared frame), else the parent's.
     let mapped_t: Vec<Option<usize>> = (0..target.len())

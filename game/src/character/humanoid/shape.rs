@@ -59,6 +59,10 @@ pub const UP_CANDIDATES: [Vec3; 6] = [
     Vec3::NEG_X,
 ];
 
+/// One mesh's positions, joints and weights per vertex, in its skeleton's
+/// bind space.
+pub type MeshView<'m> = (&'m [Vec3], &'m [[u16; 4]], &'m [[f32; 4]]);
+
 /// A skeleton at rest with the skinned vertices it places.
 pub struct Body<'a> {
     /// The skeleton.
@@ -100,7 +104,7 @@ pub struct Arms {
 impl<'a> Body<'a> {
     /// The rest pose of `skeleton` and `meshes` (positions, joints and weights
     /// per vertex, in the skeleton's bind space) skinned by it.
-    pub fn new(skeleton: &'a Skeleton, meshes: &[(&[Vec3], &[[u16; 4]], &[[f32; 4]])]) -> Self {
+    pub fn new(skeleton: &'a Skeleton, meshes: &[MeshView<'_>]) -> Self {
         let n = skeleton.len();
         let mut models = vec![Mat4::IDENTITY; n];
         local_to_model(skeleton, skeleton.rest_locals(), &mut models);
