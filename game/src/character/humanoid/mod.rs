@@ -46,39 +46,8 @@ pub fn to_ron(model: &str, inferred: &Inferred) -> String {
     }
     let pretty = ron::ser::PrettyConfig::new().struct_names(false);
     let text = ron::ser::to_string_pretty(&inferred.rig, pretty).expect("a rig file serializes");
-    out.push_str(&short_floats(&text));
+    out.push_str(&text);
     out.push('\n');
-    out
-}
-
-/// `text` with every decimal number written as the shortest decimal that
-/// reads back as the same `f32` (RON writes `0.66999996` for 0.67f32).
-fn short_floats(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut num = String::new();
-    let flush = |num: &mut String, out: &mut String| {
-        if num.contains('.')
-            && let Ok(v) = num.parse::<f32>()
-        {
-            out.push_str(&format!("{v:?}"));
-        } else {
-            out.push_str(num);
-        }
-        num.clear();
-    };
-    let mut in_string = false;
-    for c in text.chars() {
-        if c == '"' {
-            in_string = !in_string;
-        }
-        if !in_string && (c.is_ascii_digit() || c == '.' || (c == '-' && num.is_empty())) {
-            num.push(c);
-        } else {
-            flush(&mut num, &mut out);
-            out.push(c);
-        }
-    }
-    flush(&mut num, &mut out);
     out
 }
 
@@ -133,17 +102,4 @@ pub fn apply(model: &mut ImportedModel, rig: &RigFile, file: &str) -> Result<(),
         file: file.to_string(),
         reason: format!("the model turned and scaled: {e}"),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_print_short_and_strings_stay_as_they_are() {
-        assert_eq!(
-            short_floats("(a: 0.66999996, b: \"x0.10000000001\", c: -0.030000001, d: 12)"),
-            "(a: 0.67, b: \"x0.10000000001\", c: -0.03, d: 12)"
-        );
-    }
 }
