@@ -119,6 +119,19 @@ fn build_character(
     let s = &model.skins[skin];
     // Clips the rig takes from the knight (`knight walk`, …), retargeted.
     let mut clips = s.clips.clone();
+    let mut moves_vertices = vec![false; s.skeleton.len()];
+    for m in model.meshes.iter().filter(|m| m.skin == skin) {
+        for (js, ws) in m.joints.iter().zip(&m.weights) {
+            for (j, w) in js.iter().zip(ws) {
+                if *w > 0.0
+                    && let Some(v) = moves_vertices.get_mut(usize::from(*j))
+                {
+                    *v = true;
+                }
+            }
+        }
+    }
+    humanoid::still_controls(&s.skeleton, &mut clips, &moves_vertices);
     let resolved = rig.resolve(&s.skeleton, &rig_name)?;
     clips.extend(humanoid::retarget::missing_knight_clips(
         &s.skeleton,

@@ -103,3 +103,83 @@ pub fn apply(model: &mut ImportedModel, rig: &RigFile, file: &str) -> Result<(),
         reason: format!("the model turned and scaled: {e}"),
     })
 }
+
+/// Holds still the control joints a model's clips animate: joints named as
+/// helpers or controls (see `names::HELPER_WORDS`) that move no vertex and
+/// have nothing below them that does. Kenney's rigs animate their foot IK
+/// controllers (`LeftFootCtrl`, `LeftHeelRoll`, …) in every clip; they
+/// deform nothing, yet their spins counted against the joint speed limit.
+/// Returns how many joints were held still.
+pub fn still_controls(
+    skeleton: &animation::Skeleton,
+    clips: &mut [animation::Clip],
+    moves_vertices: &[bool],
+) -> usize {
+    let n = skeleton.len();
+    // Whether a joint or anything below it moves vertices.
+    let mut matters = moves_vertices.to_vec();
+    matters.resize(n, false);
+    for j in (0..n).rev() {
+        if matters[j]
+            && let Some(p) = skeleton.parent(j)
+        {
+            matters[p] = true;
+        }
+    }
+    let still: Vec<bool> = (0..n)
+        .map(|j| !matters[j] && names::is_helper(skeleton.name(j)))
+        .collect();
+    for c in clips.iter_mut() {
+        c.translations.retain(|t| !still[usize::from(t.joint)]);
+        c.rotations.retain(|t| !still[usize::from(t.joint)]);
+        c.scales.retain(|t| !still[usize::from(t.joint)]);
+    }
+    still.iter().filter(|s| **s).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use animation::{Clip, Interpolation, JointDef, Skeleton, Track, Transform};
+    use glam::{Mat4, Quat};
+
+    #[test]
+    fn control_joints_that_move_no_vertex_are_held_still() {
+        let joints = [
+            ("HipsCtrl", None),
+            ("LeftFootCtrl", None),
+            ("Hips", Some(0)),
+            ("LeftHeelRoll", Some(1)),
+        ];
+        let skel = Skeleton::new(
+            joints
+                .iter()
+                .map(|&(n, p)| JointDef {
+                    name: n.to_string(),
+                    parent: p,
+                    rest: Transform::IDENTITY,
+                    inverse_bind: Mat4::IDENTITY,
+                })
+                .collect(),
+        )
+        .unwrap();
+        let track = |j: u16| Track {
+            joint: j,
+            interpolation: Interpolation::Linear,
+            times: vec![0.0],
+            values: vec![Quat::IDENTITY],
+        };
+        let mut clips = vec![Clip {
+            name: "walk".into(),
+            duration: 1.0,
+            translations: Vec::new(),
+            rotations: (0..4).map(track).collect(),
+            scales: Vec::new(),
+        }];
+        // Only Hips moves vertices; HipsCtrl carries it, so it keeps moving.
+        let n = still_controls(&skel, &mut clips, &[false, false, true, false]);
+        assert_eq!(n, 2);
+        let kept: Vec<u16> = clips[0].rotations.iter().map(|t| t.joint).collect();
+        assert_eq!(kept, [0, 2]);
+    }
+}
