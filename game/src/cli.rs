@@ -32,6 +32,8 @@ pub enum Command {
     IkLab(crate::tools::ik_lab::IkLabArgs),
     /// Benchmark a scripted crowd of knights: per-stage CPU and GPU times, JSON, Chrome trace.
     Bench(crate::tools::bench::BenchArgs),
+    /// Infer a humanoid model's rig file (joints, axes, scale, clip roles), one comment per decision.
+    Rig(crate::tools::rig::RigArgs),
 }
 
 impl Cli {
@@ -44,6 +46,7 @@ impl Cli {
             Some(Command::IkLab(args)) => crate::tools::ik_lab::run(args),
             Some(Command::Render(args)) => crate::tools::render_model::run(&args),
             Some(Command::Bench(args)) => crate::tools::bench::run(&args),
+            Some(Command::Rig(args)) => crate::tools::rig::run(&args),
             // The title screen first.
             None => crate::window::app::play(crate::window::app::PlayArgs {
                 screenshot_dir: ".".into(),
@@ -145,7 +148,7 @@ mod tests {
 
     /// The arguments an `ironstep` command passes, or `None` when the text
     /// is no `ironstep` command. Shell bits are cut (a pipe, `&&`, `;`, a
-    /// redirection), shell variables become `1`, and a synopsis is read as
+    /// redirection, a `#` comment), shell variables become `1`, and a synopsis is read as
     /// one example: `[...]` brackets dropped, `A\|B` or `A|B` read as `A`,
     /// a trailing `...` dropped.
     fn ironstep_args(text: &str) -> Option<Vec<String>> {
@@ -171,7 +174,11 @@ mod tests {
         };
         let mut args = Vec::new();
         for w in &words[start..] {
-            if ["|", "&&", ";", "||"].contains(w) || w.starts_with('>') || w.starts_with("2>") {
+            if ["|", "&&", ";", "||"].contains(w)
+                || w.starts_with('>')
+                || w.starts_with("2>")
+                || w.starts_with('#')
+            {
                 break;
             }
             let mut w = w

@@ -10,6 +10,7 @@ pub mod contact;
 pub mod crowd;
 pub mod drawn;
 pub mod events;
+pub mod humanoid;
 pub mod model;
 pub mod pose_pipeline;
 pub mod procedural_climb;
@@ -375,7 +376,7 @@ impl Character {
                 bend_sign: bend_sign(&skeleton, start, mid, end, axis),
             })
         };
-        let leg = |l: &rig::Leg| make_limb(l.hip, l.knee, l.ankle, rig.knee_hinge_axis, true);
+        let leg = |l: &rig::Leg| make_limb(l.hip, l.knee, l.ankle, l.knee_hinge_axis, true);
         let mut legs = [leg(&rig.legs[0])?, leg(&rig.legs[1])?];
         // Foot IK plans a swing's landing only from a clean gait: one swing
         // per leg per cycle. An uneven clip (CesiumMan's walk, whose feet

@@ -14,17 +14,19 @@ use anyhow::{Context, Result, anyhow};
 use clap::Args;
 use glam::Vec3;
 
-use crate::character::rig::RigFile;
+use crate::character::humanoid;
+use crate::character::rig::{RigError, RigFile};
 use crate::character::{Character, CharacterMesh, Texture};
 
 /// The `--character` and `--rig` flags: play any humanoid glTF model.
 #[derive(Args, Debug, Default, Clone)]
 pub struct CharacterArgs {
-    /// Play this glTF model (.glb or .gltf) instead of the knight; needs `--rig`.
-    #[arg(long, value_name = "MODEL", requires = "rig")]
+    /// Play this glTF model (.glb, .gltf or .vrm) instead of the knight; its
+    /// rig is inferred when no `--rig` is given (see `ironstep rig`).
+    #[arg(long, value_name = "MODEL")]
     pub character: Option<PathBuf>,
-    /// The rig file (RON) that maps the model's joints and clips; needs
-    /// `--character` (see `assets/rigs/`).
+    /// The rig file (RON) that maps the model's joints and clips, over the
+    /// inferred rig field by field; needs `--character` (see `assets/rigs/`).
     #[arg(long, value_name = "RIG.ron", requires = "character")]
     pub rig: Option<PathBuf>,
 }
@@ -36,7 +38,7 @@ impl CharacterArgs {
         match (&self.character, &self.rig) {
             (Some(model), Some(rig)) => load_character(model, rig),
             (None, None) => Character::knight().context("building the knight"),
-            (Some(_), None) => Err(anyhow!("--character needs --rig RIG.ron")),
+            (Some(model), None) => load_character_inferred(model),
             (None, Some(_)) => Err(anyhow!("--rig needs --character MODEL")),
         }
     }
@@ -53,11 +55,50 @@ impl CharacterArgs {
 /// one of its joints (the same glTF node), so one pose drives them all. A
 /// mesh whose joints are not all in the driving skin is left out with a note
 /// on stderr. Errors name the model or the rig file and the reason.
+///
+/// The rig file is laid over the rig inferred from the model, field by field
+/// (see `humanoid::merge`), when the model maps as a humanoid; otherwise it
+/// must be complete. The model is turned and scaled as its `up` and `scale`
+/// say before the rig is resolved.
 pub fn load_character(model_path: &Path, rig_path: &Path) -> Result<Character> {
-    let model = gltf_import::load(model_path)?;
+    let mut model = gltf_import::load(model_path)?;
     let first = first_skin(&model)?;
     let rig_name = rig_path.display().to_string();
-    let rig = RigFile::load(rig_path)?;
+    let text = std::fs::read_to_string(rig_path).map_err(|source| RigError::Io {
+        file: rig_name.clone(),
+        source,
+    })?;
+    let rig = match humanoid::infer_model(&model) {
+        Ok(inferred) => humanoid::merge(&inferred.rig, &text, &rig_name)?,
+        Err(_) => RigFile::parse(&text, &rig_name)?,
+    };
+    humanoid::apply(&mut model, &rig, &rig_name)?;
+    build_character(model, first, &rig, &rig_name)
+}
+
+/// Loads a glTF model as a playable character with the rig inferred from it
+/// (see `character::humanoid`); a model that is not a humanoid is an error
+/// naming what is missing.
+pub fn load_character_inferred(model_path: &Path) -> Result<Character> {
+    let mut model = gltf_import::load(model_path)?;
+    let first = first_skin(&model)?;
+    let inferred = humanoid::infer_model(&model)?;
+    let rig_name = format!("{} (inferred rig)", model.source);
+    for w in &inferred.warnings {
+        eprintln!("ironstep: {}: {w}", model.source);
+    }
+    humanoid::apply(&mut model, &inferred.rig, &rig_name)?;
+    build_character(model, first, &inferred.rig, &rig_name)
+}
+
+/// The character of `model` (already turned and scaled) driven by `rig`.
+fn build_character(
+    model: ImportedModel,
+    first: usize,
+    rig: &RigFile,
+    rig_name: &str,
+) -> Result<Character> {
+    let rig_name = rig_name.to_string();
     let skin = match model
         .skins
         .iter()
@@ -76,13 +117,28 @@ pub fn load_character(model_path: &Path, rig_path: &Path) -> Result<Character> {
         eprintln!("ironstep: {}: {note}", model.source);
     }
     let s = &model.skins[skin];
-    let mut c = Character::new(
-        &model.source,
-        s.skeleton.clone(),
-        s.clips.clone(),
-        &rig,
-        &rig_name,
-    )?;
+    // Clips the rig takes from the knight (`knight walk`, …), retargeted.
+    let mut clips = s.clips.clone();
+    let mut moves_vertices = vec![false; s.skeleton.len()];
+    for m in model.meshes.iter().filter(|m| m.skin == skin) {
+        for (js, ws) in m.joints.iter().zip(&m.weights) {
+            for (j, w) in js.iter().zip(ws) {
+                if *w > 0.0
+                    && let Some(v) = moves_vertices.get_mut(usize::from(*j))
+                {
+                    *v = true;
+                }
+            }
+        }
+    }
+    humanoid::still_controls(&s.skeleton, &mut clips, &moves_vertices);
+    let resolved = rig.resolve(&s.skeleton, &rig_name)?;
+    clips.extend(humanoid::retarget::missing_knight_clips(
+        &s.skeleton,
+        &resolved,
+        &clips,
+    )?);
+    let mut c = Character::new(&model.source, s.skeleton.clone(), clips, rig, &rig_name)?;
     c.mesh = Some(mesh);
     Ok(c)
 }

@@ -1392,7 +1392,7 @@ impl PosePipeline {
             let align =
                 Quat::IDENTITY.slerp(Quat::from_rotation_arc(Vec3::Y, normals[i]), aligns[i]);
             let (pole, hinge) = if c.rig.knee_pure_hinge {
-                let pole = bend_direction(&self.limb_animated[i], leg, c.rig.knee_hinge_axis);
+                let pole = bend_direction(&self.limb_animated[i], leg, leg.hinge.axis());
                 (pole, Some(leg.hinge))
             } else {
                 // The bend is limited by reach instead: never folded past
@@ -1404,12 +1404,7 @@ impl PosePipeline {
                 }
                 let ankle = pos(&self.models[leg.end]);
                 let to_target = (ankle - hip) + (targets[i] - ankle) * gw;
-                let pole = knee_side(
-                    &self.limb_animated[i],
-                    leg,
-                    c.rig.knee_hinge_axis,
-                    to_target,
-                );
+                let pole = knee_side(&self.limb_animated[i], leg, leg.hinge.axis(), to_target);
                 (pole, None)
             };
             let opts = TwoBoneOptions {
@@ -1731,7 +1726,7 @@ impl PosePipeline {
                 c.legs
                     .iter()
                     .enumerate()
-                    .map(|(k, l)| (l, k, c.rig.ankle_from_rung, c.rig.knee_hinge_axis, false)),
+                    .map(|(k, l)| (l, k, c.rig.ankle_from_rung, l.hinge.axis(), false)),
             );
         let (mut hand, mut foot) = (0, 0);
         let on_ladder = matches!(input.player.state, Locomotion::Ladder(_));

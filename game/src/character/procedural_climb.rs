@@ -362,7 +362,7 @@ pub fn generate(skeleton: &Skeleton, rig: &Rig, file: &str) -> Result<Clip, RigE
             // hinge is bent toward its pole unhinged.
             hinge: rig
                 .knee_pure_hinge
-                .then(|| HingeLimit::new(rig.knee_hinge_axis, HINGE_RANGE.0, HINGE_RANGE.1)),
+                .then(|| HingeLimit::new(leg.knee_hinge_axis, HINGE_RANGE.0, HINGE_RANGE.1)),
             pole: f + up + out * 0.15,
             top: l.foot_top,
             side: l.foot_side[i],

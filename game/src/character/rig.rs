@@ -47,7 +47,16 @@
 //!   `ankle_from_rung` from them (see `character::procedural_climb`). It
 //!   needs two arms and positive `climb_cycle_distance` and
 //!   `climb_rung_distance`; a rig that names a climb clip and asks for a
-//!   procedural one too, or neither, is an error naming the file.
+//!   procedural one too, or neither, is an error naming the file;
+//! - a leg's own `knee_hinge_axis: Some((x, y, z))`, for a model whose two
+//!   knees' local frames differ (mirrored rigs);
+//! - `up` and `scale`, which turn the model so that `up` points along +Y and
+//!   scale it before anything else is read (a Z-up model, one in
+//!   centimetres); every other field speaks of the turned, scaled model.
+//!
+//! `ironstep rig MODEL` infers all of it from a model alone (see
+//! `character::humanoid`), and a rig file given with `--rig` is laid over the
+//! inferred rig field by field, so it may name only the fields it corrects.
 //!
 //! Every rig is validated before it is used ([`RigFile::validate`]); an
 //! error names the file and the field (`cesium_man.rig.ron: legs[1].hip:
@@ -75,7 +84,7 @@ use std::path::Path;
 
 use animation::Skeleton;
 use glam::Vec3;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// The largest rig file read: 1 MiB. A rig is a page of text (the
@@ -100,12 +109,18 @@ pub const MAX_AXIS_LENGTH: f64 = 1e3;
 /// steps (or two rungs); a sprinting human's cycle is under 5 m.
 pub const MAX_CYCLE_DISTANCE: f32 = 10.0;
 
+/// The largest `scale` accepted: 10,000. It turns a model's units into
+/// metres (0.01 for centimetres, 0.001 for millimetres); one that makes a
+/// model ten thousand times larger is a typo, and far larger ones overflow
+/// the skeleton's matrices.
+pub const MAX_SCALE: f32 = 1e4;
+
 /// The latest `idle_time` accepted: an hour, in seconds. It is a time in
 /// the idle clip; clips are seconds long.
 pub const MAX_IDLE_TIME: f32 = 3600.0;
 
 /// Joint names of one leg.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct LegNames {
     /// Hip joint (the thigh's start).
     pub hip: String,
@@ -116,10 +131,15 @@ pub struct LegNames {
     /// Toe joint, if the rig has one.
     #[serde(default)]
     pub toe: Option<String>,
+    /// This leg's knee hinge axis in its knee's local frame, for a model
+    /// whose two knees' frames differ (mirrored rigs); absent, the rig's
+    /// [`RigFile::knee_hinge_axis`] serves.
+    #[serde(default)]
+    pub knee_hinge_axis: Option<(f32, f32, f32)>,
 }
 
 /// Joint names of one arm.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct ArmNames {
     /// Shoulder joint (the upper arm's start).
     pub shoulder: String,
@@ -135,7 +155,7 @@ pub struct ArmNames {
 }
 
 /// Clip names per animation state.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct ClipNames {
     /// Standing still.
     pub idle: String,
@@ -151,12 +171,12 @@ pub struct ClipNames {
     pub land: String,
     /// Ladder climb cycle. May be left out (it then reads as empty) only
     /// when [`RigFile::procedural_climb`] is set, and must be then.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub climb: String,
 }
 
 /// A rig file as written.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct RigFile {
     /// The pelvis joint, lowered so both feet can reach the ground.
     pub pelvis: String,
@@ -226,6 +246,25 @@ pub struct RigFile {
     /// Offset of an ankle from the rung its foot stands on, model space.
     #[serde(default)]
     pub ankle_from_rung: (f32, f32, f32),
+    /// The model's up axis as the file has it; the model is turned so that
+    /// it points along +Y before anything else is read (see
+    /// `character::humanoid::normalize`). Every other field speaks of the
+    /// turned, scaled model.
+    #[serde(default = "default_up")]
+    pub up: (f32, f32, f32),
+    /// The uniform scale applied to the model at load (after `up`), so that
+    /// it stands at a playable height (see
+    /// `character::humanoid::infer::STANDING_HEIGHT`).
+    #[serde(default = "default_scale")]
+    pub scale: f32,
+}
+
+fn default_up() -> (f32, f32, f32) {
+    (0.0, 1.0, 0.0)
+}
+
+fn default_scale() -> f32 {
+    1.0
 }
 
 fn default_true() -> bool {
@@ -251,6 +290,9 @@ pub struct Leg {
     pub ankle: usize,
     /// Toe joint index.
     pub toe: Option<usize>,
+    /// This leg's knee hinge axis, knee-local, unit length (its own
+    /// [`LegNames::knee_hinge_axis`], else the rig's).
+    pub knee_hinge_axis: Vec3,
 }
 
 /// An arm resolved to joint indices.
@@ -436,9 +478,14 @@ impl RigFile {
                 ),
             });
         }
+        let knee_hinge_axis = axis(self.knee_hinge_axis, "knee_hinge_axis")?;
         let mut legs = Vec::new();
-        for l in &self.legs {
+        for (i, l) in self.legs.iter().enumerate() {
             let leg = Leg {
+                knee_hinge_axis: match l.knee_hinge_axis {
+                    Some(v) => axis(v, &format!("legs[{i}].knee_hinge_axis"))?,
+                    None => knee_hinge_axis,
+                },
                 hip: find(&l.hip, "hip")?,
                 knee: find(&l.knee, "knee")?,
                 ankle: find(&l.ankle, "ankle")?,
@@ -497,7 +544,7 @@ impl RigFile {
             pelvis: find(&self.pelvis, "pelvis")?,
             legs,
             arms,
-            knee_hinge_axis: axis(self.knee_hinge_axis, "knee_hinge_axis")?,
+            knee_hinge_axis,
             elbow_hinge_axis,
             knee_pure_hinge: self.knee_pure_hinge,
             elbow_pure_hinge: self.elbow_pure_hinge,
@@ -554,7 +601,13 @@ impl RigFile {
             ("knee_hinge_axis".to_string(), self.knee_hinge_axis),
             ("elbow_hinge_axis".to_string(), self.elbow_hinge_axis),
             ("forward".to_string(), self.forward),
+            ("up".to_string(), self.up),
         ];
+        for (i, l) in self.legs.iter().enumerate() {
+            if let Some(v) = l.knee_hinge_axis {
+                axes.push((format!("legs[{i}].knee_hinge_axis"), v));
+            }
+        }
         for (i, a) in self.arms.iter().enumerate() {
             if let Some(v) = a.elbow_hinge_axis {
                 axes.push((format!("arms[{i}].elbow_hinge_axis"), v));
@@ -592,6 +645,11 @@ impl RigFile {
                 "idle_time",
                 self.idle_time,
                 (0.0, MAX_IDLE_TIME, closed, "s"),
+            ),
+            (
+                "scale",
+                Some(self.scale),
+                (0.0, MAX_SCALE, positive, "(a factor)"),
             ),
         ] {
             if let Some(v) = value {
@@ -826,7 +884,8 @@ mod tests {
                 hip: 1,
                 knee: 2,
                 ankle: 3,
-                toe: None
+                toe: None,
+                knee_hinge_axis: Vec3::Z,
             }
         );
         assert_eq!(rig.knee_hinge_axis, Vec3::Z);
@@ -874,6 +933,19 @@ mod tests {
             .resolve(&skeleton(), "r.ron")
             .unwrap_err()
             .to_string()
+    }
+
+    #[test]
+    fn an_unusable_up_axis_or_scale_is_refused_naming_the_field() {
+        let with = |extra: &str| {
+            resolve_err(&RIG.replace("foot_height: 0.07,", &format!("foot_height: 0.07, {extra}")))
+        };
+        let err = with("up: (3e38, 3e38, 0.0),");
+        assert!(err.starts_with("r.ron: up: "), "{err}");
+        for scale in ["0.0", "-1.0", "NaN", "1e9"] {
+            let err = with(&format!("scale: {scale},"));
+            assert!(err.starts_with("r.ron: scale: "), "{scale}: {err}");
+        }
     }
 
     #[test]

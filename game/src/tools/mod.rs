@@ -16,4 +16,5 @@ pub mod ik_lab;
 pub mod inspect;
 pub mod metrics;
 pub mod render_model;
+pub mod rig;
 pub mod sound_log;

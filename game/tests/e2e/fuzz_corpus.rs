@@ -93,7 +93,10 @@ fn committed_rig_seeds_are_the_shipped_rigs() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     for (seed, shipped) in [
         ("seed-knight.rig.ron", "assets/knight.rig.ron"),
-        ("seed-refused-cesium-man.rig.ron", "assets/rigs/cesium_man.rig.ron"),
+        (
+            "seed-refused-cesium-man.rig.ron",
+            "assets/rigs/cesium_man.rig.ron",
+        ),
     ] {
         let seed = root.join("fuzz/corpus/rig").join(seed);
         assert_eq!(

@@ -17,6 +17,7 @@ static GLOBAL: CountingAllocator = CountingAllocator;
 
 mod common;
 
+mod auto_rig;
 mod autopilot;
 mod bench;
 mod campaign;
