@@ -62,6 +62,7 @@ impl CharacterArgs {
 /// say before the rig is resolved.
 pub fn load_character(model_path: &Path, rig_path: &Path) -> Result<Character> {
     let mut model = gltf_import::load(model_path)?;
+    humanoid::reattach::feet(&mut model);
     let first = first_skin(&model)?;
     let rig_name = rig_path.display().to_string();
     let text = std::fs::read_to_string(rig_path).map_err(|source| RigError::Io {
@@ -81,6 +82,7 @@ pub fn load_character(model_path: &Path, rig_path: &Path) -> Result<Character> {
 /// naming what is missing.
 pub fn load_character_inferred(model_path: &Path) -> Result<Character> {
     let mut model = gltf_import::load(model_path)?;
+    humanoid::reattach::feet(&mut model);
     let first = first_skin(&model)?;
     let inferred = humanoid::infer_model(&model)?;
     let rig_name = format!("{} (inferred rig)", model.source);

@@ -29,8 +29,10 @@ pub struct RigArgs {
 
 /// Runs `ironstep rig`.
 pub fn run(args: &RigArgs) -> Result<()> {
-    let model = gltf_import::load(&args.model)?;
-    let inferred = humanoid::infer_model(&model)?;
+    let mut model = gltf_import::load(&args.model)?;
+    let reattached = humanoid::reattach::feet(&mut model);
+    let mut inferred = humanoid::infer_model(&model)?;
+    inferred.decisions.splice(0..0, reattached);
     // The rig must assemble a character, as play and run would.
     load_character_inferred(&args.model)?;
     let text = if args.json {

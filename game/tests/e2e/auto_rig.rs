@@ -7,8 +7,8 @@
 //!   with and without its prefix, Unreal's `_l` and `.l`, Rigify with the
 //!   legs off `spine`, generic, "Left knee"), a Z-up model, a model in
 //!   centimetres, a scaled armature, VRM 0.x and 1.0 humanBones with
-//!   misleading names, a model with no clips (the knight's retargeted), and
-//!   non-humanoids (one clear error line, non-zero exit).
+//!   misleading names, a model with no clips (the knight's retargeted), feet
+//!   hung off the root (an IK-controller rig's export), and non-humanoids (one clear error line, non-zero exit).
 //! - `ironstep rig` prints a rig file that `--rig` reads back, and
 //!   `--character MODEL` alone plays every shared humanoid through the
 //!   autopilot on every shipped level.
@@ -46,7 +46,8 @@ fn ironstep(args: &[&str]) -> Output {
 }
 
 fn infer(path: &Path) -> Result<Inferred, String> {
-    let model = gltf_import::load(path).map_err(|e| e.to_string())?;
+    let mut model = gltf_import::load(path).map_err(|e| e.to_string())?;
+    humanoid::reattach::feet(&mut model);
     humanoid::infer_model(&model).map_err(|e| e.to_string())
 }
 
@@ -732,6 +733,95 @@ fn a_model_with_no_clips_walks_with_the_knights_retargeted_motion() {
         s["planted_foot_max_error_m"].as_f64().unwrap() <= 0.005,
         "{s}"
     );
+    assert!(s["final_pos"][0].as_f64().unwrap() > 5.0, "{s}");
+}
+
+/// The knight with its feet hung off the root, as an IK-controller rig
+/// exports them, and no clips: the feet are found at the shins' ends,
+/// re-parented under them, and the model walks with its feet planted.
+#[test]
+fn feet_hung_off_the_root_are_found_and_follow_the_shins() {
+    let k = Knight::generate(knight::clips::DEFAULT_RUNG_SPACING).unwrap();
+    let s = &k.skeleton;
+    let mut models = vec![glam::Mat4::IDENTITY; s.len()];
+    animation::local_to_model(s, s.rest_locals(), &mut models);
+    let root = s.joint_index("root").unwrap();
+    let feet = ["foot_l", "foot_r"].map(|n| s.joint_index(n).unwrap());
+    let skel = Skeleton::new(
+        (0..s.len())
+            .map(|j| {
+                let off_root = feet.contains(&j);
+                JointDef {
+                    name: s.name(j).to_string(),
+                    parent: if off_root { Some(root) } else { s.parent(j) },
+                    rest: if off_root {
+                        animation::Transform::from_mat4(&(models[root].inverse() * models[j]))
+                    } else {
+                        s.rest_locals()[j]
+                    },
+                    inverse_bind: s.inverse_bind()[j],
+                }
+            })
+            .collect(),
+    )
+    .unwrap();
+    let path = write(
+        "auto_rig_feet_off_root.glb",
+        &knight::glb::write(&skel, &k.mesh, &[]).unwrap(),
+    );
+    // As it is, the model shows no legs of three joints.
+    let raw = gltf_import::load(&path).unwrap();
+    let err = humanoid::infer_model(&raw).unwrap_err().to_string();
+    assert!(err.contains("no two mirror-image leg chains"), "{err}");
+    let inf = infer(&path).unwrap();
+    let (_, legs, _) = mapping(&inf.rig);
+    let mut legs = legs;
+    legs.sort();
+    assert_eq!(
+        legs,
+        [
+            strings(["thigh_l", "shin_l", "foot_l", "toe_l"]),
+            strings(["thigh_r", "shin_r", "foot_r", "toe_r"]),
+        ]
+    );
+    let out = ironstep(&["rig", path.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for side in ["l", "r"] {
+        let note = format!("foot 'foot_{side}' hangs off 'root', not its shin 'shin_{side}'");
+        assert!(text.contains(&note), "{note} missing from:\n{text}");
+    }
+    let metrics = tmp("auto_rig_feet_off_root.json");
+    let out = ironstep(&[
+        "run",
+        "--input",
+        "assets/scripts/slopes_walk.txt",
+        "--frames",
+        "900",
+        "--character",
+        path.to_str().unwrap(),
+        "--metrics",
+        metrics.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap();
+    let s = &doc["summary"];
+    eprintln!("feet off the root: {s}");
+    assert_eq!(s["nan_count"], 0);
+    assert!(s["planted_frames"].as_f64().unwrap() > 100.0, "{s}");
+    assert!(
+        s["planted_foot_max_error_m"].as_f64().unwrap() <= 0.005,
+        "{s}"
+    );
+    assert!(s["stance_slide_max_m"].as_f64().unwrap() <= 0.01, "{s}");
     assert!(s["final_pos"][0].as_f64().unwrap() > 5.0, "{s}");
 }
 

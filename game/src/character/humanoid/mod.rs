@@ -9,11 +9,13 @@
 //! - [`vrm`]: VRM 0.x and 1.0 humanoid bones from the glTF JSON.
 //! - [`roles`]: which clip plays which state, by name and by measurement.
 //! - [`normalize`]: the model turned Y-up and scaled, exactly.
+//! - [`reattach`]: feet hung off the root re-parented under their shins.
 //! - [`infer`]: all of it put together into a [`RigFile`].
 
 pub mod infer;
 pub mod names;
 pub mod normalize;
+pub mod reattach;
 pub mod retarget;
 pub mod roles;
 pub mod shape;
