@@ -1,0 +1,170 @@
+//! What flows between the stages of a frame.
+//!
+//! - [`FrameInput`]: what a frame reads from outside (level, player, the
+//!   state machine's layers, the climb phase, the IK toggle, dt); every
+//!   stage reads it, none writes it.
+//! - [`PoseDebug`] and its [`LimbDebug`]s: what the stages did, reset by
+//!   sampling, written by foot IK, ladder IK and the joint speed limit,
+//!   read by the overlay, the metrics and the contact events.
+//! - `Smoothing`: the pipeline's memory between frames, written by
+//!   placement (springs, fades), foot IK (foot grounds, locks, pelvis
+//!   drop), ladder IK (holds) and the joint speed limit (its reference).
+
+use glam::{Vec2, Vec3};
+
+use crate::character::anim_state::Layer;
+use crate::sim::player::Player;
+use crate::sim::world::Level;
+
+/// What one frame of the pipeline reads.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameInput<'a> {
+    /// The level (ground h(x), normals, ladders).
+    pub level: &'a Level,
+    /// The player's state (feet position, facing, locomotion).
+    pub player: &'a Player,
+    /// The clips to sample and their weights, from the state machine.
+    pub layers: &'a [Layer],
+    /// The climb cycle's phase in [0, 1).
+    pub climb_phase: f32,
+    /// Whether IK runs (a debug toggle; off shows the raw animation).
+    pub ik_enabled: bool,
+    /// Seconds since the previous frame.
+    pub dt: f32,
+}
+
+/// What the pipeline did for one limb this frame (for the debug overlay and
+/// the motion metrics), in world space.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LimbDebug {
+    /// Where IK asked the end joint to go.
+    pub target: Vec3,
+    /// The ground point under the foot, or the rung point held.
+    pub probe: Vec3,
+    /// Weight the IK ran with.
+    pub weight: f32,
+    /// The limb's contact weight from its clip (0 free, 1 planted or gripping).
+    pub contact: f32,
+    /// The height of the rung chosen for the current or next grip.
+    pub rung: Option<f32>,
+    /// Whether the foot is locked to the ground (planted).
+    pub locked: bool,
+    /// Whether the limb is taking a deliberate step while standing (a foot
+    /// lifted in an arc back under the body), off the ground on purpose.
+    pub stepping: bool,
+}
+
+/// Everything the debug overlay and the metrics read after a frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PoseDebug {
+    /// Feet on the ground (left, right).
+    pub feet: [LimbDebug; 2],
+    /// Hands on rungs (left, right).
+    pub hands: [LimbDebug; 2],
+    /// Feet on rungs (left, right).
+    pub rung_feet: [LimbDebug; 2],
+    /// How far the pelvis was lowered, metres.
+    pub pelvis_drop: f32,
+    /// Weight of foot IK (fades with the ground state).
+    pub ground_weight: f32,
+    /// Weight of ladder IK (fades with the ladder state).
+    pub climb_weight: f32,
+    /// IK solves refused this frame (bad input; the pose kept its animation).
+    pub ik_errors: u32,
+    /// Whether the clips are blending between states (starting, stopping,
+    /// jumping, landing, mounting a ladder): more than one clip in the mix,
+    /// and one of them not walk or run.
+    pub transition: bool,
+    /// Joints [`MAX_JOINT_SPEED`] held back this frame.
+    pub limited_joints: u32,
+}
+
+/// Memory between frames.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Smoothing {
+    pub(super) initialized: bool,
+    pub(super) prev_pos: Vec2,
+    pub(super) yaw: f32,
+    pub(super) root_offset: Vec3,
+    /// How fast the root offset is changing, metres per second.
+    pub(super) root_vel: Vec3,
+    /// Where the root's offset is headed off a ladder (its target eased on
+    /// a spring of its own), and how fast that moves, m/s.
+    pub(super) aim_offset: Vec3,
+    pub(super) aim_vel: Vec3,
+    /// Whether the player was on the ground last frame.
+    pub(super) prev_grounded: bool,
+    /// The player's vertical velocity last frame, m/s.
+    pub(super) prev_vel_y: f32,
+    /// The body's horizontal velocity the frame before, m/s.
+    pub(super) prev_vel_x: f32,
+    /// How far a landing lowers the pelvis now (metres), how fast that
+    /// changes (m/s), the depth it gives to and the seconds it holds there.
+    pub(super) absorb: f32,
+    pub(super) absorb_vel: f32,
+    pub(super) absorb_depth: f32,
+    pub(super) absorb_hold: f32,
+    pub(super) ground_weight: f32,
+    pub(super) climb_weight: f32,
+    pub(super) foot_ground: [f32; 2],
+    /// How far each foot's filtered ground is from h(x) under it, metres.
+    pub(super) foot_offset: [f32; 2],
+    /// How far each foot reaches below the body's floor (0 or less), metres.
+    pub(super) foot_reach: [f32; 2],
+    /// Each foot's ground (ankle height) where its swing began: a swing's
+    /// ground goes from there to where the foot will land.
+    pub(super) swing_from: [f32; 2],
+    /// How far each foot was carried clear of an edge by its last swing
+    /// (see [`EDGE_MARGIN`]), metres: kept through the stance it lands in.
+    pub(super) land_shift: [f32; 2],
+    pub(super) foot_slope: [f32; 2],
+    pub(super) foot_align: [f32; 2],
+    pub(super) lock: [Option<Vec3>; 2],
+    pub(super) release: [Vec3; 2],
+    pub(super) release_from: [Vec3; 2],
+    pub(super) release_t: [f32; 2],
+    /// Whether the current release is a step taken while standing (lifted in
+    /// an arc); a release into a walking swing rides the clip's own lift.
+    pub(super) release_lift: [bool; 2],
+    pub(super) turning: bool,
+    /// How fast the facing turns, rad/s.
+    pub(super) yaw_vel: f32,
+    /// How far the smoothed model placement still is from where it is
+    /// going (on a ladder: the climbing position), world metres.
+    pub(super) root_lag: Vec3,
+    pub(super) pelvis_drop: f32,
+    /// How much more each knee was bent by foot IK than in the animation last
+    /// frame, radians (negative: straighter).
+    pub(super) knee_correction: [f32; 2],
+    pub(super) ladder: Option<usize>,
+    /// How far each hand has let go of its hold climbing over a ladder's
+    /// top (0 holding, 1 let go).
+    pub(super) arm_let_go: [f32; 2],
+    /// Each limb's correction (legs, then arms) onto its hold in the last
+    /// frame on the ladder, world metres.
+    pub(super) ladder_hold: [Vec3; 4],
+    /// Each arm's share of its hold (see `ladder_ik`).
+    pub(super) arm_hold: [f32; 2],
+    /// The moving platform under each foot last frame and where it was
+    /// then: a planted foot moves with it.
+    pub(super) platform: [Option<(u16, Vec2)>; 2],
+    /// Whether `PosePipeline::prev_rotations` holds the previous frame's
+    /// final pose (the joint speed limit has something to limit from).
+    pub(super) limit_ready: bool,
+    /// Each foot's share of its ground hold in the joint speed limit last
+    /// frame (see [`LIMIT_LAND_TIME`]).
+    pub(super) limit_hold: [f32; 2],
+    /// How far the joint speed limit left each foot from where IK put it
+    /// last frame, metres: a foot locks only once it has caught up.
+    pub(super) limit_lag: [f32; 2],
+    /// Each foot's contact weight one frame ahead (see
+    /// `layer_contact_ahead`).
+    pub(super) contact_ahead: [f32; 2],
+    /// Whether each foot's lock was placed this frame: it holds only if
+    /// the joint speed limit leaves the foot on it (see
+    /// `joint_limit::limit_joint_speed`).
+    pub(super) new_lock: [bool; 2],
+    /// Each ankle where the last frame showed it, world metres (`None`
+    /// with IK off).
+    pub(super) foot_shown: [Option<Vec3>; 2],
+}

@@ -1,0 +1,321 @@
+//! What the gait layers say about each leg, for foot IK (stage 3): its
+//! contact weight now ([`layer_contact`]) and a frame ahead, its swing's
+//! plan (progress, distance left, landing place in the model:
+//! [`SwingPlan`]), and where on the level that swing lands
+//! ([`plan_landing`]: the floor walked to with the player's own step rules,
+//! clear of a step's edge). Reads the layers, the limbs' contact curves and
+//! swings and the level; writes nothing.
+
+use glam::{Vec2, Vec3};
+
+use crate::character::Limb;
+use crate::character::anim_state::Layer;
+use crate::sim::player::{MAX_SNAP_DOWN, MAX_STEP_UP};
+use crate::sim::world::{FloorHit, GroundSegment, Level};
+
+/// Ground under a swinging foot this far above both where the swing left
+/// and where it will land is an obstacle the foot steps over, metres.
+pub(super) const OBSTACLE: f32 = 0.01;
+/// A swinging foot lands at least this far past an edge of the floor it
+/// lands on, metres: its heel clear of the step behind.
+pub(super) const EDGE_MARGIN: f32 = 0.12;
+/// Floors crossed at most following the floor from the body to where a
+/// swinging foot will land (a run's landing, 1.6 m ahead, crosses at most
+/// three or four tiles' floors).
+pub(super) const MAX_WALK_FLOORS: usize = 8;
+/// How far past a floor's end the next one is looked for, metres.
+pub(super) const WALK_EDGE: f32 = 1e-3;
+
+/// The contact weight of a limb under the blended layers (0 free, 1 planted
+/// or gripping): each layer's clip contact curve at its phase, weighted;
+/// a standing layer counts both feet down.
+pub fn layer_contact(limb: &Limb, layers: &[Layer]) -> f32 {
+    contact_at(limb, layers, |l| l.time)
+}
+
+/// [`layer_contact`] one frame ahead: each layer's clip moved on by the
+/// step it took in the last frame (`steps`, see
+/// `Sampler::clip_steps`); a held layer stays where it is.
+pub(super) fn layer_contact_ahead(limb: &Limb, layers: &[Layer], steps: &[[f32; 2]]) -> f32 {
+    contact_at(limb, layers, |l| {
+        let step = if l.held.is_some() {
+            0.0
+        } else {
+            steps.get(l.clip.index).map_or(0.0, |e| e[1])
+        };
+        l.time + step
+    })
+}
+
+/// The layers' blended contact for `limb` with each layer's clip at
+/// `time(layer)`.
+pub(super) fn contact_at(limb: &Limb, layers: &[Layer], time: impl Fn(&Layer) -> f32) -> f32 {
+    let (mut sum, mut total) = (0.0, 0.0);
+    for l in layers {
+        if l.still {
+            // Standing: both feet down (see `Layer::still`).
+            sum += l.weight;
+            total += l.weight;
+            continue;
+        }
+        let phase = time(l) / l.clip.duration.max(1e-3);
+        let phase = if l.looping {
+            phase
+        } else {
+            phase.clamp(0.0, 0.999)
+        };
+        sum += l.weight * limb.contact[l.clip.index].at(phase);
+        total += l.weight;
+    }
+    if total > 1e-6 { sum / total } else { 0.0 }
+}
+
+/// The floor the body walks to from `body` (its feet) toward `x`, floor by
+/// floor, stepping at most [`MAX_STEP_UP`] up and [`MAX_SNAP_DOWN`] down
+/// where one floor ends and the next begins (as the player's own walk
+/// does), with the x it was found at: the floor at `x`, or the end of the
+/// last one before a ledge's drop or a rise higher than a step (where the
+/// body stops, or walks off into the air, and a swing lands no farther).
+/// `visit` sees each stretch of floor walked, as the heights at its two
+/// ends (a floor is straight between them), from the body on. `None` when
+/// no floor is under the body itself. At most [`MAX_WALK_FLOORS`] floors
+/// are crossed.
+pub(super) fn walkable_floor(
+    level: &Level,
+    body: Vec2,
+    x: f32,
+    mut visit: impl FnMut(f32, f32, &GroundSegment),
+) -> Option<(f32, FloorHit)> {
+    let reach = |x: f32, y: f32| level.floor_below(x, y + MAX_STEP_UP, MAX_STEP_UP + MAX_SNAP_DOWN);
+    let at = |x: f32, hit: FloorHit| {
+        let y = hit.segment.height_at(x);
+        (x, FloorHit { y, ..hit })
+    };
+    let mut hit = reach(body.x, body.y)?;
+    let dir = x - body.x;
+    let mut from = body.x;
+    for _ in 0..MAX_WALK_FLOORS {
+        let seg = hit.segment;
+        let end = if dir > 0.0 { seg.x1 } else { seg.x0 };
+        if (x - end) * dir < 0.0 || dir == 0.0 {
+            visit(from, x, &seg);
+            return Some(at(x, hit));
+        }
+        let inside = end - WALK_EDGE.copysign(dir);
+        visit(from, inside, &seg);
+        from = end + WALK_EDGE.copysign(dir);
+        match reach(from, seg.height_at(end)) {
+            Some(next) => hit = next,
+            None => return Some(at(inside, hit)),
+        }
+    }
+    let x = hit.segment.x0.max(hit.segment.x1.min(x));
+    Some(at(x, hit))
+}
+
+/// Where a foot swinging toward `x` lands, and on what: the floor the body
+/// walks to there (see [`walkable_floor`]), moved on past an edge it would
+/// land within [`EDGE_MARGIN`] of (a foot landing just past a stair's edge
+/// would have its heel on the step behind it, and drop or rise the
+/// riser's height in its last frame).
+///
+/// Returns the landing's x, its floor, and how far the edge moved it.
+pub(super) fn plan_landing(
+    level: &Level,
+    body: Vec2,
+    x: f32,
+    dir: f32,
+    then_x: f32,
+    foot_x: f32,
+) -> Option<Landing> {
+    // The floor under the body when the foot lands, and the highest floor
+    // from the foot on to its landing (behind the body too, for a trailing
+    // foot).
+    let mut body_floor = body.y;
+    let mut highest = f32::NEG_INFINITY;
+    let mut over = |a: f32, b: f32, seg: &GroundSegment| {
+        let (lo, hi) = (a.min(b), a.max(b));
+        if (lo..=hi).contains(&then_x) {
+            body_floor = seg.height_at(then_x);
+        }
+        // The part of this stretch ahead of the foot.
+        let (lo, hi) = if dir > 0.0 {
+            (lo.max(foot_x), hi)
+        } else {
+            (lo, hi.min(foot_x))
+        };
+        if lo <= hi {
+            highest = highest.max(seg.height_at(lo).max(seg.height_at(hi)));
+        }
+    };
+    let (reached, hit) = walkable_floor(level, body, x, &mut over)?;
+    if (body.x - foot_x) * dir > 0.0 {
+        walkable_floor(level, body, foot_x, &mut over);
+    }
+    let (x, hit, moved) = clear_of_edge(level, x, reached, hit, dir);
+    Some(Landing {
+        x,
+        hit,
+        moved,
+        body_floor,
+        highest,
+    })
+}
+
+/// Where a swinging foot will land, and what lies on its way.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Landing {
+    /// The landing's x, metres.
+    pub(super) x: f32,
+    /// The floor there.
+    pub(super) hit: FloorHit,
+    /// How far an edge moved the landing on (see [`EDGE_MARGIN`]), metres.
+    pub(super) moved: f32,
+    /// The floor under the body when the foot lands.
+    pub(super) body_floor: f32,
+    /// The highest floor between the foot and its landing.
+    pub(super) highest: f32,
+}
+
+/// A landing at `x`, on `hit` found at `reached`, moved clear of an edge
+/// behind it: returns the landing's x, its floor and how far it moved.
+pub(super) fn clear_of_edge(
+    level: &Level,
+    x: f32,
+    reached: f32,
+    hit: FloorHit,
+    dir: f32,
+) -> (f32, FloorHit, f32) {
+    let seg = &hit.segment;
+    let edge = if dir > 0.0 { seg.x0 } else { seg.x1 };
+    let past = (x - edge) * dir;
+    // Short of the landing (a ledge or a wall stops the way there), or
+    // clear of the edge: no move.
+    if (reached - x).abs() > 1e-3 || past >= EDGE_MARGIN {
+        return (reached, hit, 0.0);
+    }
+    // Is the floor behind the edge at another height (a step), or the same
+    // surface going on (tiles, or a slope's kink)?
+    let behind = edge - dir * 1e-3;
+    let y = seg.height_at(edge);
+    let step = level
+        .floor_below(behind, y + MAX_STEP_UP, MAX_STEP_UP + MAX_SNAP_DOWN)
+        .is_none_or(|h| (h.y - y).abs() > OBSTACLE);
+    let clear = edge + dir * EDGE_MARGIN;
+    if step && seg.covers(clear) {
+        let hit = FloorHit {
+            y: seg.height_at(clear),
+            ..hit
+        };
+        (clear, hit, clear - x)
+    } else {
+        (x, hit, 0.0)
+    }
+}
+
+/// Where a leg's swing will land, from the gait layers it swings in.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct SwingPlan {
+    /// The share of the layers' weight in which the foot swings (0 in
+    /// contact, or with no gait playing).
+    pub(super) share: f32,
+    /// Progress through the swing, 0 at lift-off to 1 at landing.
+    pub(super) progress: f32,
+    /// How far the body moves before the foot lands, metres.
+    pub(super) ahead: f32,
+    /// The foot's model-space position when it lands.
+    pub(super) land_model: Vec3,
+    /// The hip's model-space position then.
+    pub(super) land_start: Vec3,
+}
+
+/// A leg's [`SwingPlan`] under the blended layers: each gait layer in which
+/// the foot swings gives its progress, distance left and landing place
+/// (its clip's phase follows distance walked, so distance left is phase
+/// left times the cycle's distance), weighted by the layer's weight. Its
+/// share is of the gait and standing layers: a crossfade's held pose (a
+/// landing running on) leaves the swing to the gait coming in.
+pub(super) fn swing_plan(leg: &Limb, layers: &[Layer]) -> SwingPlan {
+    let mut plan = SwingPlan::default();
+    let mut total = 0.0;
+    for l in layers {
+        if l.held.is_some() || l.weight <= 0.0 {
+            continue;
+        }
+        if l.still {
+            total += l.weight;
+            continue;
+        }
+        let Some(swings) = leg.swings.get(l.clip.index).filter(|s| !s.is_empty()) else {
+            continue;
+        };
+        total += l.weight;
+        let phase = l.time / l.clip.duration.max(1e-3);
+        let swing = swings.iter().find_map(|s| s.at(phase).map(|at| (at, s)));
+        if let Some(((progress, left), s)) = swing {
+            plan.land_model += s.land_model * l.weight;
+            plan.land_start += s.land_start * l.weight;
+            plan.share += l.weight;
+            plan.progress += progress * l.weight;
+            plan.ahead += left * l.clip.cycle_distance * l.weight;
+        }
+    }
+    if plan.share > 0.0 {
+        let w = plan.share;
+        plan.progress /= w;
+        plan.ahead /= w;
+        plan.land_model /= w;
+        plan.land_start /= w;
+        plan.share = if total > 0.0 {
+            (w / total).min(1.0)
+        } else {
+            0.0
+        };
+    }
+    plan
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::character::Character;
+
+    #[test]
+    fn the_contact_ahead_is_the_clips_one_step_on() {
+        // A run layer moving on by its last step reads next frame's
+        // contact; a held layer stays where it is.
+        let c = Character::knight().unwrap();
+        let run = c.clip_set.run;
+        let mut steps = vec![[f32::NAN, 0.0]; c.clips.len()];
+        let step = run.duration / 40.0;
+        steps[run.index] = [0.0, step];
+        let leg = &c.legs[0];
+        let mut changed = 0;
+        for k in 0..40 {
+            let layer = Layer {
+                clip: run,
+                time: k as f32 * step,
+                weight: 1.0,
+                looping: true,
+                still: false,
+                held: None,
+            };
+            let ahead = layer_contact_ahead(leg, &[layer], &steps);
+            let next = layer_contact(
+                leg,
+                &[Layer {
+                    time: layer.time + step,
+                    ..layer
+                }],
+            );
+            assert!((ahead - next).abs() < 1e-6, "{k}: {ahead} vs {next}");
+            let held = Layer {
+                held: Some(1),
+                ..layer
+            };
+            let now = layer_contact(leg, &[held]);
+            assert_eq!(layer_contact_ahead(leg, &[held], &steps), now);
+            changed += usize::from((ahead - now).abs() > 0.5);
+        }
+        assert!(changed > 0, "the run's contact never changed in a step");
+    }
+}

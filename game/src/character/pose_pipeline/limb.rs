@@ -1,0 +1,217 @@
+//! Two-bone limb geometry shared by foot IK, ladder IK and the joint speed
+//! limit: which way a knee or elbow bends ([`bend_direction`],
+//! [`knee_side`]), a knee's bend for a reach and back ([`knee_bend`],
+//! [`reach_for_bend`]), how far a hip must drop to reach a target
+//! ([`required_drop`]) and how far it may while a locked knee follows
+//! ([`drop_a_knee_follows`]). Reads model matrices and lengths, writes
+//! nothing.
+
+use std::f32::consts::PI;
+
+use glam::{Mat4, Quat, Vec3};
+
+use super::math::{pos, rotate_by};
+use crate::character::Limb;
+
+/// The weight of the hinge's natural bend direction in the side a knee that
+/// is not a pure hinge bends to, per metre of thigh (see `knee_side`): a
+/// tenth of a millimetre, far below any real knee offset, so it decides
+/// only for a leg whose knee lies exactly on the hip→ankle line.
+pub(super) const POLE_BIAS: f32 = 1e-4;
+/// Knee and elbow hinge range, radians: from nearly straight to fully bent
+/// (each limb's [`crate::character::Limb::hinge`] is built with it).
+pub(crate) const HINGE_RANGE: (f32, f32) = (0.0, 2.7);
+
+/// The model-space direction a limb's mid joint bends toward: across the
+/// limb from its hinge axis, so it stays defined when the limb is straight
+/// (a knee then still points forward, never flips).
+pub(super) fn bend_direction(animated: &[Mat4; 3], limb: &Limb, hinge_local: Vec3) -> Vec3 {
+    let [start, mid, end] = animated;
+    let line = pos(end) - pos(start);
+    let hinge = rotate_by(mid, hinge_local);
+    (hinge.cross(line) * limb.bend_sign).normalize_or(Vec3::X)
+}
+
+/// The model-space side of the hip→ankle line a knee that is not a pure
+/// hinge (see `Rig::knee_pure_hinge`) is placed on when its ankle goes to
+/// `to_target` (from the hip): where the animated knee would lie off that
+/// line once bent about its hinge axis as far as the target's reach needs,
+/// with the leg swung rigidly onto the target. A knee its animation
+/// hyperextends stays hyperextended while the reach allows, never further
+/// back than the animation; otherwise it bends forward. The hinge's natural
+/// bend direction ([`bend_direction`]) is added as a small bias so a straight
+/// leg still has a side. The unhinged solver puts the knee on this side at
+/// the bend the reach needs; as the leg straightens the knee's distance from
+/// the line, and with it any effect of this direction, goes to zero, so the
+/// side turning quickly near straight moves the leg by nothing.
+pub(super) fn knee_side(
+    animated: &[Mat4; 3],
+    limb: &Limb,
+    hinge_local: Vec3,
+    to_target: Vec3,
+) -> Vec3 {
+    let [start, mid, end] = animated;
+    let fallback = bend_direction(animated, limb, hinge_local);
+    let u = pos(mid) - pos(start);
+    let s = pos(end) - pos(mid);
+    let Some(hm) = rotate_by(mid, hinge_local).try_normalize() else {
+        return fallback;
+    };
+    // |u + R(θ) s|² = k0 + k1 cos θ, θ the bend about the hinge measured
+    // between the bones' projections onto the plane normal to it.
+    let s_par = hm * s.dot(hm);
+    let (u_perp, s_perp) = (u - hm * u.dot(hm), s - s_par);
+    let (up, sp) = (u_perp.length(), s_perp.length());
+    if up < 1e-6 || sp < 1e-6 {
+        return fallback;
+    }
+    let theta0 = hm.dot(u_perp.cross(s_perp)).atan2(u_perp.dot(s_perp));
+    let k0 = (u + s_par).length_squared() + sp * sp;
+    let k1 = 2.0 * up * sp;
+    let tc = ((to_target.length_squared() - k0) / k1)
+        .clamp(-1.0, 1.0)
+        .acos();
+    let theta = if -tc >= theta0.min(0.0) && (theta0 + tc).abs() < (theta0 - tc).abs() {
+        -tc
+    } else {
+        tc
+    };
+    let e = u + Quat::from_axis_angle(hm, theta - theta0) * s;
+    let (Some(e_dir), Some(t_dir)) = (e.try_normalize(), to_target.try_normalize()) else {
+        return fallback;
+    };
+    let offset = u - e_dir * u.dot(e_dir);
+    Quat::from_rotation_arc(e_dir, t_dir) * offset + fallback * (POLE_BIAS * u.length())
+}
+
+/// The bend of a knee, radians (0 straight), that puts the ankle `reach`
+/// from the hip, for a thigh and shin of these lengths (law of cosines).
+pub(super) fn knee_bend(thigh: f32, shin: f32, reach: f32) -> f32 {
+    let cos = (thigh * thigh + shin * shin - reach * reach) / (2.0 * thigh * shin).max(1e-6);
+    PI - cos.clamp(-1.0, 1.0).acos()
+}
+
+/// How far toward `need` a pelvis now lowered by `was` may go down (metres)
+/// while the knee of a leg with these `bones` (thigh, shin) holding a foot
+/// at `to_foot` from its hip (before any drop) bends at most `turn` radians
+/// more or less: `need` if the knee follows it within that, else the most
+/// it can (never less than `was`).
+pub(super) fn drop_a_knee_follows(
+    was: f32,
+    need: f32,
+    bones: (f32, f32),
+    to_foot: Vec3,
+    turn: f32,
+) -> f32 {
+    if need <= was {
+        return need;
+    }
+    let bend = |d: f32| knee_bend(bones.0, bones.1, (to_foot + Vec3::Y * d).length());
+    let from = bend(was);
+    if (bend(need) - from).abs() <= turn {
+        return need;
+    }
+    // Bisection: the bend changes monotonically with the drop while the
+    // foot is below its hip (and the drop does not take the hip below it).
+    let (mut lo, mut hi) = (was, need);
+    for _ in 0..16 {
+        let mid = 0.5 * (lo + hi);
+        if (bend(mid) - from).abs() > turn {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    lo
+}
+
+/// The hip-to-ankle distance at which a knee with these bones bends `bend`
+/// radians: the inverse of [`knee_bend`].
+pub(super) fn reach_for_bend(thigh: f32, shin: f32, bend: f32) -> f32 {
+    let bend = bend.clamp(0.0, PI);
+    (thigh * thigh + shin * shin + 2.0 * thigh * shin * bend.cos())
+        .max(0.0)
+        .sqrt()
+}
+
+/// How far a hip must drop (straight down) so that a target at offset `v`
+/// from it lies within `reach`; 0 when it already does.
+pub fn required_drop(v: Vec3, reach: f32) -> f32 {
+    if v.length_squared() <= reach * reach || !v.is_finite() {
+        return 0.0;
+    }
+    // |v + d·Y|² = reach² → d² + 2 d v.y + |v|² − reach² = 0.
+    let disc = v.y * v.y - v.length_squared() + reach * reach;
+    if disc < 0.0 {
+        // Too far sideways to reach by dropping: drop level with the target.
+        return (-v.y).max(0.0);
+    }
+    (-v.y - disc.sqrt()).max(0.0)
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Vec2;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(10_000))]
+        #[test]
+        fn dropped_hip_reaches_the_target(
+            x in -1.0f32..1.0, y in -2.0f32..0.5, z in -0.3f32..0.3, reach in 0.2f32..1.0,
+        ) {
+            let v = Vec3::new(x, y, z);
+            let d = required_drop(v, reach);
+            prop_assert!(d >= 0.0 && d.is_finite());
+            let after = (v + Vec3::Y * d).length();
+            // Dropping can help when the target is within reach sideways and
+            // not so far above the hip that only raising it would do.
+            let disc = y * y - v.length_squared() + reach * reach;
+            if Vec2::new(x, z).length() <= reach && -y + disc.max(0.0).sqrt() >= 0.0 {
+                prop_assert!(after <= reach * (1.0 + 1e-4) + 1e-5, "{after} > {reach}");
+                // Minimal: a little less drop would not do.
+                if d > 1e-3 {
+                    prop_assert!((v + Vec3::Y * (d - 1e-3)).length() > reach - 1e-4);
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn reach_for_bend_inverts_knee_bend(
+            thigh in 0.1f32..1.0, shin in 0.1f32..1.0, t in 0.0f32..1.0,
+        ) {
+            let lo = (thigh - shin).abs();
+            let reach = lo + (thigh + shin - lo) * t;
+            let bend = knee_bend(thigh, shin, reach);
+            prop_assert!((0.0..=PI).contains(&bend));
+            let back = reach_for_bend(thigh, shin, bend);
+            prop_assert!((back - reach).abs() < 2e-3, "{reach} -> {bend} -> {back}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn a_locked_knee_follows_the_pelvis_within_its_turn(
+            thigh in 0.2f32..0.6, shin in 0.2f32..0.6, x in -0.4f32..0.4, y in -1.0f32..-0.5,
+            was in 0.0f32..0.2, more in 0.0f32..0.2, turn in 0.02f32..0.5,
+        ) {
+            // A foot within the leg's reach (it is locked there).
+            let to_foot = Vec3::new(x, y, 0.0);
+            let to_foot = to_foot.normalize() * to_foot.length().min(0.98 * (thigh + shin));
+            let need = was + more;
+            let d = drop_a_knee_follows(was, need, (thigh, shin), to_foot, turn);
+            prop_assert!((was..=need).contains(&d), "{was} ≤ {d} ≤ {need}");
+            let bend = |d: f32| knee_bend(thigh, shin, (to_foot + Vec3::Y * d).length());
+            let turned = (bend(d) - bend(was)).abs();
+            prop_assert!(turned <= turn + 1e-4, "{turned} > {turn}");
+            // Held back only as far as the knee needs: all of its turn used.
+            if d < need {
+                prop_assert!(turned >= turn - 1e-3, "{turned} < {turn}");
+            }
+            // Rising is never held back.
+            prop_assert_eq!(drop_a_knee_follows(need, was, (thigh, shin), to_foot, turn), was);
+        }
+    }
+}

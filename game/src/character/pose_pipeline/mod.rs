@@ -1,0 +1,319 @@
+//! The per-frame pose pipeline, one file per stage, run in this order by
+//! [`PosePipeline::run`] (each stage a plain function or a small job whose
+//! fields name what it reads and writes; each file's opening comment says
+//! which):
+//!
+//! 1. **Sample and blend** (`sample_blend.rs`) the clips the state machine
+//!    chose ([`Layer`](crate::character::anim_state::Layer)s), then `local_to_model` and a copy of each limb's
+//!    animated matrices.
+//! 2. **Place the model** in the world (`placement.rs`): feet position,
+//!    facing (turns are smoothed), ladder depth, and step-ups smoothed so
+//!    the body does not jump.
+//! 3. **Foot IK** (`foot_ik.rs`, with the gait's contacts and swing plans
+//!    in `gait.rs`): a ground probe under each ankle from the level's h(x)
+//!    and normal; each foot keeps its animated lift above the ground it is
+//!    over; the pelvis is lowered so both feet can reach (no faster than a
+//!    locked foot's knee may follow); a two-bone solve per leg with the
+//!    knee hinge limited and the foot turned to the surface normal in
+//!    proportion to its contact weight, so a swinging foot keeps its
+//!    animated orientation. A swinging knee straightens beyond its
+//!    animation at a bounded speed, so a leg reaching down a stair never
+//!    whips. A crowd solves its legs batched: every knight's targets, then
+//!    all legs in the batched solver's lanes, then the corrections
+//!    ([`PosePipeline::foot_ik_group`]).
+//! 4. **Ladder IK** (`ladder_ik.rs`): hands and feet onto rungs,
+//!    phase-locked to the climb cycle. The rung a limb holds is chosen once
+//!    per grip, from where the animation puts the limb in the middle of
+//!    that grip, and the correction is interpolated between consecutive
+//!    grips during the reach, so hands and feet never pop and a held rung
+//!    never changes.
+//! 5. **Joint speed limit** (`joint_limit.rs`): no joint turns faster than
+//!    [`MAX_JOINT_SPEED`] from one frame to the next; a locked foot and a
+//!    hand on a rung are solved back onto their holds, other feet reach
+//!    theirs at the limit's pace, and a foot locked this frame keeps its
+//!    lock only if it is shown on it.
+//! 6. **Palette** (here): model matrices times inverse bind matrices, ready
+//!    to upload.
+//!
+//! Everything the pipeline needs is passed in ([`FrameInput`], `frame.rs`);
+//! everything it remembers between frames (`Smoothing`) and its scratch
+//! buffers live in [`PosePipeline`], allocated once per character. Two-bone
+//! limb geometry the stages share is in `limb.rs`, small math in `math.rs`.
+//! A frame allocates nothing.
+
+mod foot_ik;
+mod frame;
+mod gait;
+mod joint_limit;
+mod ladder_ik;
+mod limb;
+mod math;
+mod placement;
+mod sample_blend;
+#[cfg(test)]
+mod testing;
+
+use animation::ik::two_bone::TwoBoneOptions;
+use animation::{Pose, local_to_model, palette, palette_in_place};
+use glam::{Mat4, Quat, Vec3};
+
+pub use foot_ik::{GROUP_KNIGHTS, MAX_PELVIS_DROP, REACH_FRACTION};
+pub use frame::{FrameInput, LimbDebug, PoseDebug};
+pub use gait::layer_contact;
+pub use joint_limit::MAX_JOINT_SPEED;
+pub(crate) use limb::HINGE_RANGE;
+pub use limb::required_drop;
+
+use crate::character::Character;
+use frame::Smoothing;
+use sample_blend::Sampler;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PoseStage {
+    /// Sample every layer's clip (step 1, first half).
+    Sample,
+    /// Blend the layers, `local_to_model`, and place the model in the world
+    /// (step 1, second half, and step 2).
+    Blend,
+    /// Feet onto the ground (step 3).
+    FootIk,
+    /// Hands and feet onto rungs (step 4).
+    LadderIk,
+    /// No joint faster than [`MAX_JOINT_SPEED`] (step 5).
+    Limit,
+    /// Skinning matrices (step 6).
+    Palette,
+}
+
+impl PoseStage {
+    /// Every stage, in the order a frame runs them.
+    pub const ALL: [PoseStage; 6] = [
+        PoseStage::Sample,
+        PoseStage::Blend,
+        PoseStage::FootIk,
+        PoseStage::LadderIk,
+        PoseStage::Limit,
+        PoseStage::Palette,
+    ];
+}
+
+/// Told when each stage of a frame starts and ends (the profiler's hook; the
+/// pipeline itself keeps no clock).
+pub trait StageObserver {
+    /// `stage` is about to run.
+    fn enter(&mut self, stage: PoseStage);
+    /// `stage` has finished.
+    fn exit(&mut self, stage: PoseStage);
+}
+
+/// Observes nothing.
+impl StageObserver for () {
+    fn enter(&mut self, _: PoseStage) {}
+    fn exit(&mut self, _: PoseStage) {}
+}
+
+/// One character's pose pipeline: scratch buffers and smoothing state.
+#[derive(Clone, Debug)]
+pub struct PosePipeline {
+    /// Stage 1's cursors, per-layer poses, clip steps and held pose.
+    sampler: Sampler,
+    /// The final local pose.
+    pub pose: Pose,
+    /// The final local rotations of the previous frame (the joint speed
+    /// limit's reference).
+    prev_rotations: Vec<Quat>,
+    /// Model matrices as animated, before IK (every joint; empty in a
+    /// [`PosePipeline::lean`] pipeline, which keeps only its limbs').
+    pub animated: Vec<Mat4>,
+    /// The animated model matrices of each limb's start, mid and end joints
+    /// (legs, then up to two arms): all that foot and ladder IK read of the
+    /// animated pose.
+    limb_animated: [[Mat4; 3]; 4],
+    /// This frame's two-bone options for each leg, set by foot IK's first
+    /// half (targets, pelvis drop, knee straightening) for its second (the
+    /// solves, one leg at a time or a crowd's legs batched); `None` for a
+    /// leg foot IK leaves alone.
+    leg_opts: [Option<TwoBoneOptions>; 2],
+    /// The model-space direction each limb's knee or elbow was bent toward
+    /// by its latest solve this frame (legs, then arms; zero for a limb no
+    /// IK solved): where the joint speed limit's re-solve bends a limb whose
+    /// knee lies on its hip→ankle line.
+    limb_pole: [Vec3; 4],
+    /// Model matrices after IK (in a [`PosePipeline::lean`] pipeline, once
+    /// the palette stage has run, they hold the palette instead).
+    pub models: Vec<Mat4>,
+    /// Skinning matrices (model × inverse bind), ready to upload; empty in a
+    /// lean pipeline, whose palette is written over `models`. Read it with
+    /// [`PosePipeline::palette`].
+    palette: Vec<Mat4>,
+    /// Model to world.
+    pub world: Mat4,
+    /// What IK did this frame.
+    pub debug: PoseDebug,
+    smooth: Smoothing,
+}
+
+impl PosePipeline {
+    /// Allocates the scratch buffers for `character`.
+    pub fn new(character: &Character) -> Self {
+        let n = character.skeleton.len();
+        Self {
+            sampler: Sampler::new(character),
+            pose: character.skeleton.rest_pose(),
+            prev_rotations: Vec::with_capacity(n),
+            animated: vec![Mat4::IDENTITY; n],
+            limb_animated: [[Mat4::IDENTITY; 3]; 4],
+            leg_opts: [None; 2],
+            limb_pole: [Vec3::ZERO; 4],
+            models: vec![Mat4::IDENTITY; n],
+            palette: vec![Mat4::IDENTITY; n],
+            world: Mat4::IDENTITY,
+            debug: PoseDebug::default(),
+            smooth: Smoothing::default(),
+        }
+    }
+
+    /// Like [`PosePipeline::new`], without the full copy of the animated
+    /// model matrices ([`PosePipeline::animated`] stays empty) and with the
+    /// palette written over the model matrices: a crowd's pipeline, which
+    /// no metrics or debug drawing read, saves those two buffers' time and
+    /// memory. Poses and palettes are the same as a full pipeline's.
+    pub fn lean(character: &Character) -> Self {
+        Self {
+            animated: Vec::new(),
+            palette: Vec::new(),
+            ..Self::new(character)
+        }
+    }
+
+    /// Skinning matrices (model × inverse bind) of the latest frame, ready to
+    /// upload.
+    pub fn palette(&self) -> &[Mat4] {
+        if self.palette.is_empty() {
+            &self.models
+        } else {
+            &self.palette
+        }
+    }
+
+    /// Forgets the smoothing (after a respawn or a level change).
+    pub fn reset(&mut self) {
+        self.smooth = Smoothing::default();
+    }
+
+    /// Runs one frame of the pipeline: every [`PoseStage`] in order.
+    pub fn run(&mut self, c: &Character, input: &FrameInput) {
+        for stage in PoseStage::ALL {
+            self.run_stage(stage, c, input);
+        }
+    }
+
+    /// Runs one frame of the pipeline, telling `observer` when each stage
+    /// starts and ends (profiling). Same result as [`PosePipeline::run`].
+    pub fn run_observed(
+        &mut self,
+        c: &Character,
+        input: &FrameInput,
+        observer: &mut impl StageObserver,
+    ) {
+        for stage in PoseStage::ALL {
+            observer.enter(stage);
+            self.run_stage(stage, c, input);
+            observer.exit(stage);
+        }
+    }
+
+    /// Runs one stage of the pipeline. A frame is every stage of
+    /// [`PoseStage::ALL`] in that order; callers that pose many characters
+    /// may run one stage for a group of characters before the next (each
+    /// character's result is the same as with [`PosePipeline::run`]).
+    pub fn run_stage(&mut self, stage: PoseStage, c: &Character, input: &FrameInput) {
+        match stage {
+            PoseStage::Sample => {
+                self.debug = PoseDebug::default();
+                self.debug.transition = sample_blend::is_transition(c, input.layers);
+                self.sampler.sample(c, input.layers, &mut self.pose.locals);
+            }
+            PoseStage::Blend => {
+                self.sampler.blend(c, input.layers, &mut self.pose.locals);
+                local_to_model(&c.skeleton, &self.pose.locals, &mut self.models);
+                if !self.animated.is_empty() {
+                    self.animated.copy_from_slice(&self.models);
+                }
+                sample_blend::snapshot_limbs(c, &self.models, &mut self.limb_animated);
+                self.world = placement::place(c, input, &mut self.smooth);
+            }
+            PoseStage::FootIk => {
+                self.foot_ik_targets(c, input);
+                foot_ik::solve_legs(
+                    c,
+                    &self.leg_opts,
+                    &mut self.pose,
+                    &mut self.models,
+                    &mut self.debug,
+                );
+            }
+            PoseStage::LadderIk => {
+                if input.ik_enabled {
+                    ladder_ik::ladder_ik(ladder_ik::LadderIk {
+                        c,
+                        input,
+                        world: self.world,
+                        limb_animated: &self.limb_animated,
+                        smooth: &mut self.smooth,
+                        pose: &mut self.pose,
+                        models: &mut self.models,
+                        debug: &mut self.debug,
+                        limb_pole: &mut self.limb_pole,
+                    });
+                }
+            }
+            PoseStage::Limit => joint_limit::limit_joint_speed(joint_limit::JointLimit {
+                c,
+                input,
+                world: self.world,
+                limb_pole: &self.limb_pole,
+                smooth: &mut self.smooth,
+                pose: &mut self.pose,
+                models: &mut self.models,
+                debug: &mut self.debug,
+                prev_rotations: &mut self.prev_rotations,
+            }),
+            PoseStage::Palette => {
+                self.debug.ground_weight = self.smooth.ground_weight;
+                self.debug.climb_weight = self.smooth.climb_weight;
+                // Lengths always match (all sized from the skeleton), so this
+                // cannot fail; keep the previous palette if it ever did.
+                let ib = c.skeleton.inverse_bind();
+                let _ = if self.palette.is_empty() {
+                    palette_in_place(&mut self.models, ib)
+                } else {
+                    palette(&self.models, ib, &mut self.palette)
+                };
+            }
+        }
+    }
+
+    /// Stage 3, first half ([`foot_ik::foot_targets`]) when IK is on,
+    /// leaving each leg's two-bone options in `leg_opts` (none when IK is
+    /// off).
+    fn foot_ik_targets(&mut self, c: &Character, input: &FrameInput) {
+        self.leg_opts = [None; 2];
+        self.limb_pole = [Vec3::ZERO; 4];
+        if input.ik_enabled {
+            foot_ik::foot_targets(foot_ik::FootTargets {
+                c,
+                input,
+                world: self.world,
+                limb_animated: &self.limb_animated,
+                clip_steps: &self.sampler.clip_steps,
+                smooth: &mut self.smooth,
+                pose: &mut self.pose,
+                models: &mut self.models,
+                debug: &mut self.debug,
+                leg_opts: &mut self.leg_opts,
+                limb_pole: &mut self.limb_pole,
+            });
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! Stage 1: sample and blend ([`super::PoseStage::Sample`], first half of
+//! [`super::PoseStage::Blend`]).
+//!
+//! Reads the character's clips and the frame's [`Layer`]s; writes the
+//! animated local pose (the pipeline's `pose.locals`). Keeps, in
+//! [`Sampler`], each clip's sampling cursor, each clip's time and last step
+//! (`clip_steps`, which foot IK reads for contacts a frame ahead), and the
+//! latest animated pose, which an outgoing crossfade layer holds
+//! ([`Layer::held`]). [`snapshot_limbs`] then copies each limb's animated
+//! model matrices, all that foot and ladder IK read of the animated pose.
+
+use animation::{BlendLayer, SamplingCursor, Transform, Wrap, blend, sample};
+use glam::Mat4;
+
+use crate::character::Character;
+use crate::character::anim_state::{Layer, MAX_LAYERS};
+
+/// Stage 1's memory and scratch: one local pose per layer, the sampling
+/// cursors, each clip's time and step, and the pose a crossfade holds.
+#[derive(Clone, Debug)]
+pub(super) struct Sampler {
+    layer_locals: Vec<Vec<Transform>>,
+    cursors: Vec<SamplingCursor>,
+    /// Each clip's time when a layer last played it, and how far that time
+    /// moved in the frame before, seconds (NaN: not played yet): what the
+    /// clip will do next frame, for contacts about to end.
+    pub(super) clip_steps: Vec<[f32; 2]>,
+    /// The animated local pose (clips blended, before IK) of the latest
+    /// frame, and whether there was one.
+    last_animated: Vec<Transform>,
+    has_last: bool,
+    /// The pose an outgoing crossfade layer holds (see [`Layer::held`]) and
+    /// the number of the crossfade it was taken for.
+    held_pose: Vec<Transform>,
+    held_id: Option<u32>,
+}
+
+impl Sampler {
+    /// Allocates the buffers for `character`.
+    pub(super) fn new(character: &Character) -> Self {
+        Self {
+            layer_locals: vec![character.skeleton.rest_locals().to_vec(); MAX_LAYERS],
+            cursors: character.clips.iter().map(SamplingCursor::new).collect(),
+            clip_steps: vec![[f32::NAN, 0.0]; character.clips.len()],
+            last_animated: character.skeleton.rest_locals().to_vec(),
+            has_last: false,
+            held_pose: character.skeleton.rest_locals().to_vec(),
+            held_id: None,
+        }
+    }
+
+    /// Step 1a: sample every layer into its own local pose. A held layer
+    /// (the outgoing state of a crossfade, [`Layer::held`]) takes the
+    /// animated pose of the frame before its crossfade began.
+    pub(super) fn sample(&mut self, c: &Character, layers: &[Layer], pose: &mut [Transform]) {
+        // A held layer's clip does not move; a still one's contact does
+        // not depend on its time (and a rig whose idle is its walk held at
+        // one frame plays the same clip there as in its gait).
+        // The first layer playing a clip moves it (walk and run may be one
+        // clip, at one time).
+        let mut seen = [usize::MAX; MAX_LAYERS];
+        for (k, layer) in layers.iter().enumerate().take(MAX_LAYERS) {
+            if layer.held.is_some() || layer.still || seen.contains(&layer.clip.index) {
+                continue;
+            }
+            seen[k] = layer.clip.index;
+            let Some(e) = self.clip_steps.get_mut(layer.clip.index) else {
+                continue;
+            };
+            let duration = layer.clip.duration.max(1e-3);
+            let mut step = layer.time - e[0];
+            if layer.looping && step < -0.5 * duration {
+                step += duration;
+            }
+            // Not played last frame, or started over: no step known.
+            if !(step.is_finite() && step.abs() <= 0.25 * duration) {
+                step = 0.0;
+            }
+            *e = [layer.time, step];
+        }
+        let n = layers.len().min(MAX_LAYERS);
+        if let Some(layer) = single_layer(layers)
+            && layer.held.is_none()
+        {
+            // One clip alone (most frames): sampled straight into the pose,
+            // which is then the blend; no layer buffer, no blend pass.
+            sample_layer(c, layer, &mut self.cursors, pose);
+            return;
+        }
+        for (layer, locals) in layers[..n].iter().zip(&mut self.layer_locals) {
+            let Some(id) = layer.held else {
+                sample_layer(c, layer, &mut self.cursors, locals);
+                continue;
+            };
+            if self.held_id != Some(id) {
+                self.held_id = Some(id);
+                if self.has_last {
+                    self.held_pose.copy_from_slice(&self.last_animated);
+                } else {
+                    // No frame before this one: the clip where it was.
+                    sample_layer(c, layer, &mut self.cursors, &mut self.held_pose);
+                }
+            }
+            locals.copy_from_slice(&self.held_pose);
+        }
+    }
+
+    /// Step 1b: blend the sampled layers into `pose`, and keep the result
+    /// for the next crossfade to hold.
+    pub(super) fn blend(&mut self, c: &Character, layers: &[Layer], pose: &mut [Transform]) {
+        self.blend_layers(c, layers, pose);
+        self.last_animated.copy_from_slice(pose);
+        self.has_last = true;
+    }
+
+    fn blend_layers(&mut self, c: &Character, layers: &[Layer], pose: &mut [Transform]) {
+        if single_layer(layers).is_some_and(|l| l.held.is_none()) {
+            // Sampled straight into the pose (see `sample`).
+            return;
+        }
+        let rest = c.skeleton.rest_locals();
+        let n = layers.len().min(MAX_LAYERS);
+        let blend_layers: [BlendLayer; MAX_LAYERS] = std::array::from_fn(|i| BlendLayer {
+            locals: &self.layer_locals[i],
+            weight: if i < n {
+                layers[i].weight.max(0.0)
+            } else {
+                0.0
+            },
+            joint_weights: None,
+        });
+        if blend(&blend_layers[..n], rest, pose).is_err() {
+            pose.copy_from_slice(rest);
+        }
+    }
+}
+
+/// Copies each limb's start, mid and end model matrices (legs, then up to
+/// two arms) from `models` into `out`: the animated matrices foot and
+/// ladder IK read.
+pub(super) fn snapshot_limbs(c: &Character, models: &[Mat4], out: &mut [[Mat4; 3]; 4]) {
+    let limbs = c.legs.iter().chain(c.arms.iter().take(2));
+    for (slot, limb) in out.iter_mut().zip(limbs) {
+        *slot = [models[limb.start], models[limb.mid], models[limb.end]];
+    }
+}
+
+/// Whether the layers mix clips of different states (see
+/// [`PoseDebug::transition`]).
+pub(super) fn is_transition(c: &Character, layers: &[Layer]) -> bool {
+    let total: f32 = layers.iter().map(|l| l.weight).sum();
+    let gait = [c.clip_set.walk.index, c.clip_set.run.index];
+    let mixing = || layers.iter().filter(|l| l.weight > 0.01 * total);
+    mixing().count() >= 2 && mixing().any(|l| l.still || !gait.contains(&l.clip.index))
+}
+
+/// Samples `layer`'s clip into `out` (rest pose first, for joints the clip
+/// does not animate), looping or held at its ends.
+pub(super) fn sample_layer(
+    c: &Character,
+    layer: &Layer,
+    cursors: &mut [SamplingCursor],
+    out: &mut [Transform],
+) {
+    out.copy_from_slice(c.skeleton.rest_locals());
+    let wrap = if layer.looping {
+        Wrap::Loop
+    } else {
+        Wrap::Clamp
+    };
+    let i = layer.clip.index;
+    sample(&c.clips[i], layer.time, wrap, &mut cursors[i], out);
+}
+
+/// The one layer of a frame that plays a single clip at a usable weight
+/// (most frames), which is then sampled straight into the pose.
+pub(super) fn single_layer(layers: &[Layer]) -> Option<&Layer> {
+    match layers {
+        [only]
+            if only.weight > animation::blend::BLEND_WEIGHT_EPSILON && only.weight.is_finite() =>
+        {
+            Some(only)
+        }
+        _ => None,
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{fastest_joint, knight_on_flat_ground};
+    use glam::Quat;
+
+    /// Runs right on flat ground (running when `run`), jumping at frame 90;
+    /// returns the largest joint angular speed of the frames from the
+    /// take-off on, and of the steady frames before it, rad/s.
+    fn take_off_speeds(run: bool) -> (f32, f32) {
+        use crate::sim::Body;
+        use crate::sim::player::{DT, Input};
+        let mut sim = knight_on_flat_ground(-5.0, 60.0, 0.0);
+        let mut prev: Vec<Quat> = Vec::new();
+        let (mut before, mut after) = (0.0f32, 0.0f32);
+        for frame in 0..110 {
+            sim.step(&Input {
+                move_x: 1.0,
+                run,
+                jump_pressed: frame == 90,
+                jump_held: (90..110).contains(&frame),
+                ..Input::default()
+            });
+            sim.pose(DT);
+            let body = sim.world.get::<&Body>(sim.player).unwrap();
+            let now: Vec<Quat> = body
+                .pipeline
+                .pose
+                .locals
+                .iter()
+                .map(|t| t.rotation)
+                .collect();
+            if !prev.is_empty() {
+                let speed = fastest_joint(&prev, &now, DT);
+                if (60..90).contains(&frame) {
+                    before = before.max(speed);
+                } else if frame >= 90 {
+                    after = after.max(speed);
+                }
+            }
+            prev = now;
+        }
+        (before, after)
+    }
+
+    #[test]
+    fn a_take_off_crossfades_from_the_pose_shown() {
+        // The jump's crossfade holds the pose of the frame before it (a
+        // blend of walk and run at a run), not the walk clip's pose at the
+        // run's phase: a running take-off turned a forearm at 64 rad/s in
+        // one frame when it did.
+        for run in [false, true] {
+            let (before, after) = take_off_speeds(run);
+            assert!(before > 5.0, "moving before the jump: {before}");
+            assert!(
+                after <= 20.0,
+                "run {run}: take-off {after} rad/s (before {before})"
+            );
+        }
+    }
+}
