@@ -87,6 +87,19 @@ pub const LEAVE_INSET: f32 = 0.35;
 /// refused (`check-level` says so) rather than checked.
 pub const MAX_SAMPLES: usize = 200_000;
 
+/// The most controller steps a graph is built with, all tried moves
+/// together: the check's work is bounded, not only its size. The shipped
+/// levels take 33,000 (walls) to 250,000 (long, 205 tiles wide) steps; a
+/// map as wide as the largest allowed (4,096 tiles) as busy as `long` would
+/// take about 5 million. A made level with floors scattered over every row
+/// takes far more per sample (one the fuzzer made from `long` took ten
+/// times its check time), and one at [`MAX_SAMPLES`] could try moves for
+/// many minutes. At about a microsecond a step this is a check of seconds;
+/// beyond it `check-level` (and designer mode and the autopilot, which
+/// build the same graph) refuses the level with one clear line instead of
+/// seeming to hang.
+pub const MAX_SIMULATED_STEPS: u64 = 8_000_000;
+
 /// What a node is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeKind {
@@ -423,6 +436,8 @@ pub struct Graph {
     samples: Vec<Sample>,
     /// Per node, its samples' indices sorted by x.
     node_samples: Vec<Vec<u32>>,
+    /// Controller steps the build simulated (see [`MAX_SIMULATED_STEPS`]).
+    pub simulated_steps: u64,
 }
 
 /// Why a graph was not built.
@@ -435,6 +450,16 @@ pub enum GraphError {
     TooLarge {
         /// How many samples it would need.
         samples: usize,
+    },
+    /// Trying the level's moves took more than [`MAX_SIMULATED_STEPS`].
+    #[error(
+        "trying the level's moves took more than {budget} controller steps (floors in {nodes} stretches); split the level or join its floors"
+    )]
+    TooMuchWork {
+        /// How many stretches of floor the graph has.
+        nodes: usize,
+        /// The budget it ran out of.
+        budget: u64,
     },
 }
 
@@ -507,18 +532,37 @@ fn root(parent: &mut [u32], mut i: u32) -> u32 {
 impl Graph {
     /// Builds the graph of `level` for a controller with `params`.
     pub fn build(level: &Level, params: &MoveParams) -> Result<Self, GraphError> {
+        Self::build_within(level, params, MAX_SIMULATED_STEPS)
+    }
+
+    /// [`Graph::build`] with at most `budget` simulated controller steps.
+    pub fn build_within(
+        level: &Level,
+        params: &MoveParams,
+        budget: u64,
+    ) -> Result<Self, GraphError> {
         let flat = static_copy(level);
         let mut g = Self::stretches(&flat)?;
         let mut b = Builder {
             g: &mut g,
             level,
             params,
+            steps: std::cell::Cell::new(0),
+            budget,
         };
         b.walk_and_fall_edges(&flat);
         b.jump_edges(&flat);
         b.drop_edges(&flat);
         b.ladder_edges(&flat);
         b.platform_edges();
+        let steps = b.steps.get();
+        if steps > budget {
+            return Err(GraphError::TooMuchWork {
+                nodes: g.nodes.len(),
+                budget,
+            });
+        }
+        g.simulated_steps = steps;
         g.out = vec![Vec::new(); g.nodes.len()];
         for (i, e) in g.edges.iter().enumerate() {
             g.out[e.from].push(i);
@@ -586,6 +630,7 @@ impl Graph {
             origin,
             samples,
             node_samples: Vec::new(),
+            simulated_steps: 0,
         };
         // Walk links, both ways.
         let n = g.samples.len();
@@ -898,6 +943,10 @@ struct Builder<'a> {
     g: &'a mut Graph,
     level: &'a Level,
     params: &'a MoveParams,
+    /// Controller steps simulated so far (see [`MAX_SIMULATED_STEPS`]).
+    steps: std::cell::Cell<u64>,
+    /// The most it may simulate.
+    budget: u64,
 }
 
 /// What trying a move gave.
@@ -920,6 +969,9 @@ impl Builder<'_> {
         };
         let max = (MAX_MOVE_TIME / DT) as u32;
         for _ in 0..max {
+            if !self.take_step() {
+                return None;
+            }
             let before = p.pos;
             let input = edge.input(&mut run, &p, platform_x);
             p.step(level, self.params, &input);
@@ -935,6 +987,15 @@ impl Builder<'_> {
             }
         }
         None
+    }
+
+    /// Counts one simulated controller step; false once the build has used
+    /// up [`MAX_SIMULATED_STEPS`] (every move tried after that fails fast,
+    /// and the build is refused).
+    fn take_step(&self) -> bool {
+        let n = self.steps.get() + 1;
+        self.steps.set(n);
+        n <= self.budget
     }
 
     /// The node a tried move ended on, if another than `from`.
@@ -1330,6 +1391,9 @@ impl Builder<'_> {
             _ => None,
         };
         for k in 0..(MAX_MOVE_TIME / DT) as u32 {
+            if !self.take_step() {
+                return u32::MAX;
+            }
             let input = e.input(&mut run, &p, px);
             p.step(level, self.params, &input);
             if cond(&p) {
@@ -1551,6 +1615,38 @@ mod tests {
         let e = Graph::build(&level, &MoveParams::default()).unwrap_err();
         assert!(matches!(e, GraphError::TooLarge { samples } if samples > MAX_SAMPLES));
         assert!(e.to_string().contains("more than the 200000"), "{e}");
+    }
+
+    #[test]
+    fn the_check_stops_at_its_step_budget_with_a_clear_error() {
+        // Every shipped level is checked well within the budget (a quarter
+        // of it at most: room for levels twice as large and busy).
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/levels");
+        let mut levels = vec![("builtin".to_string(), Level::builtin())];
+        for name in ["tutorial", "long", "tower", "walls"] {
+            let path = dir.join(format!("{name}.tmx"));
+            levels.push((name.to_string(), super::super::load(&path).unwrap().level));
+        }
+        let mut most = 0;
+        for (name, level) in &levels {
+            let g = Graph::build(level, &MoveParams::default()).unwrap();
+            eprintln!("{name}: {} simulated steps", g.simulated_steps);
+            assert!(g.simulated_steps > 0, "{name}");
+            assert!(
+                g.simulated_steps <= MAX_SIMULATED_STEPS / 4,
+                "{name}: {} steps",
+                g.simulated_steps
+            );
+            most = most.max(g.simulated_steps);
+        }
+        // With less than a level needs, the build stops and says why.
+        let level = &levels[0].1;
+        let e = Graph::build_within(level, &MoveParams::default(), most / 100).unwrap_err();
+        assert!(matches!(e, GraphError::TooMuchWork { .. }), "{e:?}");
+        assert!(
+            e.to_string().contains("controller steps") && e.to_string().contains("split the level"),
+            "{e}"
+        );
     }
 
     #[test]
