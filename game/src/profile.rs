@@ -33,8 +33,10 @@ pub enum Stage {
     Sim,
     /// Clip sampling.
     Sample,
-    /// Blending, `local_to_model` and model placement.
+    /// Blending the layers.
     Blend,
+    /// `local_to_model` and model placement.
+    LocalToModel,
     /// Foot IK.
     FootIk,
     /// Ladder IK.
@@ -57,7 +59,7 @@ pub enum Stage {
 }
 
 /// Number of [`Stage`]s.
-pub const STAGE_COUNT: usize = 13;
+pub const STAGE_COUNT: usize = 14;
 
 impl Stage {
     /// Every stage, in frame order.
@@ -66,6 +68,7 @@ impl Stage {
         Stage::Sim,
         Stage::Sample,
         Stage::Blend,
+        Stage::LocalToModel,
         Stage::FootIk,
         Stage::LadderIk,
         Stage::Limit,
@@ -77,10 +80,11 @@ impl Stage {
         Stage::Present,
     ];
 
-    /// The pose stages (sample + blend + all IK + palette).
-    pub const POSE: [Stage; 6] = [
+    /// The pose stages (sample, blend, local to model, all IK, palette).
+    pub const POSE: [Stage; 7] = [
         Stage::Sample,
         Stage::Blend,
+        Stage::LocalToModel,
         Stage::FootIk,
         Stage::LadderIk,
         Stage::Limit,
@@ -94,6 +98,7 @@ impl Stage {
             Stage::Sim => "sim",
             Stage::Sample => "sample",
             Stage::Blend => "blend",
+            Stage::LocalToModel => "local_to_model",
             Stage::FootIk => "foot_ik",
             Stage::LadderIk => "ladder_ik",
             Stage::Limit => "joint_limit",
@@ -116,6 +121,7 @@ impl Stage {
         match stage {
             PoseStage::Sample => Stage::Sample,
             PoseStage::Blend => Stage::Blend,
+            PoseStage::LocalToModel => Stage::LocalToModel,
             PoseStage::FootIk => Stage::FootIk,
             PoseStage::LadderIk => Stage::LadderIk,
             PoseStage::Limit => Stage::Limit,

@@ -330,22 +330,12 @@ fn group_frame(
     };
     {
         let _s = Scope::new(Stage::Input);
-        for (a, input) in agents.iter_mut().zip(&mut inputs) {
-            *input = a.brain.input(&a.player, level);
-        }
+        stage_input(level, agents, &mut inputs);
     }
     lap(Stage::Input, &mut t, timing);
     {
         let _s = Scope::new(Stage::Sim);
-        for (a, input) in agents.iter_mut().zip(&inputs) {
-            a.prev = a.player.pos;
-            a.player.step(level, params, input);
-            // As `sim::animate`: distance-driven gait and climb phases.
-            let d = a.player.pos - a.prev;
-            a.count = a
-                .anim
-                .update(&character.clip_set, &a.player, params, d, DT, &mut a.layers);
-        }
+        stage_sim(level, params, character, agents, &inputs);
     }
     lap(Stage::Sim, &mut t, timing);
     let frame_inputs: [FrameInput; GROUP] = std::array::from_fn(|k| {
@@ -364,16 +354,102 @@ fn group_frame(
     let frame_inputs = &frame_inputs[..agents.len()];
     for stage in PoseStage::ALL {
         let _s = Scope::new(Stage::of_pose(stage));
-        if stage == PoseStage::FootIk {
-            // The group's legs go through the batched two-bone solver.
-            PosePipeline::foot_ik_group(pipelines, character, frame_inputs);
-        } else {
-            for (p, input) in pipelines.iter_mut().zip(frame_inputs) {
-                p.run_stage(stage, character, input);
-            }
-        }
+        let run = match stage {
+            PoseStage::Sample => stage_sample,
+            PoseStage::Blend => stage_blend,
+            PoseStage::LocalToModel => stage_local_to_model,
+            PoseStage::FootIk => stage_foot_ik,
+            PoseStage::LadderIk => stage_ladder_ik,
+            PoseStage::Limit => stage_limit,
+            PoseStage::Palette => stage_palette,
+        };
+        run(pipelines, character, frame_inputs);
         lap(Stage::of_pose(stage), &mut t, timing);
     }
+}
+
+// One function per stage of a group's frame, never inlined: `tests/cost`
+// reads each stage's instruction count as the inclusive cost of its
+// function in Callgrind's profile (one call per group and stage, a few
+// instructions each). Their names are listed in `tests/cost`.
+
+/// The scripted input of every knight of a group.
+#[inline(never)]
+fn stage_input(level: &Level, agents: &mut [Agent], inputs: &mut [Input; GROUP]) {
+    for (a, input) in agents.iter_mut().zip(inputs) {
+        *input = a.brain.input(&a.player, level);
+    }
+}
+
+/// One simulation step (controller and animation state) of every knight of
+/// a group.
+#[inline(never)]
+fn stage_sim(
+    level: &Level,
+    params: &MoveParams,
+    character: &Character,
+    agents: &mut [Agent],
+    inputs: &[Input; GROUP],
+) {
+    for (a, input) in agents.iter_mut().zip(inputs) {
+        a.prev = a.player.pos;
+        a.player.step(level, params, input);
+        // As `sim::animate`: distance-driven gait and climb phases.
+        let d = a.player.pos - a.prev;
+        a.count = a
+            .anim
+            .update(&character.clip_set, &a.player, params, d, DT, &mut a.layers);
+    }
+}
+
+/// Runs one pose stage for every knight of a group, one knight after another.
+#[inline(always)]
+fn each(stage: PoseStage, pipelines: &mut [PosePipeline], c: &Character, inputs: &[FrameInput]) {
+    for (p, input) in pipelines.iter_mut().zip(inputs) {
+        p.run_stage(stage, c, input);
+    }
+}
+
+/// Clip sampling for every knight of a group.
+#[inline(never)]
+fn stage_sample(pipelines: &mut [PosePipeline], c: &Character, inputs: &[FrameInput]) {
+    each(PoseStage::Sample, pipelines, c, inputs);
+}
+
+/// Blending for every knight of a group.
+#[inline(never)]
+fn stage_blend(pipelines: &mut [PosePipeline], c: &Character, inputs: &[FrameInput]) {
+    each(PoseStage::Blend, pipelines, c, inputs);
+}
+
+/// `local_to_model` and placement for every knight of a group.
+#[inline(never)]
+fn stage_local_to_model(pipelines: &mut [PosePipeline], c: &Character, inputs: &[FrameInput]) {
+    each(PoseStage::LocalToModel, pipelines, c, inputs);
+}
+
+/// Foot IK: the group's legs go through the batched two-bone solver.
+#[inline(never)]
+fn stage_foot_ik(pipelines: &mut [PosePipeline], c: &Character, inputs: &[FrameInput]) {
+    PosePipeline::foot_ik_group(pipelines, c, inputs);
+}
+
+/// Ladder IK for every knight of a group.
+#[inline(never)]
+fn stage_ladder_ik(pipelines: &mut [PosePipeline], c: &Character, inputs: &[FrameInput]) {
+    each(PoseStage::LadderIk, pipelines, c, inputs);
+}
+
+/// The joint speed limit for every knight of a group.
+#[inline(never)]
+fn stage_limit(pipelines: &mut [PosePipeline], c: &Character, inputs: &[FrameInput]) {
+    each(PoseStage::Limit, pipelines, c, inputs);
+}
+
+/// Skinning palettes for every knight of a group.
+#[inline(never)]
+fn stage_palette(pipelines: &mut [PosePipeline], c: &Character, inputs: &[FrameInput]) {
+    each(PoseStage::Palette, pipelines, c, inputs);
 }
 
 #[cfg(test)]
@@ -501,6 +577,7 @@ mod tests {
                 for (q, input) in p.iter_mut().zip(&inputs) {
                     q.run_stage(PoseStage::Sample, &character, input);
                     q.run_stage(PoseStage::Blend, &character, input);
+                    q.run_stage(PoseStage::LocalToModel, &character, input);
                 }
             }
             PosePipeline::foot_ik_group(&mut batched, &character, &inputs);

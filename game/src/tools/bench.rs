@@ -92,6 +92,27 @@ pub struct StageRow {
     pub p99_us: f64,
 }
 
+/// CPU µs per knight of each stage (median frame), in frame order.
+#[derive(Serialize, Debug, Clone, Copy, Default)]
+pub struct StagesPerCharacter {
+    /// Input (the scripted brains) and one simulation step.
+    pub sim: f64,
+    /// Clip sampling.
+    pub sample: f64,
+    /// Blending the layers.
+    pub blend: f64,
+    /// `local_to_model` and model placement.
+    pub local_to_model: f64,
+    /// Foot IK.
+    pub foot_ik: f64,
+    /// Ladder IK.
+    pub ladder_ik: f64,
+    /// The joint speed limit.
+    pub joint_limit: f64,
+    /// Skinning palettes.
+    pub palette: f64,
+}
+
 /// The `--json` document.
 #[derive(Serialize, Debug)]
 pub struct BenchReport {
@@ -143,6 +164,10 @@ pub struct BenchReport {
     pub on_ladder: usize,
     /// Knights on the ground at the end.
     pub on_ground: usize,
+    /// CPU µs per knight of the simulation step and of each pose stage
+    /// (median frame of each stage over the knights; single-thread runs
+    /// read best).
+    pub stage_us_per_character: StagesPerCharacter,
     /// Per-stage CPU time, µs per frame.
     pub stages: Vec<StageRow>,
     /// Trace events dropped for the trace's size limit.
@@ -448,6 +473,24 @@ pub fn bench(args: &BenchArgs) -> Result<BenchReport> {
     if let Some(g) = gpu {
         row("gpu_frame", scale(g, 1e3));
     }
+    let per_character = |stages: &[Stage]| {
+        let mut v: Vec<f64> = samples
+            .stages
+            .iter()
+            .map(|s| stages.iter().map(|p| s[p.index()]).sum::<f64>())
+            .collect();
+        percentiles(&mut v).p50 / n
+    };
+    let stage_us_per_character = StagesPerCharacter {
+        sim: per_character(&[Stage::Input, Stage::Sim]),
+        sample: per_character(&[Stage::Sample]),
+        blend: per_character(&[Stage::Blend]),
+        local_to_model: per_character(&[Stage::LocalToModel]),
+        foot_ik: per_character(&[Stage::FootIk]),
+        ladder_ik: per_character(&[Stage::LadderIk]),
+        joint_limit: per_character(&[Stage::Limit]),
+        palette: per_character(&[Stage::Palette]),
+    };
     let (on_ladder, on_ground) = crowd.census();
     let report = BenchReport {
         characters: args.characters,
@@ -471,6 +514,7 @@ pub fn bench(args: &BenchArgs) -> Result<BenchReport> {
         pose_checksum: format!("{:016x}", crowd.checksum()),
         on_ladder,
         on_ground,
+        stage_us_per_character,
         stages,
         trace_events_dropped: trace.as_ref().map_or(0, |t| t.dropped),
     };

@@ -44,11 +44,12 @@ fn bench(dir: &Path, tag: &str, args: &[&str]) -> Value {
     serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
 }
 
-const STAGES: [&str; 13] = [
+const STAGES: [&str; 14] = [
     "input",
     "sim",
     "sample",
     "blend",
+    "local_to_model",
     "foot_ik",
     "ladder_ik",
     "joint_limit",
@@ -101,6 +102,24 @@ fn rendered_bench_writes_a_chrome_trace_with_every_stage_and_the_report_keys() {
     assert_eq!(report["frames"], 6);
     assert_eq!(report["threads"], 2);
     assert!(report["cpu_pose_us_per_character_p50"].as_f64().unwrap() > 0.0);
+    // Each stage's cost per knight, the simulation step and local-to-model
+    // among them (local-to-model apart from blending).
+    for key in [
+        "sim",
+        "sample",
+        "blend",
+        "local_to_model",
+        "foot_ik",
+        "ladder_ik",
+        "joint_limit",
+        "palette",
+    ] {
+        let us = report["stage_us_per_character"][key].as_f64();
+        assert!(
+            us.is_some_and(|us| us >= 0.0),
+            "stage_us_per_character lacks {key}: {report}"
+        );
+    }
     // The two paths are counted apart and add up to the steady figure; the
     // pose path allocates nothing even while frames are rendered.
     let count = |key: &str| {

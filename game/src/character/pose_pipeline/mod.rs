@@ -72,9 +72,11 @@ use sample_blend::Sampler;
 pub enum PoseStage {
     /// Sample every layer's clip (step 1, first half).
     Sample,
-    /// Blend the layers, `local_to_model`, and place the model in the world
-    /// (step 1, second half, and step 2).
+    /// Blend the layers (step 1, second half).
     Blend,
+    /// `local_to_model`, the limbs' animated matrices, and placing the model
+    /// in the world (step 2).
+    LocalToModel,
     /// Feet onto the ground (step 3).
     FootIk,
     /// Hands and feet onto rungs (step 4).
@@ -87,9 +89,10 @@ pub enum PoseStage {
 
 impl PoseStage {
     /// Every stage, in the order a frame runs them.
-    pub const ALL: [PoseStage; 6] = [
+    pub const ALL: [PoseStage; 7] = [
         PoseStage::Sample,
         PoseStage::Blend,
+        PoseStage::LocalToModel,
         PoseStage::FootIk,
         PoseStage::LadderIk,
         PoseStage::Limit,
@@ -234,8 +237,8 @@ impl PosePipeline {
                 self.debug.transition = sample_blend::is_transition(c, input.layers);
                 self.sampler.sample(c, input.layers, &mut self.pose.locals);
             }
-            PoseStage::Blend => {
-                self.sampler.blend(c, input.layers, &mut self.pose.locals);
+            PoseStage::Blend => self.sampler.blend(c, input.layers, &mut self.pose.locals),
+            PoseStage::LocalToModel => {
                 local_to_model(&c.skeleton, &self.pose.locals, &mut self.models);
                 if !self.animated.is_empty() {
                     self.animated.copy_from_slice(&self.models);

@@ -1,5 +1,5 @@
-//! Stage 2: place the model in the world (second half of
-//! [`super::PoseStage::Blend`]).
+//! Stage 2: place the model in the world (the end of
+//! [`super::PoseStage::LocalToModel`]).
 //!
 //! Reads the player (position, velocity, facing, locomotion, ladder move),
 //! the level's ladders and the rig's forward axis and climb distance; writes

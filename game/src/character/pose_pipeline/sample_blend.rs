@@ -1,5 +1,6 @@
-//! Stage 1: sample and blend ([`super::PoseStage::Sample`], first half of
-//! [`super::PoseStage::Blend`]).
+//! Stage 1: sample and blend ([`super::PoseStage::Sample`] and
+//! [`super::PoseStage::Blend`]; [`snapshot_limbs`] runs in
+//! [`super::PoseStage::LocalToModel`]).
 //!
 //! Reads the character's clips and the frame's [`Layer`]s; writes the
 //! animated local pose (the pipeline's `pose.locals`). Keeps, in
@@ -15,8 +16,17 @@ use glam::Mat4;
 use crate::character::Character;
 use crate::character::anim_state::{Layer, MAX_LAYERS};
 
-/// Stage 1's memory and scratch: one local pose per layer, the sampling
-/// cursors, each clip's time and step, and the pose a crossfade holds.
+/// Local poses sampled per frame: one per layer that is not held. An
+/// [`AnimState`](crate::character::anim_state::AnimState) gives at most one
+/// held layer (the outgoing state of a crossfade, which blends from
+/// `held_pose` with no copy) and at most three others (idle, walk and run
+/// of the new state), so a pipeline keeps three buffers, not four (each is
+/// a whole local pose: 1,152 bytes for the knight's 24 joints).
+const SAMPLED_LAYERS: usize = MAX_LAYERS - 1;
+
+/// Stage 1's memory and scratch: one local pose per sampled layer, the
+/// sampling cursors, each clip's time and step, and the pose a crossfade
+/// holds.
 #[derive(Clone, Debug)]
 pub(super) struct Sampler {
     layer_locals: Vec<Vec<Transform>>,
@@ -39,7 +49,7 @@ impl Sampler {
     /// Allocates the buffers for `character`.
     pub(super) fn new(character: &Character) -> Self {
         Self {
-            layer_locals: vec![character.skeleton.rest_locals().to_vec(); MAX_LAYERS],
+            layer_locals: vec![character.skeleton.rest_locals().to_vec(); SAMPLED_LAYERS],
             cursors: character.clips.iter().map(SamplingCursor::new).collect(),
             clip_steps: vec![[f32::NAN, 0.0]; character.clips.len()],
             last_animated: character.skeleton.rest_locals().to_vec(),
@@ -87,9 +97,15 @@ impl Sampler {
             sample_layer(c, layer, &mut self.cursors, pose);
             return;
         }
-        for (layer, locals) in layers[..n].iter().zip(&mut self.layer_locals) {
+        let mut slots = self.layer_locals.iter_mut();
+        for layer in &layers[..n] {
             let Some(id) = layer.held else {
-                sample_layer(c, layer, &mut self.cursors, locals);
+                // More than `SAMPLED_LAYERS` layers that are not held are
+                // never given (see `SAMPLED_LAYERS`); one would blend as
+                // its rest pose.
+                if let Some(locals) = slots.next() {
+                    sample_layer(c, layer, &mut self.cursors, locals);
+                }
                 continue;
             };
             if self.held_id != Some(id) {
@@ -101,7 +117,6 @@ impl Sampler {
                     sample_layer(c, layer, &mut self.cursors, &mut self.held_pose);
                 }
             }
-            locals.copy_from_slice(&self.held_pose);
         }
     }
 
@@ -120,14 +135,27 @@ impl Sampler {
         }
         let rest = c.skeleton.rest_locals();
         let n = layers.len().min(MAX_LAYERS);
-        let blend_layers: [BlendLayer; MAX_LAYERS] = std::array::from_fn(|i| BlendLayer {
-            locals: &self.layer_locals[i],
-            weight: if i < n {
-                layers[i].weight.max(0.0)
-            } else {
-                0.0
-            },
-            joint_weights: None,
+        // Each layer's pose: the held pose for a held layer, else the next
+        // sampled buffer, in the order `sample` filled them.
+        let mut slot = 0;
+        let blend_layers: [BlendLayer; MAX_LAYERS] = std::array::from_fn(|i| {
+            let locals: &[Transform] = match layers.get(i) {
+                Some(l) if i < n && l.held.is_some() => &self.held_pose,
+                Some(_) if i < n && slot < SAMPLED_LAYERS => {
+                    slot += 1;
+                    &self.layer_locals[slot - 1]
+                }
+                _ => rest,
+            };
+            BlendLayer {
+                locals,
+                weight: if i < n {
+                    layers[i].weight.max(0.0)
+                } else {
+                    0.0
+                },
+                joint_weights: None,
+            }
         });
         if blend(&blend_layers[..n], rest, pose).is_err() {
             pose.copy_from_slice(rest);
