@@ -161,6 +161,20 @@ pub fn read_level_file(map: &Path, resolved: &Path) -> Result<Vec<u8>, LevelErro
     check_reference(map, resolved).map_err(refused)?;
     let bytes = crate::fsio::read_bounded(resolved, MAX_LEVEL_FILE_BYTES)
         .map_err(|e| refused(e.to_string()))?;
+    // A Tiled JSON tileset or template is read as the TSX or TX text it
+    // translates to, and checked as that.
+    let bytes = if super::tmj::is_json_path(resolved) {
+        super::tmj::reference_to_xml(&bytes, resolved)
+            .map_err(|e| match e {
+                LevelError::Invalid {
+                    location, reason, ..
+                } => refused_at(map, &file, &location, reason),
+                other => other,
+            })?
+            .into_bytes()
+    } else {
+        bytes
+    };
     // Named in the map's error (the map is what the user loads), with the
     // file and the place inside it.
     preflight(&bytes, &file).map_err(|e| match e {

@@ -33,6 +33,7 @@ pub mod edit;
 pub mod limits;
 pub mod reach;
 pub mod shipped;
+pub mod tmj;
 pub mod tmx_text;
 pub mod watch;
 
@@ -301,10 +302,11 @@ pub struct ColumnTop {
     pub override_id: Option<u32>,
 }
 
-/// Loads a TMX file; external tilesets and templates are read beside it
-/// (inside the map's folder, see [`limits::check_reference`]). Every file
-/// read is bounded and checked against [`limits`] before the Tiled reader
-/// sees it.
+/// Loads a Tiled map: a TMX file (`.tmx`) or a JSON one (`.tmj`, `.json`,
+/// translated by [`tmj`]); external tilesets and templates (`.tsx`/`.tsj`,
+/// `.tx`/`.tj`) are read beside it (inside the map's folder, see
+/// [`limits::check_reference`]). Every file read is bounded and checked
+/// against [`limits`] before the Tiled reader sees it.
 pub fn load(path: impl AsRef<Path>) -> Result<LoadedLevel, LevelError> {
     let path = path.as_ref();
     check_extension(path)?;
@@ -312,17 +314,20 @@ pub fn load(path: impl AsRef<Path>) -> Result<LoadedLevel, LevelError> {
     load_bytes(path, bytes)
 }
 
-/// The error for a file that is not a `.tmx` map.
+/// The map file extensions the loader takes.
+pub const MAP_EXTENSIONS: [&str; 3] = ["tmx", "tmj", "json"];
+
+/// The error for a file that is not a Tiled map.
 fn check_extension(path: &Path) -> Result<(), LevelError> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    if ext.eq_ignore_ascii_case("tmx") {
+    if MAP_EXTENSIONS.iter().any(|m| ext.eq_ignore_ascii_case(m)) {
         return Ok(());
     }
     Err(LevelError::Invalid {
         file: path.display().to_string(),
         location: "map".into(),
         reason: format!(
-            "only Tiled TMX maps are supported, not '.{ext}' files (in Tiled: File > Save As > .tmx)"
+            "only Tiled maps (.tmx, or .tmj/.json) are supported, not '.{ext}' files (in Tiled: File > Save As)"
         ),
     })
 }
@@ -351,6 +356,11 @@ pub fn load_with_text(path: impl AsRef<Path>, text: &str) -> Result<LoadedLevel,
 /// each tileset and template it names through [`limits::read_level_file`].
 fn load_bytes(path: &Path, bytes: Vec<u8>) -> Result<LoadedLevel, LevelError> {
     let file = path.display().to_string();
+    let bytes = if tmj::is_json_path(path) {
+        tmj::map_to_tmx(&bytes, &file)?.into_bytes()
+    } else {
+        bytes
+    };
     let pre = limits::preflight(&bytes, &file)?;
     let own = path.to_path_buf();
     // The first refusal of a referenced file, reported instead of the
@@ -384,6 +394,19 @@ fn load_bytes(path: &Path, bytes: Vec<u8>) -> Result<LoadedLevel, LevelError> {
 /// Loads a TMX map from text (an embedded level); `label` names it in errors.
 /// External tilesets and templates cannot be resolved this way: embed them.
 pub fn from_tmx_str(text: &str, label: &str) -> Result<LoadedLevel, LevelError> {
+    check_text_size(text, label)?;
+    tmx_text_to_level(text, label)
+}
+
+/// Loads a Tiled JSON map from text, as [`from_tmx_str`] does a TMX one.
+pub fn from_tmj_str(text: &str, label: &str) -> Result<LoadedLevel, LevelError> {
+    check_text_size(text, label)?;
+    let tmx = tmj::map_to_tmx(text.as_bytes(), label)?;
+    tmx_text_to_level(&tmx, label)
+}
+
+/// Refuses a map text over [`limits::MAX_LEVEL_FILE_BYTES`].
+fn check_text_size(text: &str, label: &str) -> Result<(), LevelError> {
     if text.len() as u64 > limits::MAX_LEVEL_FILE_BYTES {
         return Err(LevelError::Invalid {
             file: label.to_string(),
@@ -395,6 +418,11 @@ pub fn from_tmx_str(text: &str, label: &str) -> Result<LoadedLevel, LevelError> 
             ),
         });
     }
+    Ok(())
+}
+
+/// [`from_tmx_str`] after its size check.
+fn tmx_text_to_level(text: &str, label: &str) -> Result<LoadedLevel, LevelError> {
     let pre = limits::preflight(text.as_bytes(), label)?;
     let bytes = text.as_bytes().to_vec();
     let own = PathBuf::from(label);

@@ -1,7 +1,8 @@
 //! The levels shipped inside the binary and the one resolver every
 //! subcommand uses for a `--level` argument (`play`, `run`, `bench`,
 //! `check-level`): `builtin`, the name of a shipped level, or a path to a
-//! Tiled `.tmx` file. An unknown name is an error that lists what exists.
+//! Tiled map (`.tmx`, or `.tmj`/`.json`). An unknown name is an error that
+//! lists what exists.
 
 use std::path::{Path, PathBuf};
 
@@ -56,7 +57,7 @@ pub enum LevelSource {
 /// A `--level` argument that names nothing.
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "{given}: unknown level; give `builtin`, a shipped level ({}) or a path to a Tiled .tmx file",
+    "{given}: unknown level; give `builtin`, a shipped level ({}) or a path to a Tiled map (.tmx, .tmj or .json)",
     shipped_names().join(", ")
 )]
 pub struct UnknownLevel {
