@@ -34,6 +34,7 @@ pub mod limits;
 pub mod reach;
 pub mod shipped;
 pub mod tmj;
+pub mod tmj_text;
 pub mod tmx_text;
 pub mod watch;
 
@@ -1576,12 +1577,19 @@ mod tests {
     }
 
     #[test]
-    fn json_maps_and_isometric_maps_are_refused_clearly() {
+    fn other_files_third_party_json_maps_and_isometric_maps_are_refused_clearly() {
+        // A Tiled JSON map of another game is read, and refused for what
+        // it lacks, as its TMX would be.
         let title = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../shared/assets/third_party/tiled/mapeditor-tiled-examples/sticker-knight/ui/title.json");
         let e = load(&title).unwrap_err().to_string();
         assert!(
-            e.contains("title.json:map:") && e.contains("only Tiled TMX maps"),
+            e.contains("title.json:map:") && e.contains("no ground"),
+            "{e}"
+        );
+        let e = load(Path::new("level.txt")).unwrap_err().to_string();
+        assert!(
+            e.starts_with("level.txt:map:") && e.contains("only Tiled maps (.tmx, or .tmj/.json)"),
             "{e}"
         );
         let text = map(&[FLAT], &point(1, "Spawn", 1.0, 2))

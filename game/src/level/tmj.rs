@@ -33,19 +33,27 @@ use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
 use std::path::Path;
 
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde_json::{Number, Value};
 
 use super::LevelError;
 use super::limits::MAX_MAP_CELLS;
 
+/// How deep arrays and objects may nest in a Tiled JSON file: `serde_json`'s
+/// own limit, which keeps its recursion off the end of the stack. Each
+/// group layer nests two (its object and its `layers` array), so about 60
+/// groups fit; the TMX reader's [`super::limits::MAX_XML_DEPTH`] allows 64.
+pub const JSON_DEPTH: usize = 128;
+
 /// Whether `path` names a Tiled JSON file (`.tmj`, `.tsj`, `.tj` or
 /// `.json`), which is translated before it is read.
 pub fn is_json_path(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| ["tmj", "tsj", "tj", "json"].iter().any(|j| e.eq_ignore_ascii_case(j)))
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        ["tmj", "tsj", "tj", "json"]
+            .iter()
+            .any(|j| e.eq_ignore_ascii_case(j))
+    })
 }
 
 /// Translates a Tiled JSON map into TMX text; `file` names it in errors.
@@ -113,15 +121,35 @@ fn invalid(file: &str, location: &str, reason: String) -> LevelError {
 }
 
 /// The document's top-level `type` (`map`, `tileset`, `template`), read
-/// without building the rest; `None` when it has none.
+/// without building the rest; `None` when it has none. Anything but a JSON
+/// object is refused here, with its place.
 fn document_type(bytes: &[u8], file: &str) -> Result<Option<String>, LevelError> {
-    #[derive(Deserialize)]
-    struct Head {
-        #[serde(rename = "type", default)]
-        kind: Option<Value>,
+    struct Head(Option<String>);
+    impl<'de> Deserialize<'de> for Head {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Head;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("a Tiled JSON document (an object)")
+                }
+                fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Head, A::Error> {
+                    let mut kind = None;
+                    while let Some(key) = map.next_key::<String>()? {
+                        if key == "type" {
+                            kind = map.next_value::<Value>()?.as_str().map(str::to_string);
+                        } else {
+                            map.next_value::<de::IgnoredAny>()?;
+                        }
+                    }
+                    Ok(Head(kind))
+                }
+            }
+            d.deserialize_map(V)
+        }
     }
     let head: Head = parse(bytes, file)?;
-    Ok(head.kind.and_then(|v| v.as_str().map(str::to_string)))
+    Ok(head.0)
 }
 
 /// Parses `bytes` as `T`; a failure names the line and column.
@@ -132,15 +160,26 @@ fn parse<'a, T: Deserialize<'a>>(bytes: &'a [u8], file: &str) -> Result<T, Level
                 "not valid JSON"
             }
             serde_json::error::Category::Eof => "not valid JSON (the file ends early)",
-            serde_json::error::Category::Data => "not a Tiled JSON map",
+            serde_json::error::Category::Data => "not in Tiled's JSON format",
         };
         // serde_json's message ends with " at line L column C": the place
         // goes in the location instead.
         let message = e.to_string();
-        let reason = message
+        let mut reason = message
             .rsplit_once(" at line ")
             .map_or(message.as_str(), |(m, _)| m)
             .to_string();
+        if reason == "recursion limit exceeded" {
+            reason = format!(
+                "arrays and objects nested more than {JSON_DEPTH} deep, more than the limit \
+                 (group layers and class properties nest)"
+            );
+        }
+        let what = if reason.starts_with("arrays and objects nested") {
+            "too deep"
+        } else {
+            what
+        };
         invalid(
             file,
             &format!("line {} column {}", e.line(), e.column()),
@@ -759,7 +798,12 @@ impl Xml {
         }
         self.raw("<properties>\n");
         for p in props {
-            self.property(&p.name, p.kind.as_deref(), p.propertytype.as_deref(), &p.value);
+            self.property(
+                &p.name,
+                p.kind.as_deref(),
+                p.propertytype.as_deref(),
+                &p.value,
+            );
         }
         self.raw("</properties>\n");
     }
@@ -806,5 +850,134 @@ impl Xml {
                 self.raw("/>\n");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{from_tmj_str, from_tmx_str};
+    use super::*;
+
+    /// A map with every object shape, Tiled 1.9's `class` keys, class
+    /// properties, an image layer, a group and a tile offset (the fuzz seed).
+    const SHAPES: &str = include_str!("../../../fuzz/corpus/tmj_level/seed-shapes.tmj");
+
+    #[test]
+    fn every_shape_and_tiled_1_9_class_keys_load() {
+        let l = from_tmj_str(SHAPES, "shapes.tmj").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(l.ladder_ids, vec![3]);
+        assert_eq!(l.platform_ids, vec![4]);
+        assert_eq!(l.checkpoint_ids, vec![6]);
+        assert_eq!((l.spawn_id, l.exit_id), (1, 2));
+        assert_eq!(
+            l.one_way.len(),
+            1,
+            "the OneWay tiles (class key) make a plank"
+        );
+        assert!(l.columns.iter().any(|c| c.override_id == Some(5)));
+        // The class property arrives, as an unknown map property.
+        assert!(
+            l.diagnostics
+                .iter()
+                .any(|d| d.message.contains("unknown map property 'style'")),
+            "{:?}",
+            l.diagnostics
+        );
+        // Quotes, ampersands and line breaks survive the translation.
+        let tmx = map_to_tmx(SHAPES.as_bytes(), "shapes.tmj").unwrap();
+        assert!(
+            tmx.contains("Shapes &amp; &quot;quotes&quot; &lt;ok&gt;"),
+            "{tmx}"
+        );
+        assert!(tmx.contains("line one&#10;line two"));
+        assert!(tmx.contains("<text") && tmx.contains("Hello &lt;world&gt; &amp; you</text>"));
+    }
+
+    #[test]
+    fn a_class_property_keeps_its_members() {
+        let tmx = map_to_tmx(SHAPES.as_bytes(), "shapes.tmj").unwrap();
+        for want in [
+            r#"<property name="style" type="class" propertytype="Look">"#,
+            r#"<property name="scale" type="float" value="1.5"/>"#,
+            r#"<property name="count" type="int" value="3"/>"#,
+            r#"<property name="on" type="bool" value="true"/>"#,
+            r#"<property name="depth" type="int" value="2"/>"#,
+        ] {
+            assert!(tmx.contains(want), "{want}\n{tmx}");
+        }
+    }
+
+    #[test]
+    fn the_translation_of_the_tutorials_export_is_the_tutorial() {
+        let tmj = include_str!("../../tests/levels/tmj/tutorial.tmj");
+        let a = from_tmj_str(tmj, "t").unwrap();
+        let b = from_tmx_str(super::super::TUTORIAL_TMX, "t").unwrap();
+        assert_eq!(format!("{a:?}"), format!("{b:?}"));
+    }
+
+    #[test]
+    fn a_data_array_past_the_cell_limit_is_refused_while_it_is_read() {
+        let cells = MAX_MAP_CELLS as usize + 1;
+        let mut data = String::with_capacity(cells * 2 + 2);
+        data.push('[');
+        for i in 0..cells {
+            data.push_str(if i == 0 { "0" } else { ",0" });
+        }
+        data.push(']');
+        let text = format!(
+            r#"{{"type":"map","orientation":"orthogonal","width":4096,"height":1025,"tilewidth":32,"tileheight":32,"layers":[{{"type":"tilelayer","name":"L","width":4096,"height":1025,"data":{data}}}]}}"#
+        );
+        let e = from_tmj_str(&text, "big.tmj").unwrap_err().to_string();
+        assert!(
+            e.starts_with("big.tmj:line 1 column ") && e.contains("more than 4194304 tiles"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn json_that_is_not_a_map_names_the_place_and_the_reason() {
+        let cases: [(&str, &str); 5] = [
+            ("", "line 1 column 0: not valid JSON (the file ends early)"),
+            ("{\"type\":\"map\",", "not valid JSON (the file ends early)"),
+            ("null", "expected a Tiled JSON document"),
+            (
+                "{\"type\":\"template\",\"object\":{}}",
+                "map: this Tiled JSON file is a template, not a map",
+            ),
+            (
+                "{\"orientation\":\"orthogonal\",\"width\":1,\"height\":1,\"tilewidth\":32,\"tileheight\":32,\"layers\":[{\"name\":\"x\"}]}",
+                "line 1 column 102: not in Tiled's JSON format: missing field `type`",
+            ),
+        ];
+        for (text, want) in cases {
+            let e = from_tmj_str(text, "x.tmj").unwrap_err().to_string();
+            assert!(e.starts_with("x.tmj:") && e.contains(want), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn tilesets_and_templates_are_told_apart_by_type_then_extension() {
+        let ts = r#"{"name":"t","tilewidth":32,"tileheight":32,"tilecount":1,"columns":1,"tiles":[{"id":0,"type":"Solid"}]}"#;
+        let tsx = reference_to_xml(ts.as_bytes(), Path::new("a.tsj")).unwrap();
+        assert!(
+            tsx.contains("<tileset name=\"t\"") && tsx.contains("<tile id=\"0\" type=\"Solid\">"),
+            "{tsx}"
+        );
+        let tj = r#"{"object":{"type":"Ladder","width":16,"height":64}}"#;
+        let tx = reference_to_xml(tj.as_bytes(), Path::new("a.tj")).unwrap();
+        assert!(
+            tx.contains("<template>") && tx.contains("<object type=\"Ladder\""),
+            "{tx}"
+        );
+        let typed = r#"{"type":"template","object":{"type":"Ladder"}}"#;
+        assert!(
+            reference_to_xml(typed.as_bytes(), Path::new("a.json"))
+                .unwrap()
+                .contains("<template>")
+        );
+        let e = reference_to_xml(br#"{"type":"map"}"#, Path::new("a.tsj"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("a Tiled JSON map where a tileset"), "{e}");
     }
 }
