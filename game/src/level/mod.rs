@@ -1,32 +1,56 @@
-//! Levels made in the Tiled map editor: TMX maps turned into the game's
-//! [`Level`] (one ground height function h(x), ladders, spawn and exit).
+//! Levels made in the Tiled map editor: TMX maps, and Tiled's JSON maps
+//! (`.tmj`/`.json`, see [`tmj`]), turned into the game's [`Level`]: floors,
+//! solid blocks, one-way planks, ladders, moving platforms, checkpoints, a
+//! spawn and an exit.
 //!
 //! The scheme (documented for designers in `assets/levels/README.md`):
 //!
 //! - One tile is [`TILE_METRES`] wide and tall, whatever its size in pixels.
 //!   Column `c` spans `c·T ..(c+1)·T` in x; the lowest row holding any tile
 //!   sits on y = 0 and rows count upwards from there.
-//! - Tile classes: `Solid` (a full block), `Slope` (a block whose top runs
+//! - Tile classes: `Solid` (a full block) and `Slope` (a block whose top runs
 //!   from `left` to `right`, in tile heights, or rises at `angle` degrees
-//!   from the ground to its left) and `OneWay` (a platform top, kept apart
-//!   from h(x)). The topmost `Solid`/`Slope` tile of each column gives the
-//!   ground there; a column without one is a gap.
-//! - Object classes: `Ladder` (a rectangle; `rung_spacing` and
-//!   `first_rung_offset` in metres), `Spawn`, `Exit` and `Checkpoint`
-//!   (points, or the bottom centre of a rectangle; a player who falls out of
-//!   the level comes back at the last checkpoint passed, the spawn being the
-//!   first; a checkpoint's name in Tiled is what the game calls it), and
-//!   `Slope` (a rectangle covering whole
-//!   tiles: a per-cell override of the ground, with the `Slope` tile class's
-//!   members; what designer mode writes when it edits one slope's heights).
+//!   from the floor of the column to its left; a horizontally flipped slope
+//!   is mirrored, a vertically flipped or rotated one refused) make the
+//!   ground cells, over all tile layers, groups included. There is no single
+//!   ground height per column: every ground cell is a [`SolidBox`] (stacked
+//!   full cells merge into one box; the map's lowest row reaches
+//!   [`EARTH_BELOW_MAP`] further down), and every ground cell whose top is
+//!   open (no ground cell right above it) is a floor, merged with the floor
+//!   it continues in the next column. So a column may hold several floors,
+//!   one above another: the ground, a floating platform, a ledge, a bridge
+//!   over a tunnel. Two ground tiles in one cell are reported.
+//! - `OneWay` tiles are one-way planks at the tile's top edge, merged along
+//!   their row: floors that are no wall and no ceiling (stood on from above,
+//!   jumped up through, dropped through), kept in [`LoadedLevel::one_way`].
+//! - Object classes: `Ladder` (a rectangle from the floor at its foot to the
+//!   floor at its top; `rung_spacing` and `first_rung_offset` in metres),
+//!   `MovingPlatform` (a polyline: the path of the platform's top centre,
+//!   with `width`, `thickness`, `speed` and `wait` within
+//!   [`PLATFORM_LIMITS`]), `Spawn`, `Exit` and `Checkpoint` (points, or the
+//!   bottom centre of a rectangle; a player who falls below `kill_height`
+//!   comes back at the last checkpoint reached, the spawn being the first; a
+//!   checkpoint's name in Tiled is what the game calls it), and `Slope` (a
+//!   rectangle covering whole tiles: a per-cell override of the ground, with
+//!   the `Slope` tile class's members; what designer mode writes when it
+//!   edits one slope's heights).
+//! - Map properties: `name` and `kill_height` (metres; by default
+//!   [`DEFAULT_KILL_DEPTH`] below the lowest ground).
 //! - Tiles and objects with no class are decoration and are ignored; tiles
-//!   and objects of other classes are ignored too and reported as
-//!   [`Diagnostic`]s, which `ironstep check-level` treats as errors.
+//!   and objects of other classes, and unknown properties, are ignored too
+//!   and reported as [`Diagnostic`]s, which `ironstep check-level` treats as
+//!   errors.
 //!
-//! Every other problem (a file that cannot be read or parsed, a non-orthogonal
-//! map, no ground, no spawn, a ladder that is not a rectangle, a property of
-//! the wrong type) is a [`LevelError`] naming the file, the place and the
-//! reason.
+//! Every file is read bounded and checked against [`limits`] before the
+//! `tiled` reader parses it. A JSON map, tileset (`.tsj`) or template (`.tj`)
+//! is first translated into the TMX, TSX or TX text Tiled would write for
+//! it ([`tmj`]), so both formats take this one path: the same classes,
+//! checks, limits and errors. Every other problem (a file that cannot be
+//! read or parsed, a non-orthogonal map, no ground, no spawn, a ladder that
+//! is not a rectangle, a property of the wrong type) is a [`LevelError`]
+//! naming the file, the place and the reason. Designer mode edits either
+//! format in place ([`edit`], [`tmx_text`], [`tmj_text`]); hot reload
+//! watches both ([`watch`]).
 
 pub mod check;
 pub mod edit;

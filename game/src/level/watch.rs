@@ -1,6 +1,6 @@
-//! Hot reload: watches a level's TMX (and the tilesets and templates beside
-//! it) and reloads it shortly after Tiled saves, keeping the last good level
-//! when the new file is broken.
+//! Hot reload: watches a level's map (TMX or TMJ) and the tilesets and
+//! templates beside it, and reloads it shortly after Tiled saves, keeping
+//! the last good level when the new file is broken.
 //!
 //! The watcher is polled from the game loop ([`LevelWatcher::poll`]); file
 //! events arrive on a channel from the `notify` crate's thread. Editors save
