@@ -220,28 +220,18 @@ impl TmjText {
         let next_node = doc.member(0, "nextobjectid");
         let next = next_node.and_then(|n| self.raw(&doc, n).parse::<u32>().ok());
         let id = next.unwrap_or(0).max(max_id + 1);
-        // The object goes after the map's `nextobjectid` in the text only if
-        // the layers come after it; edit from the end backwards so the
-        // earlier span stays valid.
+        // Both edits as (range, replacement), applied from the end of the
+        // text backwards so the earlier range stays valid.
         let element = make(id);
-        let mut edits: Vec<(usize, Box<dyn FnOnce(&mut Self)>)> = Vec::new();
-        let at_array = doc.nodes[array].span.start;
+        let mut edits: Vec<(Range<usize>, String)> = Vec::new();
         if let Some(n) = next_node.filter(|_| next.is_some()) {
-            let span = doc.nodes[n].span.clone();
-            let value = (id + 1).to_string();
-            edits.push((
-                span.start,
-                Box::new(move |t| t.text.replace_range(span, &value)),
-            ));
+            edits.push((doc.nodes[n].span.clone(), (id + 1).to_string()));
         }
-        let (edit_text, insert) = self.element_insertion(&doc, array, None, &element);
-        edits.push((
-            at_array,
-            Box::new(move |t| t.text.insert_str(insert, &edit_text)),
-        ));
-        edits.sort_by_key(|e| std::cmp::Reverse(e.0));
-        for (_, e) in edits {
-            e(self);
+        let (text, at) = self.element_insertion(&doc, array, None, &element);
+        edits.push((at..at, text));
+        edits.sort_by_key(|e| std::cmp::Reverse(e.0.start));
+        for (range, replacement) in edits {
+            self.text.replace_range(range, &replacement);
         }
         Ok(id)
     }
