@@ -430,6 +430,17 @@ pub fn from_tmj_str(text: &str, label: &str) -> Result<LoadedLevel, LevelError> 
     tmx_text_to_level(&tmx, label)
 }
 
+/// Loads a map from text in the format `label`'s extension names: Tiled
+/// JSON for `.tmj`/`.json`, TMX otherwise (a shipped level, whatever format
+/// it was saved in).
+pub fn from_map_str(text: &str, label: &str) -> Result<LoadedLevel, LevelError> {
+    if tmj::is_json_path(Path::new(label)) {
+        from_tmj_str(text, label)
+    } else {
+        from_tmx_str(text, label)
+    }
+}
+
 /// Refuses a map text over [`limits::MAX_LEVEL_FILE_BYTES`].
 fn check_text_size(text: &str, label: &str) -> Result<(), LevelError> {
     if text.len() as u64 > limits::MAX_LEVEL_FILE_BYTES {

@@ -16,7 +16,8 @@ pub struct ShippedLevel {
     pub name: &'static str,
     /// Where the level lives in the repository (what errors name).
     pub file: &'static str,
-    /// The TMX text.
+    /// The map's text: TMX, or Tiled JSON when `file` ends in `.tmj` or
+    /// `.json` (a level may be shipped in either format).
     pub tmx: &'static str,
 }
 
@@ -128,7 +129,7 @@ impl LevelSource {
             Self::Builtin => None,
             Self::Shipped(name) => {
                 let l = shipped(name).expect("resolved names are shipped");
-                Some(super::from_tmx_str(l.tmx, l.file))
+                Some(super::from_map_str(l.tmx, l.file))
             }
             Self::File(p) => Some(super::load(p)),
         }
@@ -209,5 +210,21 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("no/such/level.tmx"), "{e}");
+    }
+
+    #[test]
+    fn a_level_may_be_shipped_as_tmj() {
+        let tmj = ShippedLevel {
+            name: "tower",
+            file: "assets/levels/tower.tmj",
+            tmx: include_str!("../../tests/levels/tmj/tower.tmj"),
+        };
+        let tmx = shipped("tower").unwrap();
+        let (a, b) = (
+            super::super::from_map_str(tmj.tmx, tmj.file).unwrap(),
+            super::super::from_map_str(tmx.tmx, tmx.file).unwrap(),
+        );
+        assert_eq!(format!("{:?}", a.level), format!("{:?}", b.level));
+        assert_eq!(a.file, "assets/levels/tower.tmj");
     }
 }
