@@ -208,6 +208,21 @@ impl fmt::Display for Scalar {
     }
 }
 
+/// The members of a text object's `text` written to TMX's `<text>`.
+const TEXT_ATTRIBUTES: [&str; 11] = [
+    "fontfamily",
+    "pixelsize",
+    "wrap",
+    "color",
+    "bold",
+    "italic",
+    "underline",
+    "strikeout",
+    "kerning",
+    "halign",
+    "valign",
+];
+
 /// A map (`.tmj`).
 #[derive(Debug, Deserialize)]
 struct JMap {
@@ -765,8 +780,10 @@ impl Xml {
         }
         if let Some(text) = &o.text {
             self.raw("<text");
+            // Only the attributes TMX's <text> has: a key is no place for
+            // arbitrary names in XML.
             for (k, v) in text {
-                if k != "text" {
+                if TEXT_ATTRIBUTES.contains(&k.as_str()) {
                     let v = match v {
                         Scalar::Bool(b) => u8::from(*b).to_string(),
                         other => other.to_string(),
@@ -979,5 +996,27 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("a Tiled JSON map where a tileset"), "{e}");
+    }
+
+    #[test]
+    fn any_json_key_or_string_makes_well_formed_xml() {
+        // A text object with a key XML could not hold as an attribute name,
+        // names and values full of markup: the map still loads, and the
+        // strings arrive as they were.
+        let mut v: Value =
+            serde_json::from_str(include_str!("../../tests/levels/tmj/walls.tmj")).unwrap();
+        v["layers"][1]["objects"]
+            .as_array_mut()
+            .unwrap()
+            .push(serde_json::json!({
+                "id": 90, "name": "</object><x a=\"", "x": 1, "y": 1, "width": 10, "height": 10,
+                "text": {"text": "]]><!--", "a b<\"": 1, "wrap": true},
+                "properties": [{"name": "\"'<&>", "type": "string", "value": "&amp;\u{7f}\u{e9}"}]
+            }));
+        let text = serde_json::to_string(&v).unwrap();
+        let l = from_tmj_str(&text, "odd.tmj").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(l.level.name, "Walls and ledges");
+        let tmx = map_to_tmx(text.as_bytes(), "odd.tmj").unwrap();
+        assert!(!tmx.contains("a b<"), "{tmx}");
     }
 }
