@@ -5,7 +5,8 @@
 //! loader's test maps (every layer encoding, groups, an infinite map, TSX
 //! and TSJ tilesets, TX and TJ templates). Malformed JSON gives one clear
 //! error naming the file and the place; designer edits of a TMJ change only
-//! the edited values and give the same world as the same edits of the TMX;
+//! the edited values and give the same world as the same edits of the TMX,
+//! and the designer window (under Xvfb) saves a dragged ladder back as JSON;
 //! hot reload follows a TMJ and its JSON tileset.
 
 use std::path::{Path, PathBuf};
@@ -606,4 +607,123 @@ fn hot_reload_follows_a_tmj_and_its_json_tileset_and_keeps_the_last_good_level()
         }
         None => panic!("saving the tileset did not reload the map"),
     }
+}
+
+/// The map of `designer.rs`'s window test as Tiled writes JSON: a 24 × 10
+/// map of 32 px tiles, a floor, a 2 m wall on the right with a ladder up it
+/// (object 3, top at y = 128 px, 128 px tall), one slope tile.
+fn designer_window_level() -> String {
+    let mut data = Vec::new();
+    for r in 0..10 {
+        for c in 0..24 {
+            data.push(match (r, c) {
+                (8 | 9, _) => 1,
+                (4..=7, 14..) => 1,
+                (7, 4) => 2,
+                _ => 0,
+            });
+        }
+    }
+    let v = serde_json::json!({
+        "compressionlevel": -1, "height": 10, "infinite": false,
+        "layers": [
+            {"data": data, "height": 10, "id": 1, "name": "Ground", "opacity": 1,
+             "type": "tilelayer", "visible": true, "width": 24, "x": 0, "y": 0},
+            {"draworder": "topdown", "id": 2, "name": "Objects", "opacity": 1, "type": "objectgroup",
+             "visible": true, "x": 0, "y": 0, "objects": [
+                {"height": 0, "id": 1, "name": "spawn", "point": true, "rotation": 0, "type": "Spawn",
+                 "visible": true, "width": 0, "x": 368, "y": 256},
+                {"height": 0, "id": 2, "name": "exit", "point": true, "rotation": 0, "type": "Exit",
+                 "visible": true, "width": 0, "x": 656, "y": 128},
+                {"height": 128, "id": 3, "name": "ladder", "rotation": 0, "type": "Ladder",
+                 "visible": true, "width": 32, "x": 416, "y": 128,
+                 "properties": [{"name": "rung_spacing", "type": "float", "value": 0.3}]}
+            ]}
+        ],
+        "nextlayerid": 3, "nextobjectid": 4, "orientation": "orthogonal", "renderorder": "right-down",
+        "tiledversion": "1.8.2", "tileheight": 32,
+        "tilesets": [{"columns": 2, "firstgid": 1, "image": "tiles.png", "imageheight": 32,
+            "imagewidth": 64, "margin": 0, "name": "t", "spacing": 0, "tilecount": 2,
+            "tileheight": 32, "tilewidth": 32, "tiles": [
+                {"id": 0, "type": "Solid"},
+                {"id": 1, "type": "Slope", "properties": [
+                    {"name": "left", "type": "float", "value": 0},
+                    {"name": "right", "type": "float", "value": 1}]}
+            ]}],
+        "tilewidth": 32, "type": "map", "version": "1.8", "width": 24
+    });
+    serde_json::to_string_pretty(&v).unwrap()
+}
+
+#[test]
+fn the_designer_window_drags_a_ladder_in_a_tmj_and_saves_json() {
+    crate::common::require("xvfb-run", "xvfb xauth");
+    crate::common::require("xdotool", "xdotool");
+    let dir = fresh_dir("tmj-designer-window");
+    let path = dir.join("copy.tmj");
+    let original = designer_window_level();
+    std::fs::write(&path, &original).unwrap();
+    let bin = env!("CARGO_BIN_EXE_ironstep");
+    let runtime = dir.join("xdg");
+    std::fs::create_dir_all(&runtime).unwrap();
+    let script = format!(
+        r#"cd '{dir}'
+export XDG_RUNTIME_DIR='{runtime}' WGPU_DEBUG=0 IRONSTEP_DATA_DIR='{runtime}/data'
+waitfor() {{ n=0; until grep -q "$1" out.txt; do n=$((n+1)); [ $n -gt 600 ] && {{ echo "timed out waiting for $1"; cat out.txt; kill $game; exit 1; }}; sleep 0.1; done; }}
+'{bin}' play --edit --level copy.tmj --window-size 1280x720 --exit-after 1000000 > out.txt 2> err.txt &
+game=$!
+waitfor 'handle ladder 0 top'
+set -- $(grep 'handle ladder 0 top' out.txt | head -n 1)
+x=$7; y=$8
+win=$(xdotool search --sync --name '^Ironstep$' | head -n 1)
+xdotool windowfocus --sync "$win"
+sleep 1
+xdotool mousemove --window "$win" $x $y
+sleep 0.3
+xdotool mousedown 1
+sleep 0.3
+xdotool mousemove --window "$win" $x $((y - 20))
+sleep 0.3
+xdotool mousemove --window "$win" $x $((y - 40))
+sleep 0.3
+xdotool mouseup 1
+sleep 0.3
+xdotool key ctrl+s
+waitfor 'designer: saved'
+xdotool key Escape Up Return
+wait $game
+echo "exit $?""#,
+        dir = dir.display(),
+        runtime = runtime.display(),
+    );
+    crate::designer::run_window_script(&script, &dir);
+    let saved = std::fs::read_to_string(&path).unwrap();
+    let (old, new): (Value, Value) = (
+        serde_json::from_str(&original).unwrap(),
+        serde_json::from_str(&saved).expect("saved as JSON"),
+    );
+    let mut diffs = Vec::new();
+    json_diff("", &old, &new, &mut diffs);
+    assert!(
+        !diffs.is_empty()
+            && diffs.iter().all(|d| d.starts_with("/layers/1/objects/2/y:")
+                || d.starts_with("/layers/1/objects/2/height:")),
+        "{diffs:#?}"
+    );
+    let (y, h) = (
+        new["layers"][1]["objects"][2]["y"].as_f64().unwrap(),
+        new["layers"][1]["objects"][2]["height"].as_f64().unwrap(),
+    );
+    assert!(y < 128.0 && (128.0 - y) % 4.0 == 0.0, "y {y}");
+    assert_eq!(y + h, 256.0, "the foot stays");
+    // Only the two numbers' lines changed.
+    let changed = original
+        .lines()
+        .zip(saved.lines())
+        .filter(|(a, b)| a != b)
+        .count();
+    assert_eq!(original.lines().count(), saved.lines().count());
+    assert_eq!(changed, 2, "{saved}");
+    let back = load(&path).unwrap();
+    assert!((back.level.ladders[0].top - (3.0 + (128.0 - y) / 64.0) as f32).abs() < 1e-4);
 }
