@@ -51,7 +51,7 @@ pub const FOOT_CLEARANCE: f32 = 2.0 * skeleton::ANKLE_HEIGHT;
 /// Arguments of `ironstep check-level`.
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// Levels to check: Tiled maps (.tmx) or the names `--level` takes
+    /// Levels to check: Tiled maps (.tmx, .tmj or .json) or the names `--level` takes
     /// (`builtin`, `tutorial`, `long`, `tower`). The built-in level is made
     /// by code, not a Tiled map: it is accepted with a warning that there
     /// is nothing to check.

@@ -29,10 +29,16 @@
 //!   shortening empties the `OneWay` tiles of the cells given up;
 //! - a moving platform's path point: that point of the object's
 //!   `<polyline points="...">`, in pixels relative to the object's `x`, `y`.
+//!
+//! A Tiled JSON map (`.tmj`, `.json`) is edited the same way in its own
+//! format ([`super::tmj_text`]): the same members (`y`, `height`), the same
+//! properties, the same `Slope` objects, data array cells and `polyline`
+//! points, and it is saved back as JSON.
 
 use std::path::{Path, PathBuf};
 
 use super::check::check_level;
+use super::tmj_text::TmjText;
 use super::tmx_text::{TmxText, fmt_num};
 use super::{ColumnTop, Diagnostic, GRID_EPSILON, LoadedLevel, TILE_METRES, load_with_text};
 use crate::sim::world::Level;
@@ -93,13 +99,118 @@ impl Plank {
     }
 }
 
+/// The text of the file being edited, in its own format.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum MapText {
+    /// A TMX map.
+    Tmx(TmxText),
+    /// A Tiled JSON map.
+    Tmj(TmjText),
+}
+
+/// Calls the same method on either format's text.
+macro_rules! each {
+    ($self:expr, $t:ident => $e:expr) => {
+        match $self {
+            MapText::Tmx($t) => $e,
+            MapText::Tmj($t) => $e,
+        }
+    };
+}
+
+impl MapText {
+    /// The text of the map at `path`, by its extension.
+    fn new(path: &Path, text: String) -> Self {
+        if super::tmj::is_json_path(path) {
+            Self::Tmj(TmjText::new(text))
+        } else {
+            Self::Tmx(TmxText::new(text))
+        }
+    }
+
+    /// Another text of the same format.
+    fn with(&self, text: String) -> Self {
+        match self {
+            Self::Tmx(_) => Self::Tmx(TmxText::new(text)),
+            Self::Tmj(_) => Self::Tmj(TmjText::new(text)),
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        each!(self, t => t.as_str())
+    }
+
+    fn object_attr(&self, id: u32, name: &str) -> Result<Option<String>, String> {
+        each!(self, t => t.object_attr(id, name))
+    }
+
+    fn set_object_attr(&mut self, id: u32, name: &str, value: &str) -> Result<(), String> {
+        each!(self, t => t.set_object_attr(id, name, value))
+    }
+
+    fn object_property(&self, id: u32, name: &str) -> Result<Option<String>, String> {
+        each!(self, t => t.object_property(id, name))
+    }
+
+    fn set_object_property(
+        &mut self,
+        id: u32,
+        name: &str,
+        ty: &str,
+        value: &str,
+    ) -> Result<(), String> {
+        each!(self, t => t.set_object_property(id, name, ty, value))
+    }
+
+    fn tile_gid(&self, layer: usize, col: i32, row: i32) -> Result<u32, String> {
+        each!(self, t => t.tile_gid(layer, col, row))
+    }
+
+    fn tile_layer_name(&self, layer: usize) -> Result<String, String> {
+        each!(self, t => t.tile_layer_name(layer))
+    }
+
+    fn set_tile_gid(&mut self, layer: usize, col: i32, row: i32, gid: u32) -> Result<(), String> {
+        each!(self, t => t.set_tile_gid(layer, col, row, gid))
+    }
+
+    fn set_polyline_point(&mut self, id: u32, k: usize, x: f64, y: f64) -> Result<(), String> {
+        each!(self, t => t.set_polyline_point(id, k, x, y))
+    }
+
+    /// Adds a `Slope` object named `name` over the rectangle `[x, y, w, h]`
+    /// (pixels) with the `left` and `right` heights given as text, to the
+    /// object layer holding object `beside`.
+    fn insert_slope(
+        &mut self,
+        beside: u32,
+        name: &str,
+        [x, y, w, h]: [i64; 4],
+        (l, r): (&str, &str),
+    ) -> Result<u32, String> {
+        match self {
+            Self::Tmx(t) => t.insert_object(beside, |id| {
+                format!(
+                    "<object id=\"{id}\" name=\"{name}\" type=\"Slope\" x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\"><properties><property name=\"left\" type=\"float\" value=\"{l}\"/><property name=\"right\" type=\"float\" value=\"{r}\"/></properties></object>"
+                )
+            }),
+            // Keys in the order Tiled writes them (sorted).
+            Self::Tmj(t) => t.insert_object(beside, |id| {
+                format!(
+                    "{{\"height\":{h},\"id\":{id},\"name\":\"{name}\",\"properties\":[{{\"name\":\"left\",\"type\":\"float\",\"value\":{l}}},{{\"name\":\"right\",\"type\":\"float\",\"value\":{r}}}],\"rotation\":0,\"type\":\"Slope\",\"visible\":true,\"width\":{w},\"x\":{x},\"y\":{y}}}"
+                )
+            }),
+        }
+    }
+}
+
 /// A level file open for editing.
 #[derive(Clone, Debug)]
 pub struct LevelDoc {
     path: PathBuf,
     /// The text as it is on disk (last opened or saved).
     saved: String,
-    text: TmxText,
+    text: MapText,
     loaded: LoadedLevel,
     /// Texts before each undoable step, oldest first.
     undo: Vec<String>,
@@ -110,7 +221,7 @@ pub struct LevelDoc {
 }
 
 impl LevelDoc {
-    /// Opens a TMX file for editing.
+    /// Opens a Tiled map (TMX, or TMJ/JSON) for editing.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, String> {
         let path = path.as_ref().to_path_buf();
         let bytes = crate::fsio::read_bounded(&path, super::limits::MAX_LEVEL_FILE_BYTES)
@@ -124,9 +235,9 @@ impl LevelDoc {
     pub fn from_text(path: PathBuf, text: String) -> Result<Self, String> {
         let loaded = load_with_text(&path, &text).map_err(|e| e.to_string())?;
         Ok(Self {
-            path,
             saved: text.clone(),
-            text: TmxText::new(text),
+            text: MapText::new(&path, text),
+            path,
             loaded,
             undo: Vec::new(),
             redo: Vec::new(),
@@ -208,9 +319,12 @@ impl LevelDoc {
         let loaded = load_with_text(&self.path, prev).map_err(|e| e.to_string())?;
         let prev = self.undo.pop().unwrap_or_default();
         self.redo.push(
-            std::mem::replace(&mut self.text, TmxText::new(prev))
-                .as_str()
-                .to_string(),
+            {
+                let new = self.text.with(prev);
+                std::mem::replace(&mut self.text, new)
+            }
+            .as_str()
+            .to_string(),
         );
         self.loaded = loaded;
         self.gesture = self.gesture.map(|_| false);
@@ -225,9 +339,12 @@ impl LevelDoc {
         let loaded = load_with_text(&self.path, next).map_err(|e| e.to_string())?;
         let next = self.redo.pop().unwrap_or_default();
         self.undo.push(
-            std::mem::replace(&mut self.text, TmxText::new(next))
-                .as_str()
-                .to_string(),
+            {
+                let new = self.text.with(next);
+                std::mem::replace(&mut self.text, new)
+            }
+            .as_str()
+            .to_string(),
         );
         self.loaded = loaded;
         self.gesture = self.gesture.map(|_| false);
@@ -237,7 +354,7 @@ impl LevelDoc {
     /// Applies an edit of the text; keeps it only when the result loads.
     fn edit(
         &mut self,
-        f: impl FnOnce(&mut TmxText, &LoadedLevel) -> Result<(), String>,
+        f: impl FnOnce(&mut MapText, &LoadedLevel) -> Result<(), String>,
     ) -> Result<(), String> {
         self.edit_checked(f, |_| Ok(()))
     }
@@ -247,7 +364,7 @@ impl LevelDoc {
     /// part of the current gesture's) and clears what could be redone.
     fn edit_checked(
         &mut self,
-        f: impl FnOnce(&mut TmxText, &LoadedLevel) -> Result<(), String>,
+        f: impl FnOnce(&mut MapText, &LoadedLevel) -> Result<(), String>,
         check: impl FnOnce(&LoadedLevel) -> Result<(), String>,
     ) -> Result<(), String> {
         let mut text = self.text.clone();
@@ -421,16 +538,17 @@ impl LevelDoc {
                 }
                 None => {
                     let g = loaded.grid;
-                    text.insert_object(spawn, |id| {
-                        format!(
-                            "<object id=\"{id}\" name=\"slope {col},{row}\" type=\"Slope\" x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\"><properties><property name=\"left\" type=\"float\" value=\"{l}\"/><property name=\"right\" type=\"float\" value=\"{r}\"/></properties></object>",
-                            row = c.row,
-                            x = i64::from(col) * i64::from(g.tile_width),
-                            y = i64::from(c.row) * i64::from(g.tile_height),
-                            w = g.tile_width,
-                            h = g.tile_height,
-                        )
-                    })?;
+                    text.insert_slope(
+                        spawn,
+                        &format!("slope {col},{}", c.row),
+                        [
+                            i64::from(col) * i64::from(g.tile_width),
+                            i64::from(c.row) * i64::from(g.tile_height),
+                            i64::from(g.tile_width),
+                            i64::from(g.tile_height),
+                        ],
+                        (&l, &r),
+                    )?;
                 }
             }
             Ok(())

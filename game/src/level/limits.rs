@@ -7,11 +7,13 @@
 //! places:
 //!
 //! - [`read_level_file`]: every file a level reads (the map, its external
-//!   tilesets `.tsx` and object templates `.tx`) must be a regular file of at
+//!   tilesets `.tsx`/`.tsj` and object templates `.tx`/`.tj`; a JSON one is
+//!   translated to XML by [`super::tmj`] first) must be a regular file of at
 //!   most [`MAX_LEVEL_FILE_BYTES`], inside the map's own folder (see
 //!   [`check_reference`]); images are never opened (the game draws its own
 //!   tiles), so their paths are not checked.
-//! - [`preflight`]: the XML of each of those files is read once before the
+//! - [`preflight`]: the XML of each of those files (for a JSON file, the XML
+//!   it translates to) is read once before the
 //!   `tiled` crate parses it, and the sizes `tiled` would trust (map, layer and
 //!   chunk sizes, the tile data's length, compressed data, tileset tile counts)
 //!   are checked: `tiled` 0.15 indexes a layer's tiles without checking that
@@ -161,6 +163,20 @@ pub fn read_level_file(map: &Path, resolved: &Path) -> Result<Vec<u8>, LevelErro
     check_reference(map, resolved).map_err(refused)?;
     let bytes = crate::fsio::read_bounded(resolved, MAX_LEVEL_FILE_BYTES)
         .map_err(|e| refused(e.to_string()))?;
+    // A Tiled JSON tileset or template is read as the TSX or TX text it
+    // translates to, and checked as that.
+    let bytes = if super::tmj::is_json_path(resolved) {
+        super::tmj::reference_to_xml(&bytes, resolved)
+            .map_err(|e| match e {
+                LevelError::Invalid {
+                    location, reason, ..
+                } => refused_at(map, &file, &location, reason),
+                other => other,
+            })?
+            .into_bytes()
+    } else {
+        bytes
+    };
     // Named in the map's error (the map is what the user loads), with the
     // file and the place inside it.
     preflight(&bytes, &file).map_err(|e| match e {

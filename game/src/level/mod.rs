@@ -1,38 +1,64 @@
-//! Levels made in the Tiled map editor: TMX maps turned into the game's
-//! [`Level`] (one ground height function h(x), ladders, spawn and exit).
+//! Levels made in the Tiled map editor: TMX maps, and Tiled's JSON maps
+//! (`.tmj`/`.json`, see [`tmj`]), turned into the game's [`Level`]: floors,
+//! solid blocks, one-way planks, ladders, moving platforms, checkpoints, a
+//! spawn and an exit.
 //!
 //! The scheme (documented for designers in `assets/levels/README.md`):
 //!
 //! - One tile is [`TILE_METRES`] wide and tall, whatever its size in pixels.
 //!   Column `c` spans `c·T ..(c+1)·T` in x; the lowest row holding any tile
 //!   sits on y = 0 and rows count upwards from there.
-//! - Tile classes: `Solid` (a full block), `Slope` (a block whose top runs
+//! - Tile classes: `Solid` (a full block) and `Slope` (a block whose top runs
 //!   from `left` to `right`, in tile heights, or rises at `angle` degrees
-//!   from the ground to its left) and `OneWay` (a platform top, kept apart
-//!   from h(x)). The topmost `Solid`/`Slope` tile of each column gives the
-//!   ground there; a column without one is a gap.
-//! - Object classes: `Ladder` (a rectangle; `rung_spacing` and
-//!   `first_rung_offset` in metres), `Spawn`, `Exit` and `Checkpoint`
-//!   (points, or the bottom centre of a rectangle; a player who falls out of
-//!   the level comes back at the last checkpoint passed, the spawn being the
-//!   first; a checkpoint's name in Tiled is what the game calls it), and
-//!   `Slope` (a rectangle covering whole
-//!   tiles: a per-cell override of the ground, with the `Slope` tile class's
-//!   members; what designer mode writes when it edits one slope's heights).
+//!   from the floor of the column to its left; a horizontally flipped slope
+//!   is mirrored, a vertically flipped or rotated one refused) make the
+//!   ground cells, over all tile layers, groups included. There is no single
+//!   ground height per column: every ground cell is a [`SolidBox`] (stacked
+//!   full cells merge into one box; the map's lowest row reaches
+//!   [`EARTH_BELOW_MAP`] further down), and every ground cell whose top is
+//!   open (no ground cell right above it) is a floor, merged with the floor
+//!   it continues in the next column. So a column may hold several floors,
+//!   one above another: the ground, a floating platform, a ledge, a bridge
+//!   over a tunnel. Two ground tiles in one cell are reported.
+//! - `OneWay` tiles are one-way planks at the tile's top edge, merged along
+//!   their row: floors that are no wall and no ceiling (stood on from above,
+//!   jumped up through, dropped through), kept in [`LoadedLevel::one_way`].
+//! - Object classes: `Ladder` (a rectangle from the floor at its foot to the
+//!   floor at its top; `rung_spacing` and `first_rung_offset` in metres),
+//!   `MovingPlatform` (a polyline: the path of the platform's top centre,
+//!   with `width`, `thickness`, `speed` and `wait` within
+//!   [`PLATFORM_LIMITS`]), `Spawn`, `Exit` and `Checkpoint` (points, or the
+//!   bottom centre of a rectangle; a player who falls below `kill_height`
+//!   comes back at the last checkpoint reached, the spawn being the first; a
+//!   checkpoint's name in Tiled is what the game calls it), and `Slope` (a
+//!   rectangle covering whole tiles: a per-cell override of the ground, with
+//!   the `Slope` tile class's members; what designer mode writes when it
+//!   edits one slope's heights).
+//! - Map properties: `name` and `kill_height` (metres; by default
+//!   [`DEFAULT_KILL_DEPTH`] below the lowest ground).
 //! - Tiles and objects with no class are decoration and are ignored; tiles
-//!   and objects of other classes are ignored too and reported as
-//!   [`Diagnostic`]s, which `ironstep check-level` treats as errors.
+//!   and objects of other classes, and unknown properties, are ignored too
+//!   and reported as [`Diagnostic`]s, which `ironstep check-level` treats as
+//!   errors.
 //!
-//! Every other problem (a file that cannot be read or parsed, a non-orthogonal
-//! map, no ground, no spawn, a ladder that is not a rectangle, a property of
-//! the wrong type) is a [`LevelError`] naming the file, the place and the
-//! reason.
+//! Every file is read bounded and checked against [`limits`] before the
+//! `tiled` reader parses it. A JSON map, tileset (`.tsj`) or template (`.tj`)
+//! is first translated into the TMX, TSX or TX text Tiled would write for
+//! it ([`tmj`]), so both formats take this one path: the same classes,
+//! checks, limits and errors. Every other problem (a file that cannot be
+//! read or parsed, a non-orthogonal map, no ground, no spawn, a ladder that
+//! is not a rectangle, a property of the wrong type) is a [`LevelError`]
+//! naming the file, the place and the reason. Designer mode edits either
+//! format in place ([`edit`], [`tmx_text`], [`tmj_text`]); hot reload
+//! watches both ([`watch`]).
 
 pub mod check;
 pub mod edit;
 pub mod limits;
 pub mod reach;
 pub mod shipped;
+pub mod tmj;
+pub mod tmj_text;
 pub mod tmx_text;
 pub mod watch;
 
@@ -301,10 +327,11 @@ pub struct ColumnTop {
     pub override_id: Option<u32>,
 }
 
-/// Loads a TMX file; external tilesets and templates are read beside it
-/// (inside the map's folder, see [`limits::check_reference`]). Every file
-/// read is bounded and checked against [`limits`] before the Tiled reader
-/// sees it.
+/// Loads a Tiled map: a TMX file (`.tmx`) or a JSON one (`.tmj`, `.json`,
+/// translated by [`tmj`]); external tilesets and templates (`.tsx`/`.tsj`,
+/// `.tx`/`.tj`) are read beside it (inside the map's folder, see
+/// [`limits::check_reference`]). Every file read is bounded and checked
+/// against [`limits`] before the Tiled reader sees it.
 pub fn load(path: impl AsRef<Path>) -> Result<LoadedLevel, LevelError> {
     let path = path.as_ref();
     check_extension(path)?;
@@ -312,17 +339,20 @@ pub fn load(path: impl AsRef<Path>) -> Result<LoadedLevel, LevelError> {
     load_bytes(path, bytes)
 }
 
-/// The error for a file that is not a `.tmx` map.
+/// The map file extensions the loader takes.
+pub const MAP_EXTENSIONS: [&str; 3] = ["tmx", "tmj", "json"];
+
+/// The error for a file that is not a Tiled map.
 fn check_extension(path: &Path) -> Result<(), LevelError> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    if ext.eq_ignore_ascii_case("tmx") {
+    if MAP_EXTENSIONS.iter().any(|m| ext.eq_ignore_ascii_case(m)) {
         return Ok(());
     }
     Err(LevelError::Invalid {
         file: path.display().to_string(),
         location: "map".into(),
         reason: format!(
-            "only Tiled TMX maps are supported, not '.{ext}' files (in Tiled: File > Save As > .tmx)"
+            "only Tiled maps (.tmx, or .tmj/.json) are supported, not '.{ext}' files (in Tiled: File > Save As)"
         ),
     })
 }
@@ -351,6 +381,11 @@ pub fn load_with_text(path: impl AsRef<Path>, text: &str) -> Result<LoadedLevel,
 /// each tileset and template it names through [`limits::read_level_file`].
 fn load_bytes(path: &Path, bytes: Vec<u8>) -> Result<LoadedLevel, LevelError> {
     let file = path.display().to_string();
+    let bytes = if tmj::is_json_path(path) {
+        tmj::map_to_tmx(&bytes, &file)?.into_bytes()
+    } else {
+        bytes
+    };
     let pre = limits::preflight(&bytes, &file)?;
     let own = path.to_path_buf();
     // The first refusal of a referenced file, reported instead of the
@@ -384,6 +419,30 @@ fn load_bytes(path: &Path, bytes: Vec<u8>) -> Result<LoadedLevel, LevelError> {
 /// Loads a TMX map from text (an embedded level); `label` names it in errors.
 /// External tilesets and templates cannot be resolved this way: embed them.
 pub fn from_tmx_str(text: &str, label: &str) -> Result<LoadedLevel, LevelError> {
+    check_text_size(text, label)?;
+    tmx_text_to_level(text, label)
+}
+
+/// Loads a Tiled JSON map from text, as [`from_tmx_str`] does a TMX one.
+pub fn from_tmj_str(text: &str, label: &str) -> Result<LoadedLevel, LevelError> {
+    check_text_size(text, label)?;
+    let tmx = tmj::map_to_tmx(text.as_bytes(), label)?;
+    tmx_text_to_level(&tmx, label)
+}
+
+/// Loads a map from text in the format `label`'s extension names: Tiled
+/// JSON for `.tmj`/`.json`, TMX otherwise (a shipped level, whatever format
+/// it was saved in).
+pub fn from_map_str(text: &str, label: &str) -> Result<LoadedLevel, LevelError> {
+    if tmj::is_json_path(Path::new(label)) {
+        from_tmj_str(text, label)
+    } else {
+        from_tmx_str(text, label)
+    }
+}
+
+/// Refuses a map text over [`limits::MAX_LEVEL_FILE_BYTES`].
+fn check_text_size(text: &str, label: &str) -> Result<(), LevelError> {
     if text.len() as u64 > limits::MAX_LEVEL_FILE_BYTES {
         return Err(LevelError::Invalid {
             file: label.to_string(),
@@ -395,6 +454,11 @@ pub fn from_tmx_str(text: &str, label: &str) -> Result<LoadedLevel, LevelError> 
             ),
         });
     }
+    Ok(())
+}
+
+/// [`from_tmx_str`] after its size check.
+fn tmx_text_to_level(text: &str, label: &str) -> Result<LoadedLevel, LevelError> {
     let pre = limits::preflight(text.as_bytes(), label)?;
     let bytes = text.as_bytes().to_vec();
     let own = PathBuf::from(label);
@@ -1548,12 +1612,19 @@ mod tests {
     }
 
     #[test]
-    fn json_maps_and_isometric_maps_are_refused_clearly() {
+    fn other_files_third_party_json_maps_and_isometric_maps_are_refused_clearly() {
+        // A Tiled JSON map of another game is read, and refused for what
+        // it lacks, as its TMX would be.
         let title = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../shared/assets/third_party/tiled/mapeditor-tiled-examples/sticker-knight/ui/title.json");
         let e = load(&title).unwrap_err().to_string();
         assert!(
-            e.contains("title.json:map:") && e.contains("only Tiled TMX maps"),
+            e.contains("title.json:map:") && e.contains("no ground"),
+            "{e}"
+        );
+        let e = load(Path::new("level.txt")).unwrap_err().to_string();
+        assert!(
+            e.starts_with("level.txt:map:") && e.contains("only Tiled maps (.tmx, or .tmj/.json)"),
             "{e}"
         );
         let text = map(&[FLAT], &point(1, "Spawn", 1.0, 2))

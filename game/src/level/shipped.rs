@@ -1,7 +1,8 @@
 //! The levels shipped inside the binary and the one resolver every
 //! subcommand uses for a `--level` argument (`play`, `run`, `bench`,
 //! `check-level`): `builtin`, the name of a shipped level, or a path to a
-//! Tiled `.tmx` file. An unknown name is an error that lists what exists.
+//! Tiled map (`.tmx`, or `.tmj`/`.json`). An unknown name is an error that
+//! lists what exists.
 
 use std::path::{Path, PathBuf};
 
@@ -15,7 +16,8 @@ pub struct ShippedLevel {
     pub name: &'static str,
     /// Where the level lives in the repository (what errors name).
     pub file: &'static str,
-    /// The TMX text.
+    /// The map's text: TMX, or Tiled JSON when `file` ends in `.tmj` or
+    /// `.json` (a level may be shipped in either format).
     pub tmx: &'static str,
 }
 
@@ -56,7 +58,7 @@ pub enum LevelSource {
 /// A `--level` argument that names nothing.
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "{given}: unknown level; give `builtin`, a shipped level ({}) or a path to a Tiled .tmx file",
+    "{given}: unknown level; give `builtin`, a shipped level ({}) or a path to a Tiled map (.tmx, .tmj or .json)",
     shipped_names().join(", ")
 )]
 pub struct UnknownLevel {
@@ -127,7 +129,7 @@ impl LevelSource {
             Self::Builtin => None,
             Self::Shipped(name) => {
                 let l = shipped(name).expect("resolved names are shipped");
-                Some(super::from_tmx_str(l.tmx, l.file))
+                Some(super::from_map_str(l.tmx, l.file))
             }
             Self::File(p) => Some(super::load(p)),
         }
@@ -208,5 +210,21 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("no/such/level.tmx"), "{e}");
+    }
+
+    #[test]
+    fn a_level_may_be_shipped_as_tmj() {
+        let tmj = ShippedLevel {
+            name: "tower",
+            file: "assets/levels/tower.tmj",
+            tmx: include_str!("../../tests/levels/tmj/tower.tmj"),
+        };
+        let tmx = shipped("tower").unwrap();
+        let (a, b) = (
+            super::super::from_map_str(tmj.tmx, tmj.file).unwrap(),
+            super::super::from_map_str(tmx.tmx, tmx.file).unwrap(),
+        );
+        assert_eq!(format!("{:?}", a.level), format!("{:?}", b.level));
+        assert_eq!(a.file, "assets/levels/tower.tmj");
     }
 }

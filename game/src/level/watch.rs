@@ -1,6 +1,6 @@
-//! Hot reload: watches a level's TMX (and the tilesets and templates beside
-//! it) and reloads it shortly after Tiled saves, keeping the last good level
-//! when the new file is broken.
+//! Hot reload: watches a level's map (TMX or TMJ) and the tilesets and
+//! templates beside it, and reloads it shortly after Tiled saves, keeping
+//! the last good level when the new file is broken.
 //!
 //! The watcher is polled from the game loop ([`LevelWatcher::poll`]); file
 //! events arrive on a channel from the `notify` crate's thread. Editors save
@@ -22,8 +22,17 @@ use crate::sim::world::{FloorFilter, Level};
 /// a whole save burst, short enough that a save shows within half a second.
 pub const DEBOUNCE: Duration = Duration::from_millis(120);
 /// Extensions whose change triggers a reload: the map, external tilesets,
-/// templates and the project file.
-pub const WATCHED_EXTENSIONS: [&str; 4] = ["tmx", "tsx", "tx", "tiled-project"];
+/// templates and the project file, in Tiled's XML and JSON formats.
+pub const WATCHED_EXTENSIONS: [&str; 8] = [
+    "tmx",
+    "tsx",
+    "tx",
+    "tmj",
+    "tsj",
+    "tj",
+    "json",
+    "tiled-project",
+];
 
 /// Why the watcher could not start.
 #[derive(Debug, Error)]

@@ -56,7 +56,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 16)]
     pub warmup: usize,
     /// The level: `builtin` (the default), a shipped level (`tutorial`,
-    /// `long`, `tower`), or a Tiled .tmx file.
+    /// `long`, `tower`), or a Tiled map (.tmx, .tmj or .json).
     #[arg(long, default_value = "builtin")]
     pub level: String,
     /// Seed of the knights' start places, directions and gaits.

@@ -20,6 +20,8 @@
 //!   What is accepted must pose with finite values.
 //! - [`tmx_level`]: `level::from_tmx_str`, then `check-level`'s checks and
 //!   a second of simulation and posing with the knight on the level.
+//! - [`tmj_level`]: `level::from_tmj_str` (Tiled JSON, translated to TMX
+//!   text and loaded by the same path), then the same as [`tmx_level`].
 //! - [`input_script`]: `Script::parse`, then the script played for its length.
 
 use std::path::{Path, PathBuf};
@@ -241,6 +243,27 @@ pub fn tmx_level(data: &[u8]) -> bool {
     let Ok(loaded) = level::from_tmx_str(text, "fuzz.tmx") else {
         return false;
     };
+    play_level(loaded);
+    true
+}
+
+/// Parses `data` as a Tiled JSON map (`.tmj`); an accepted level must check
+/// and play as [`tmx_level`] requires. Returns whether it was accepted.
+pub fn tmj_level(data: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return false;
+    };
+    let Ok(loaded) = level::from_tmj_str(text, "fuzz.tmj") else {
+        return false;
+    };
+    play_level(loaded);
+    true
+}
+
+/// `check-level`'s checks on an accepted level, then [`LEVEL_FRAMES`] of
+/// simulation and posing with the knight walking right: positions and the
+/// pose's palette must stay finite.
+fn play_level(loaded: level::LoadedLevel) {
     let _ = level::check::check_level(&loaded);
     let mut sim = Sim::new(loaded.level, knight_character());
     let input = crate::sim::player::Input {
@@ -258,7 +281,6 @@ pub fn tmx_level(data: &[u8]) -> bool {
         body.pipeline.palette().iter().all(|m| m.is_finite()),
         "palette went non-finite"
     );
-    true
 }
 
 /// Parses `data` as an input script; an accepted script must play.
@@ -420,5 +442,8 @@ mod tests {
         assert!(tmx_level(level::TUTORIAL_TMX.as_bytes()));
         assert!(input_script(b"0.0 press right\n1.0 hold jump 0.5\n"));
         assert!(!tmx_level(b"<map/>"), "a rejected file says so");
+        let tmj = include_str!("../../tests/levels/tmj/tutorial.tmj");
+        assert!(tmj_level(tmj.as_bytes()));
+        assert!(!tmj_level(b"{\"type\":\"map\"}"), "a rejected file says so");
     }
 }

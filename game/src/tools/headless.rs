@@ -57,7 +57,7 @@ pub const MAX_FRAMES: u64 = 64 * 600;
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// The level: `builtin` (the default), a shipped level (`tutorial`,
-    /// `long`, `tower`), or a Tiled .tmx file.
+    /// `long`, `tower`), or a Tiled map (.tmx, .tmj or .json).
     #[arg(long, default_value = "builtin")]
     pub level: String,
     /// The input script (see `assets/scripts/`); or give `--autopilot`.

@@ -70,7 +70,7 @@ const WINDOW_SIZE: (u32, u32) = (1280, 720);
 #[derive(Args, Debug, Default, Clone)]
 pub struct PlayArgs {
     /// Go straight into play on this level: `builtin`, a shipped level
-    /// (`tutorial`, `long`, `tower`), or a Tiled .tmx file (watched: saving
+    /// (`tutorial`, `long`, `tower`), or a Tiled map, .tmx or .tmj (watched: saving
     /// it reloads the level). Without it the game opens on the title screen.
     #[arg(long)]
     pub level: Option<String>,

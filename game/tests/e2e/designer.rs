@@ -284,7 +284,7 @@ echo "exit $?""#,
 /// the game it started (its output in `dir`'s out.txt and err.txt) ended
 /// well, showing everything they printed when not. Returns the game's
 /// standard output.
-fn run_window_script(script: &str, dir: &std::path::Path) -> String {
+pub(crate) fn run_window_script(script: &str, dir: &std::path::Path) -> String {
     let out = xvfb("1280x720x24")
         .args(["sh", "-c", script])
         .output()

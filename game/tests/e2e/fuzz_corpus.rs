@@ -78,6 +78,11 @@ fn tmx_level_corpus_replays_cleanly() {
 }
 
 #[test]
+fn tmj_level_corpus_replays_cleanly() {
+    replay("tmj_level", game::tools::fuzzing::tmj_level);
+}
+
+#[test]
 fn input_script_corpus_replays_cleanly() {
     replay("input_script", game::tools::fuzzing::input_script);
 }
@@ -146,6 +151,35 @@ fn committed_glb_seeds_match_the_generator() {
         "{} differs from the generator: regenerate it (see SANDBOX_KNIGHT)",
         path.display()
     );
+}
+
+/// The TMJ fuzzer starts from Tiled's exports of our levels and test maps
+/// (`game/tests/levels/tmj/`, those with their tilesets embedded),
+/// committed as `seed-<file name>` and kept equal to them here.
+#[test]
+fn committed_tmj_seeds_match_the_tiled_exports() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/levels/tmj");
+    let mut stale = Vec::new();
+    let mut count = 0;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tmj"))
+        .collect();
+    files.sort();
+    for f in files {
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        // Those naming external files cannot load from memory.
+        if name.ends_with("-tsj.tmj") || name.contains("external") || name.contains("json_refs") {
+            continue;
+        }
+        count += 1;
+        if let Err(e) = seed_matches("tmj_level", &name, &std::fs::read(&f).unwrap()) {
+            stale.push(e);
+        }
+    }
+    assert!(count >= 8, "only {count} TMJ seeds");
+    assert!(stale.is_empty(), "stale seeds: {stale:#?}");
 }
 
 /// Compares the committed seed `corpus/<target>/seed-<name>` with `bytes`,

@@ -48,5 +48,6 @@ mod rigid_parts;
 mod soak;
 mod sound;
 mod strip;
+mod tmj_levels;
 mod walls;
 mod window;
