@@ -164,6 +164,9 @@ pub struct Game {
     pub events: Vec<FlowEvent>,
     /// The last completed run, for the level-complete panel.
     pub last: Option<Completed>,
+    /// A message shown over the screen for a few seconds (a saved replay,
+    /// a refused key binding); the window clears it.
+    pub notice: Option<String>,
     /// Screens to go back to, with their selections.
     back: Vec<(Screen, usize)>,
 }
@@ -183,6 +186,7 @@ impl Game {
             run: LevelRun::new(),
             events: Vec::new(),
             last: None,
+            notice: None,
             back: Vec::new(),
         };
         g.current = Current::Sequence(g.continue_index());

@@ -53,8 +53,10 @@ use crate::scene::{
 };
 use crate::sim::clock::FramePacer;
 use crate::sim::player::{DT, Input};
-use crate::sim::script::{Script, ScriptPlayer};
+use crate::sim::record::InputRecorder;
+use crate::sim::script::{Header, Script, ScriptPlayer};
 use crate::sim::{Body, Sim};
+use crate::tools::headless::MAX_FRAMES;
 use crate::window::designer::Designer;
 use crate::window::flow_ui::FlowUi;
 use crate::window::frame_sim::FrameSim;
@@ -87,6 +89,12 @@ pub struct PlayArgs {
     /// (keys still toggle IK and the overlay).
     #[arg(long)]
     pub input: Option<PathBuf>,
+    /// Record what is pressed, every fixed step of each attempt at a level
+    /// (from its start or restart to the next), as an input script that
+    /// `ironstep run --input FILE` replays exactly: the first attempt into
+    /// FILE, later ones into FILE-2, FILE-3, ... (before the extension).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
     /// Quit by itself after this many rendered frames.
     #[arg(long)]
     pub exit_after: Option<u64>,
@@ -336,6 +344,12 @@ struct App {
     quit_after_screenshot: bool,
     /// F12 was pressed: the next frame is saved as a screenshot.
     screenshot_next: bool,
+    /// What the current attempt at the level was given, step by step.
+    recorder: InputRecorder,
+    /// Attempts written to `--record`'s files so far.
+    recordings_written: u32,
+    /// Rendered frames the on-screen notice ([`Game::notice`]) stays.
+    notice_frames: u32,
     error: Option<anyhow::Error>,
 }
 
@@ -366,6 +380,7 @@ impl App {
         sim.ik_enabled = self.game.settings.ik;
         let frame_sim = FrameSim::new(&mut sim);
         self.game.level_name = sim.level.name.clone();
+        self.recorder = InputRecorder::new(self.record_header());
         let handles = upload_scene(&mut renderer, &sim.level, &self.character)
             .context("uploading the scene")?;
         let mut frame = Frame::new();
@@ -441,11 +456,98 @@ impl App {
                 r.window.set_fullscreen(want);
             }
         }
+        self.recorder.set_ik(s.ik);
         if let Some(store) = &self.store
             && let Err(e) = store.save_settings(&s)
         {
             eprintln!("ironstep: {e}");
         }
+    }
+
+    /// The header of a recording of an attempt at the current level.
+    fn record_header(&self) -> Header {
+        let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
+        Header {
+            level: Some(self.game.current_level_arg()),
+            character: path(&self.args.model.character),
+            rig: path(&self.args.model.rig),
+            ik: Some(self.game.settings.ik),
+            flow: true,
+            frames: None,
+            end: None,
+        }
+    }
+
+    /// The attempt at the level ended (another level or a restart was
+    /// loaded, or the game quits): with `--record`, its recording is
+    /// written; a fresh recording starts.
+    fn finish_attempt(&mut self) {
+        let fresh = InputRecorder::new(self.record_header());
+        let done = std::mem::replace(&mut self.recorder, fresh);
+        let Some(file) = self.args.record.clone() else {
+            return;
+        };
+        if done.frames() == 0 {
+            return;
+        }
+        self.recordings_written += 1;
+        let path = numbered(&file, self.recordings_written);
+        let note = vec!["recorded by `ironstep play --record`".to_string()];
+        match write_recording(&path, &done, &note) {
+            Ok(()) => println!("{}", recording_line("wrote", &path, &done)),
+            Err(e) => eprintln!("ironstep: {e:#}"),
+        }
+    }
+
+    /// The bug-report key: saves the current attempt, from the level's
+    /// start, into the recordings folder, with a message on screen.
+    fn save_replay(&mut self) {
+        let r = &self.recorder;
+        let message = if r.frames() == 0 {
+            "Nothing to save yet: no step of this level has been played".to_string()
+        } else if r.full() {
+            format!(
+                "Cannot save a replay: this attempt is longer than {} minutes, the longest a replay plays; restart the level to record again",
+                MAX_FRAMES / 64 / 60
+            )
+        } else {
+            let dir = replay_dir(self.store.as_ref());
+            let seconds = r.frames() as f32 / 64.0;
+            let from = r.frames().saturating_sub(REPLAY_SECONDS * 64);
+            let note = vec![
+                format!(
+                    "saved with the bug-report key ({}) during play: the whole attempt from the level's start, {seconds:.1} s",
+                    "F8"
+                ),
+                format!(
+                    "(a replay must start where the attempt started); the last {REPLAY_SECONDS} s begin at frame {} ({:.2} s)",
+                    from + 1,
+                    from as f32 / 64.0
+                ),
+            ];
+            let path = replay_path(&dir, &self.game.current_level_arg());
+            match write_recording(&path, r, &note) {
+                Ok(()) => {
+                    println!("{}", recording_line("saved", &path, r));
+                    format!(
+                        "Replay saved: {} (attach it to your bug report)",
+                        path.display()
+                    )
+                }
+                Err(e) => {
+                    eprintln!("ironstep: {e:#}");
+                    format!("Could not save the replay: {e:#}")
+                }
+            }
+        };
+        self.show_notice(message);
+    }
+
+    /// Shows `message` on screen for a few seconds.
+    fn show_notice(&mut self, message: String) {
+        println!("notice: {message}");
+        self.game.notice = Some(message);
+        self.notice_frames = NOTICE_FRAMES;
     }
 
     /// Puts the flow's current level into the window: the same level
@@ -484,6 +586,7 @@ impl App {
         r.frame_sim.restart(&mut r.sim);
         r.camera = CameraRig::default();
         self.game.level_name = r.sim.level.name.clone();
+        self.finish_attempt();
         self.keys.jump_edge = false;
         self.pads.jump_edge = false;
         println!(
@@ -573,6 +676,7 @@ impl App {
                 }
             }
             KeyCode::F12 if down && !event.repeat && !synthetic => self.screenshot_next = true,
+            KeyCode::F8 if down && !event.repeat && !synthetic => self.save_replay(),
             _ => {}
         }
         Ok(())
@@ -607,6 +711,8 @@ impl App {
         {
             let stepping = !paused && !self.game.in_menu() && self.game.run.is_playing();
             r.frame_sim.edited(&mut r.sim, stepping);
+            // The level this attempt is played on changed under it.
+            self.recorder.edited = true;
         }
         // The fixed steps, the pose pipeline after each step that moved the
         // simulation (never per rendered frame), and the pose drawn between
@@ -614,6 +720,10 @@ impl App {
         let keys = &mut self.keys;
         let pads = &mut self.pads;
         let volume = self.args.volume;
+        // The recorder is given each step's input in play, and the step's
+        // pose after it (two closures: shared through a cell).
+        let recorder = std::cell::RefCell::new(&mut self.recorder);
+        let recorded = std::cell::Cell::new(false);
         let (steps, mut commands) = r.frame_sim.frame(
             &mut self.game,
             &mut r.sim,
@@ -630,9 +740,19 @@ impl App {
                     None => combine(keys.input(), pads.poll()),
                 };
                 keys.jump_edge = false;
-                input
+                // Only steps in play step the run (menus hold it still):
+                // those are recorded, and played as recorded.
+                if game.screen == Screen::Playing {
+                    recorded.set(true);
+                    recorder.borrow_mut().push(input)
+                } else {
+                    input
+                }
             },
             |sim, game, flow_events| {
+                if recorded.replace(false) {
+                    recorder.borrow_mut().after_step(sim);
+                }
                 // The step's sounds: the character's contacts, then what the
                 // flow raised (a respawn starts the contacts afresh).
                 if flow_events
@@ -754,6 +874,12 @@ impl App {
         }
         let gpu_ms = r.overlay.gpu.map(|g| g.shadow_ms + g.main_ms);
         r.overlay.profiler.end_frame(gpu_ms);
+        if self.notice_frames > 0 {
+            self.notice_frames -= 1;
+            if self.notice_frames == 0 {
+                self.game.notice = None;
+            }
+        }
         if let Some(i) = pointer.hovered {
             self.game.hover(i);
         }
@@ -890,6 +1016,9 @@ pub fn play(args: PlayArgs) -> Result<()> {
         frames: 0,
         quit_after_screenshot: false,
         screenshot_next: false,
+        recorder: InputRecorder::new(Header::default()),
+        recordings_written: 0,
+        notice_frames: 0,
         error: None,
     };
     let mut handler = Handler {
@@ -899,10 +1028,104 @@ pub fn play(args: PlayArgs) -> Result<()> {
     event_loop
         .run_app(&mut handler)
         .context("running the window's event loop")?;
+    // The attempt under way when the game quit.
+    handler.app.finish_attempt();
     match handler.app.error.take() {
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// How much play the bug-report key's saves are about, seconds: the file
+/// holds the whole attempt (see [`replay_dir`]), and says where these last
+/// seconds begin.
+pub const REPLAY_SECONDS: u64 = 60;
+
+/// Rendered frames an on-screen notice stays: five seconds at
+/// [`TARGET_FPS`], long enough to read a path.
+const NOTICE_FRAMES: u32 = 5 * TARGET_FPS;
+
+/// The folder the bug-report key saves replays into: `recordings` in the
+/// save folder (`~/.local/share/ironstep/recordings` on Linux), or in the
+/// working folder when there is none.
+///
+/// A saved replay holds every step of the attempt from the level's start
+/// (or restart), not only the last [`REPLAY_SECONDS`]: the state 60 s ago
+/// is the product of everything before it (the pose pipeline's smoothing
+/// and foot locks, the controller's timers, moving platforms, the run's
+/// checkpoint), and only a replay from the spawn reproduces it bit for
+/// bit. The inputs are small (a line per change), so the whole attempt
+/// costs little; the file notes where the last 60 s begin.
+pub fn replay_dir(store: Option<&SaveStore>) -> PathBuf {
+    store.map_or_else(
+        || PathBuf::from("recordings"),
+        |s| s.dir().join("recordings"),
+    )
+}
+
+/// A fresh file name in `dir` for a replay of `level`: the level's file
+/// stem and the time (seconds since 1970), numbered when taken.
+fn replay_path(dir: &Path, level: &str) -> PathBuf {
+    let stem: String = Path::new(level)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let base = dir.join(format!("replay-{stem}-{secs}.txt"));
+    (1..)
+        .map(|n| numbered(&base, n))
+        .find(|p| !p.exists())
+        .unwrap_or(base)
+}
+
+/// `file` for `n` = 1, else `file` with `-n` before its extension.
+fn numbered(file: &Path, n: u32) -> PathBuf {
+    if n <= 1 {
+        return file.to_path_buf();
+    }
+    let stem = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = match file.extension() {
+        Some(ext) => format!("{stem}-{n}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-{n}"),
+    };
+    file.with_file_name(name)
+}
+
+/// Writes a recording atomically, creating its folder.
+fn write_recording(path: &Path, r: &InputRecorder, note: &[String]) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("{}: cannot create the folder", dir.display()))?;
+    }
+    crate::fsio::write_atomic(path, r.script(note).as_bytes())
+        .with_context(|| format!("{}: cannot write the recording", path.display()))
+}
+
+/// The line printed for a written recording (tests wait on it).
+fn recording_line(verb: &str, path: &Path, r: &InputRecorder) -> String {
+    format!(
+        "recording: {verb} {} ({} frames, ends at {} {}, pose checksum {:016x})",
+        path.display(),
+        r.frames(),
+        r.end().x,
+        r.end().y,
+        r.checksum()
+    )
 }
 
 fn ensure_dir(dir: &Path) -> Result<()> {

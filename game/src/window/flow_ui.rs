@@ -118,6 +118,9 @@ pub fn draw(ctx: &egui::Context, game: &Game, pointer: &mut Pointer) {
     if matches!(game.screen, Screen::Playing | Screen::Paused) {
         hud(ctx, game);
     }
+    if let Some(text) = &game.notice {
+        notice(ctx, text);
+    }
     if game.screen == Screen::Playing {
         return;
     }
@@ -172,6 +175,24 @@ fn hud(ctx: &egui::Context, game: &Game) {
                         .size(16.0)
                         .color(Color32::from_gray(230)),
                     );
+                });
+        });
+}
+
+/// A message at the bottom of the window (a saved replay, a refused key
+/// binding), over everything.
+fn notice(ctx: &egui::Context, text: &str) {
+    egui::Area::new(egui::Id::unique("flow notice"))
+        .anchor(Align2::CENTER_BOTTOM, [0.0, -24.0])
+        .order(egui::Order::Foreground)
+        .interactable(false)
+        .show(ctx, |ui| {
+            egui::Frame::new()
+                .fill(Color32::from_black_alpha(210))
+                .corner_radius(6.0)
+                .inner_margin(10.0)
+                .show(ui, |ui| {
+                    ui.label(RichText::new(text).size(17.0).color(Color32::WHITE));
                 });
         });
 }
