@@ -45,7 +45,9 @@ use crate::audio::Audio;
 use crate::character::Character;
 use crate::character::events::{CharacterEvent, EventTracker};
 use crate::dust::DustPool;
-use crate::flow::{Command, FlowEvent, Game, MenuKey, SaveStore, Screen, Sequence};
+use crate::flow::{
+    Action, Bindings, Command, FlowEvent, Game, MenuKey, SaveStore, Screen, Sequence,
+};
 use crate::profile::Stage;
 use crate::scene::{
     CameraRig, SceneHandles, ShownPose, draw_character, draw_contact_shadows, draw_platforms,
@@ -131,6 +133,7 @@ pub struct PlayArgs {
     pub model: crate::character::model::CharacterArgs,
 }
 
+/// What the keyboard holds of the actions that move the player.
 #[derive(Clone, Copy, Debug, Default)]
 struct Keys {
     left: bool,
@@ -150,6 +153,25 @@ impl Keys {
             run: self.run,
             jump_pressed: self.jump_edge,
             jump_held: self.jump,
+        }
+    }
+
+    /// A key bound to `action` went down or up; `in_menu`: a menu is up
+    /// (a jump pressed there is no jump).
+    fn set(&mut self, action: Action, down: bool, in_menu: bool) {
+        match action {
+            Action::Left => self.left = down,
+            Action::Right => self.right = down,
+            Action::Up => self.up = down,
+            Action::Down => self.down = down,
+            Action::Run => self.run = down,
+            Action::Jump => {
+                if down && !self.jump && !in_menu {
+                    self.jump_edge = true;
+                }
+                self.jump = down;
+            }
+            _ => {}
         }
     }
 }
@@ -232,12 +254,13 @@ impl Pads {
         }
     }
 
-    /// Drains gamepad events once per frame: records jump edges, and
-    /// returns the menu keys pressed (buttons, and the left stick pushed
-    /// past [`STICK_MENU_PRESS`]). In play only Start (pause) is used of
-    /// them; the jump edge is only used in play.
-    fn pump(&mut self) -> Vec<MenuKey> {
-        use gilrs::{Axis, Button, EventType};
+    /// Drains gamepad events once per frame: records jump edges (a press
+    /// of a button bound to jump), and returns each button pressed (its
+    /// gilrs name) with the menu key it is, and the menu keys of the left
+    /// stick pushed past [`STICK_MENU_PRESS`]. The jump edge is only used
+    /// in play.
+    fn pump(&mut self, bindings: &Bindings) -> Vec<(Option<String>, Option<MenuKey>)> {
+        use gilrs::{Axis, EventType};
         let mut keys = Vec::new();
         let Some(g) = self.gilrs.as_mut() else {
             return keys;
@@ -245,45 +268,85 @@ impl Pads {
         while let Some(ev) = g.next_event() {
             match ev.event {
                 EventType::ButtonPressed(b, _) => {
-                    if b == Button::South {
+                    let name = format!("{b:?}");
+                    if bindings.has_button(Action::Jump, &name) {
                         if !self.jump_held {
                             self.jump_edge = true;
                         }
                         self.jump_held = true;
                     }
-                    keys.extend(pad_menu_key(b));
+                    keys.push((Some(name), pad_menu_key(b)));
                 }
-                EventType::ButtonReleased(Button::South, _) => self.jump_held = false,
+                EventType::ButtonReleased(b, _)
+                    if bindings.has_button(Action::Jump, &format!("{b:?}")) =>
+                {
+                    self.jump_held = false;
+                }
                 _ => {}
             }
         }
         if let Some((_, pad)) = g.gamepads().next() {
             let (x, y) = (pad.value(Axis::LeftStickX), pad.value(Axis::LeftStickY));
-            keys.extend(self.stick.update(x, y));
+            keys.extend(self.stick.update(x, y).map(|k| (None, Some(k))));
         }
         keys
     }
 
-    /// The first pad's state as the controller's input.
-    fn poll(&mut self) -> Option<Input> {
-        use gilrs::{Axis, Button};
+    /// The first pad's state as the controller's input, through `bindings`.
+    fn poll(&mut self, bindings: &Bindings) -> Option<Input> {
+        use gilrs::Axis;
         let g = self.gilrs.as_mut()?;
         let (_, pad) = g.gamepads().next()?;
         let axis = |a: Axis| {
             let v = pad.value(a);
             if v.abs() < STICK_DEAD_ZONE { 0.0 } else { v }
         };
-        let button = |b: Button| f32::from(pad.is_pressed(b));
-        let x = axis(Axis::LeftStickX) + button(Button::DPadRight) - button(Button::DPadLeft);
-        let y = axis(Axis::LeftStickY) + button(Button::DPadUp) - button(Button::DPadDown);
+        let held = |action: Action| {
+            bindings
+                .get(action)
+                .pad
+                .iter()
+                .filter_map(|name| pad_button(name))
+                .any(|b| pad.is_pressed(b))
+        };
+        let button = |action: Action| f32::from(held(action));
+        let x = axis(Axis::LeftStickX) + button(Action::Right) - button(Action::Left);
+        let y = axis(Axis::LeftStickY) + button(Action::Up) - button(Action::Down);
         Some(Input {
             move_x: x.clamp(-1.0, 1.0),
             move_y: y.clamp(-1.0, 1.0),
-            run: pad.is_pressed(Button::West) || pad.is_pressed(Button::RightTrigger2),
+            run: held(Action::Run),
             jump_pressed: std::mem::take(&mut self.jump_edge),
             jump_held: self.jump_held,
         })
     }
+}
+
+/// The gilrs button of a binding's name.
+fn pad_button(name: &str) -> Option<gilrs::Button> {
+    use gilrs::Button;
+    Some(match name {
+        "South" => Button::South,
+        "East" => Button::East,
+        "North" => Button::North,
+        "West" => Button::West,
+        "LeftTrigger" => Button::LeftTrigger,
+        "LeftTrigger2" => Button::LeftTrigger2,
+        "RightTrigger" => Button::RightTrigger,
+        "RightTrigger2" => Button::RightTrigger2,
+        "Select" => Button::Select,
+        "Start" => Button::Start,
+        "Mode" => Button::Mode,
+        "LeftThumb" => Button::LeftThumb,
+        "RightThumb" => Button::RightThumb,
+        "DPadUp" => Button::DPadUp,
+        "DPadDown" => Button::DPadDown,
+        "DPadLeft" => Button::DPadLeft,
+        "DPadRight" => Button::DPadRight,
+        "C" => Button::C,
+        "Z" => Button::Z,
+        _ => return None,
+    })
 }
 
 /// Keyboard and gamepad together: the larger deflection wins, buttons add up.
@@ -447,7 +510,7 @@ impl App {
 
     /// Applies the settings to the window and the game, and saves them.
     fn settings_changed(&mut self) {
-        let s = self.game.settings;
+        let s = self.game.settings.clone();
         if let Some(r) = self.running.as_mut() {
             r.sim.ik_enabled = s.ik;
             r.frame.show_debug = s.debug;
@@ -517,7 +580,7 @@ impl App {
             let note = vec![
                 format!(
                     "saved with the bug-report key ({}) during play: the whole attempt from the level's start, {seconds:.1} s",
-                    "F8"
+                    self.game.settings.bindings.keys_text(Action::SaveReplay)
                 ),
                 format!(
                     "(a replay must start where the attempt started); the last {REPLAY_SECONDS} s begin at frame {} ({:.2} s)",
@@ -630,13 +693,28 @@ impl App {
             return Ok(());
         };
         let down = event.state == ElementState::Pressed;
+        let fresh = down && !event.repeat && !synthetic;
+        let name = format!("{code:?}");
+        if self.game.capturing.is_some() {
+            // The bindings screen waits for a key: Esc cancels, any other
+            // is bound (or refused, with the reason on screen).
+            if fresh {
+                if code == KeyCode::Escape {
+                    self.game.cancel_binding();
+                } else {
+                    let commands = self.game.bind_key(&name);
+                    return self.apply(commands, el);
+                }
+            }
+            return Ok(());
+        }
         let in_menu = self.game.in_menu();
         // A menu moves one item per press: neither the key's auto-repeat
         // nor the press winit makes up for a key held as the window gains
         // focus moves it (a Down pressed as the window took focus moved two
-        // items).
+        // items). The menus' keys are fixed, whatever is bound.
         if down
-            && (in_menu || code == KeyCode::Escape)
+            && in_menu
             && let Some(key) = keyboard_menu_key(code)
         {
             if event.repeat || synthetic {
@@ -645,20 +723,30 @@ impl App {
             let commands = self.game.key(key);
             return self.apply(commands, el);
         }
-        let k = &mut self.keys;
-        match code {
-            KeyCode::ArrowLeft | KeyCode::KeyA => k.left = down,
-            KeyCode::ArrowRight | KeyCode::KeyD => k.right = down,
-            KeyCode::ArrowUp | KeyCode::KeyW => k.up = down,
-            KeyCode::ArrowDown | KeyCode::KeyS => k.down = down,
-            KeyCode::ShiftLeft | KeyCode::ShiftRight => k.run = down,
-            KeyCode::Space => {
-                if down && !k.jump && !in_menu {
-                    k.jump_edge = true;
-                }
-                k.jump = down;
+        if let Some(action) = self.game.settings.bindings.action_for_key(&name) {
+            self.keys.set(action, down, in_menu);
+            if fresh {
+                self.action_pressed(action, el)?;
             }
-            KeyCode::KeyI if down && !event.repeat && !synthetic => {
+        }
+        if code == KeyCode::F3
+            && fresh
+            && let Some(r) = self.running.as_mut()
+        {
+            r.overlay.visible = !r.overlay.visible;
+        }
+        Ok(())
+    }
+
+    /// A key or button bound to `action` was pressed (the moves are held
+    /// in [`Keys`] and the pad's state; this does the rest).
+    fn action_pressed(&mut self, action: Action, el: &ActiveEventLoop) -> Result<()> {
+        match action {
+            Action::Pause if matches!(self.game.screen, Screen::Playing | Screen::Paused) => {
+                let commands = self.game.key(MenuKey::Back);
+                return self.apply(commands, el);
+            }
+            Action::ToggleIk => {
                 self.game.settings.ik = !self.game.settings.ik;
                 eprintln!(
                     "ironstep: IK {}",
@@ -666,17 +754,12 @@ impl App {
                 );
                 self.settings_changed();
             }
-            KeyCode::F1 if down && !event.repeat && !synthetic => {
+            Action::ToggleDebug => {
                 self.game.settings.debug = !self.game.settings.debug;
                 self.settings_changed();
             }
-            KeyCode::F3 if down && !event.repeat && !synthetic => {
-                if let Some(r) = self.running.as_mut() {
-                    r.overlay.visible = !r.overlay.visible;
-                }
-            }
-            KeyCode::F12 if down && !event.repeat && !synthetic => self.screenshot_next = true,
-            KeyCode::F8 if down && !event.repeat && !synthetic => self.save_replay(),
+            Action::Screenshot => self.screenshot_next = true,
+            Action::SaveReplay => self.save_replay(),
             _ => {}
         }
         Ok(())
@@ -693,10 +776,26 @@ impl App {
         self.game.begin_frame();
         // Gamepad menu keys first, and what they ask for at once: a level
         // they load must not see this frame's steps of the old one.
-        for key in self.pads.pump() {
-            if self.game.in_menu() || key == MenuKey::Back {
+        for (button, key) in self.pads.pump(&self.game.settings.bindings) {
+            if self.game.capturing.is_some() {
+                // The bindings screen waits for a button (the stick is no
+                // binding).
+                if let Some(b) = button {
+                    let commands = self.game.bind_button(&b);
+                    self.apply(commands, el)?;
+                }
+                continue;
+            }
+            let action = button
+                .as_deref()
+                .and_then(|b| self.game.settings.bindings.action_for_button(b));
+            if self.game.in_menu()
+                && let Some(key) = key
+            {
                 let commands = self.game.key(key);
                 self.apply(commands, el)?;
+            } else if let Some(a) = action {
+                self.action_pressed(a, el)?;
             }
         }
         let Some(r) = self.running.as_mut() else {
@@ -737,7 +836,7 @@ impl App {
                 let input = match scripted.as_mut() {
                     Some(s) if moving => s.next_input(),
                     Some(_) => Input::default(),
-                    None => combine(keys.input(), pads.poll()),
+                    None => combine(keys.input(), pads.poll(&game.settings.bindings)),
                 };
                 keys.jump_edge = false;
                 // Only steps in play step the run (menus hold it still):

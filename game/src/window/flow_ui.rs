@@ -15,6 +15,7 @@ use renderer::{Renderer, wgpu};
 use winit::event::WindowEvent;
 use winit::window::Window;
 
+use crate::flow::bindings::Action;
 use crate::flow::game::{Game, Screen, format_time};
 use crate::window::ui::EguiLayer;
 
@@ -38,26 +39,17 @@ pub struct Pointer {
     pub clicked: Option<usize>,
 }
 
-/// The controls table: (action, keyboard, gamepad).
-pub const CONTROLS: [(&str, &str, &str); 10] = [
-    ("walk", "← / → or A / D", "left stick, d-pad"),
-    ("run", "hold Shift", "hold West (X / □) or right trigger"),
-    ("jump", "Space (hold for height)", "South (A / ✕)"),
-    (
-        "climb a ladder",
-        "↑ / ↓ or W / S",
-        "stick / d-pad up or down",
-    ),
-    ("drop through a plank", "↓ + Space", "down + South"),
-    ("pause", "Esc", "Start"),
+/// The controls no binding changes: (action, keyboard, gamepad). The
+/// rebindable actions come first, from the player's bindings.
+pub const FIXED_CONTROLS: [(&str, &str, &str); 4] = [
+    ("drop through a plank", "climb down + jump", "down + jump"),
     (
         "menus",
         "arrows, Enter, Esc; the mouse",
         "d-pad or stick, South, East",
     ),
-    ("toggle IK / debug overlay", "I / F1", ""),
     ("profiler / designer mode", "F3 / F2", ""),
-    ("screenshot", "F12", ""),
+    ("rebind the keys", "Settings → Key bindings", ""),
 ];
 
 /// egui for the flow's screens.
@@ -231,7 +223,14 @@ fn heading(ui: &mut egui::Ui, game: &Game) {
                         ui.label(RichText::new(h).strong().color(Color32::WHITE));
                     }
                     ui.end_row();
-                    for (action, keys, pad) in CONTROLS {
+                    let b = &game.settings.bindings;
+                    for a in Action::ALL {
+                        ui.label(a.label());
+                        ui.label(b.keys_text(a));
+                        ui.label(b.pad_text(a));
+                        ui.end_row();
+                    }
+                    for (action, keys, pad) in FIXED_CONTROLS {
                         ui.label(action);
                         ui.label(keys);
                         ui.label(pad);
@@ -240,6 +239,13 @@ fn heading(ui: &mut egui::Ui, game: &Game) {
                 });
         }
         Screen::Settings => title(ui, "Settings", 30.0),
+        Screen::Bindings => {
+            title(ui, "Key bindings", 30.0);
+            line(
+                ui,
+                "Choose an action, then press its new key or gamepad button".into(),
+            );
+        }
         Screen::Paused => title(ui, "Paused", 30.0),
         Screen::LevelComplete => {
             title(ui, "Level complete", 34.0);
