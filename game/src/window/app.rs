@@ -395,7 +395,9 @@ struct App {
     /// Where progress and settings are saved (none: no home folder).
     store: Option<SaveStore>,
     /// The screen and selection last printed as a `flow:` line.
-    announced: Option<(Screen, usize)>,
+    announced: Option<(Screen, usize, String)>,
+    /// The notice last printed.
+    announced_notice: Option<String>,
     /// The `--level` argument of the level the designer has open.
     opened_level: String,
     keys: Keys,
@@ -608,9 +610,9 @@ impl App {
 
     /// Shows `message` on screen for a few seconds.
     fn show_notice(&mut self, message: String) {
-        println!("notice: {message}");
         self.game.notice = Some(message);
-        self.notice_frames = NOTICE_FRAMES;
+        // Shown (and printed) afresh even when the same as the last.
+        self.announced_notice = None;
     }
 
     /// Puts the flow's current level into the window: the same level
@@ -659,18 +661,21 @@ impl App {
         Ok(())
     }
 
-    /// Prints the screen and selection when they changed, and the flow's
-    /// events of this frame (what the end-to-end tests wait on).
+    /// Prints the screen and selection when they (or the selected item's
+    /// label: a setting changed, a binding waits for its key) changed, a
+    /// new notice, and the flow's events of this frame (what the
+    /// end-to-end tests wait on).
     fn announce(&mut self) {
-        let now = (self.game.screen, self.game.selected);
-        if self.announced != Some(now) {
-            self.announced = Some(now);
-            let item = self
-                .game
-                .items()
-                .get(now.1)
-                .map(|&i| self.game.label(i))
-                .unwrap_or_default();
+        let item = self
+            .game
+            .items()
+            .get(self.game.selected)
+            .map(|&i| self.game.label(i))
+            .unwrap_or_default();
+        let now = (self.game.screen, self.game.selected, item);
+        if self.announced.as_ref() != Some(&now) {
+            let item = now.2.clone();
+            self.announced = Some(now.clone());
             let pos = self
                 .running
                 .as_ref()
@@ -683,6 +688,13 @@ impl App {
         }
         for e in &self.game.events {
             println!("flow: event {e:?}");
+        }
+        if self.game.notice != self.announced_notice {
+            if let Some(n) = &self.game.notice {
+                println!("notice: {n}");
+                self.notice_frames = NOTICE_FRAMES;
+            }
+            self.announced_notice = self.game.notice.clone();
         }
     }
 
@@ -1109,6 +1121,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
         game,
         store,
         announced: None,
+        announced_notice: None,
         keys: Keys::default(),
         pads: Pads::new(),
         pacer: FramePacer::new(TARGET_FPS),
