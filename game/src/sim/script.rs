@@ -307,8 +307,7 @@ impl Script {
                 "off" => Ok(false),
                 _ => Err(err(format!("{what} '{w}' is neither on nor off"))),
             };
-            if let Some(done) = header_line(&mut script, &words, line, &err, &within, &on_off)? {
-                debug_assert!(done);
+            if header_line(&mut script, &words, line, &err, &within, &on_off)? {
                 continue;
             }
             if words[0] == "goal" {
@@ -403,16 +402,19 @@ impl Script {
     }
 }
 
-/// Reads a header line (a line without a time) into `script`; `None` when
+/// A number of a line within limits, or the error naming them.
+type Within<'a> = &'a dyn Fn(&str, &str, f32, f32) -> Result<f32, ScriptError>;
+
+/// Reads a header line (a line without a time) into `script`; `false` when
 /// `words` is not one.
 fn header_line(
     script: &mut Script,
     words: &[&str],
     line: &str,
     err: &dyn Fn(String) -> ScriptError,
-    within: &dyn Fn(&str, &str, f32, f32) -> Result<f32, ScriptError>,
+    within: Within<'_>,
     on_off: &dyn Fn(&str, &str) -> Result<bool, ScriptError>,
-) -> Result<Option<bool>, ScriptError> {
+) -> Result<bool, ScriptError> {
     let key = words[0];
     let h = &mut script.header;
     let twice = |set: bool| {
@@ -494,9 +496,9 @@ fn header_line(
             })?;
             h.end = Some(RecordedEnd { pos, checksum });
         }
-        _ => return Ok(None),
+        _ => return Ok(false),
     }
-    Ok(Some(true))
+    Ok(true)
 }
 
 /// One step of a script: the input, and IK switched on or off before it.

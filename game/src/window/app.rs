@@ -2,11 +2,20 @@
 //! the simulation at a fixed 64 Hz with render interpolation, and draws with
 //! the renderer at its own paced frame rate.
 //!
-//! Keys: ←/→ or A/D walk, Shift runs, Space jumps, ↑/↓ or W/S climb, I toggles
-//! IK, F1 toggles the debug overlay, F2 designer mode (see `crate::window::designer`),
-//! F3 the profiler, F12 saves a screenshot, Esc pauses. Gamepads (gilrs): left stick or
-//! d-pad to move and climb, South (A / Cross) to jump, West (X / Square) or
-//! the right trigger to run, Start to pause.
+//! Keys and gamepad buttons go through the player's bindings
+//! ([`crate::flow::bindings`], rebound on Settings → Key bindings); by
+//! default ←/→ or A/D walk, Shift runs, Space jumps, ↑/↓ or W/S climb, I
+//! toggles IK, F1 the debug overlay, F8 saves a replay of the attempt for a
+//! bug report (into the save folder's `recordings/`, see [`replay_dir`]),
+//! F12 a screenshot, Esc pauses; F2 (designer mode, see
+//! `crate::window::designer`) and F3 (the profiler) are fixed. Gamepads
+//! (gilrs): the left stick or d-pad to move and climb, South (A / Cross)
+//! to jump, West (X / Square) or the right trigger to run, Start to pause.
+//!
+//! Every attempt at a level (from its load or restart) is recorded step by
+//! step ([`crate::sim::record`]): the input of each fixed step in play,
+//! played as recorded, and its pose's checksum; `--record FILE` writes each
+//! attempt, the bug-report key saves the current one.
 //!
 //! The game around the levels is [`crate::flow::Game`]: a bare `ironstep`
 //! (or `play` without `--level`) opens on the title screen, `play --level L`
@@ -1299,5 +1308,144 @@ mod tests {
         assert_eq!(pad_menu_key(Button::Start), Some(MenuKey::Back), "pause");
         assert_eq!(keyboard_menu_key(KeyCode::KeyI), None);
         assert_eq!(pad_menu_key(Button::West), None);
+    }
+
+    /// Every key and button name a binding may use is the name the window
+    /// sees for that key (winit's `KeyCode`) or button (gilrs's `Button`):
+    /// a binding the settings accept always works.
+    #[test]
+    fn binding_names_are_the_names_the_window_sees() {
+        use crate::flow::bindings::{BUTTONS, KEYS};
+        use KeyCode::*;
+        let codes = [
+            ArrowLeft,
+            ArrowRight,
+            ArrowUp,
+            ArrowDown,
+            KeyA,
+            KeyB,
+            KeyC,
+            KeyD,
+            KeyE,
+            KeyF,
+            KeyG,
+            KeyH,
+            KeyI,
+            KeyJ,
+            KeyK,
+            KeyL,
+            KeyM,
+            KeyN,
+            KeyO,
+            KeyP,
+            KeyQ,
+            KeyR,
+            KeyS,
+            KeyT,
+            KeyU,
+            KeyV,
+            KeyW,
+            KeyX,
+            KeyY,
+            KeyZ,
+            Digit0,
+            Digit1,
+            Digit2,
+            Digit3,
+            Digit4,
+            Digit5,
+            Digit6,
+            Digit7,
+            Digit8,
+            Digit9,
+            Space,
+            Enter,
+            Tab,
+            Backspace,
+            Escape,
+            ShiftLeft,
+            ShiftRight,
+            ControlLeft,
+            ControlRight,
+            AltLeft,
+            AltRight,
+            CapsLock,
+            Comma,
+            Period,
+            Slash,
+            Semicolon,
+            Quote,
+            BracketLeft,
+            BracketRight,
+            Backslash,
+            Minus,
+            Equal,
+            Backquote,
+            IntlBackslash,
+            Insert,
+            Delete,
+            Home,
+            End,
+            PageUp,
+            PageDown,
+            Numpad0,
+            Numpad1,
+            Numpad2,
+            Numpad3,
+            Numpad4,
+            Numpad5,
+            Numpad6,
+            Numpad7,
+            Numpad8,
+            Numpad9,
+            NumpadEnter,
+            NumpadAdd,
+            NumpadSubtract,
+            F1,
+            F2,
+            F3,
+            F4,
+            F5,
+            F6,
+            F7,
+            F8,
+            F9,
+            F10,
+            F11,
+            F12,
+        ];
+        let names: Vec<String> = codes.iter().map(|c| format!("{c:?}")).collect();
+        let table: Vec<String> = KEYS.iter().map(|(n, _)| n.to_string()).collect();
+        assert_eq!(names, table);
+        for (name, _) in BUTTONS {
+            let b = pad_button(name).unwrap_or_else(|| panic!("{name}: no gilrs button"));
+            assert_eq!(format!("{b:?}"), *name);
+        }
+    }
+
+    #[test]
+    fn numbered_recordings_keep_the_extension_and_replays_get_fresh_names() {
+        assert_eq!(numbered(Path::new("a/run.txt"), 1), Path::new("a/run.txt"));
+        assert_eq!(
+            numbered(Path::new("a/run.txt"), 3),
+            Path::new("a/run-3.txt")
+        );
+        assert_eq!(numbered(Path::new("run"), 2), Path::new("run-2"));
+        let dir =
+            std::env::temp_dir().join(format!("ironstep-replay-names-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let a = replay_path(&dir, "maps/my level.tmx");
+        assert!(
+            a.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("replay-my_level-"),
+            "{}",
+            a.display()
+        );
+        std::fs::write(&a, "").unwrap();
+        let b = replay_path(&dir, "maps/my level.tmx");
+        assert_ne!(a, b, "a taken name is not reused");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
