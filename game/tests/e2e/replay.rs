@@ -6,10 +6,11 @@
 //!   recording altered by one line is caught, and a flag that contradicts
 //!   a recording's header is refused.
 //! - A scripted window run under Xvfb that falls into the tutorial's gap
-//!   (respawns at a checkpoint, through the game's flow) is recorded with
-//!   `play --record`, and the bug-report key (F8) saves the attempt so far
-//!   into the save folder's `recordings/`: both replay headless to the
-//!   window's frames, position and pose checksum.
+//!   (respawns at a checkpoint, through the game's flow), with IK switched
+//!   off (I) between two falls, is recorded with `play --record`, and the
+//!   bug-report key (F8) saves the attempt so far into the save folder's
+//!   `recordings/`: both replay headless to the window's frames, position
+//!   and pose checksum.
 //! - Rebinding through the settings screen in a real window: walk right
 //!   moved to L (refusing A, which walks left, with a message), the new key
 //!   walks the knight, the settings file holds it, and restoring the
@@ -225,6 +226,9 @@ game=$!
 win=$(xdotool search --sync --name '^Ironstep$' | head -n 1)
 xdotool windowfocus --sync "$win"
 waitfor 'flow: event Respawned'
+xdotool key i
+n=0; until grep -q 'IK off' err.txt; do n=$((n+1)); [ $n -gt 600 ] && {{ echo "timed out waiting for IK off"; kill $game; exit 1; }}; sleep 0.1; done
+waitcount 'flow: event Respawned' 2
 xdotool key F8
 waitfor 'recording: saved'
 waitfor 'notice: Replay saved'
@@ -252,6 +256,8 @@ echo "exit $?""#
         "{text}"
     );
     assert!(text.contains("the last 60 s begin at frame"), "{text}");
+    // IK switched off with I mid-run is in the recording, at its step.
+    assert!(text.lines().any(|l| l.ends_with(" ik off")), "{text}");
     for (path, frames, end, sum) in [saved, (dir.join(&wrote.0), wrote.1, wrote.2, wrote.3)] {
         let m = dir.join("m.json");
         let (code, stdout, err) = ironstep(&[
