@@ -507,4 +507,27 @@ mod tests {
             assert!(t.contains(want), "{want} missing from {t}");
         }
     }
+
+    /// The Controls screen shows the bindings in use (a rebound key
+    /// included) and the fixed controls; a notice is drawn over any screen.
+    #[test]
+    fn the_controls_screen_shows_the_bindings_in_use_and_notices_show() {
+        let mut g = game();
+        g.settings
+            .bindings
+            .bind_key(crate::flow::Action::Jump, "KeyK")
+            .unwrap();
+        g.screen = Screen::Controls;
+        let t = texts(&g);
+        for want in [
+            "|jump (hold for height)|K|South (A/✕)|",
+            "|walk left|← or A|left stick left or d-pad left|",
+            "rebind the keys",
+        ] {
+            assert!(t.contains(want), "{want} missing from {t}");
+        }
+        g.screen = Screen::Playing;
+        g.notice = Some("Replay saved: x.txt (attach it to your bug report)".into());
+        assert!(texts(&g).contains("Replay saved: x.txt"));
+    }
 }
