@@ -720,7 +720,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
         (None, false, _) => bail!(
             "give --input SCRIPT (a script of timed presses, see assets/scripts/) or --autopilot (play the level from spawn to exit)"
         ),
-        (Some(_), _, None) => bail!("--input needs --frames N (one frame per 64 Hz step)"),
+        (Some(_), _, None) => bail!(
+            "--input needs --frames N (one frame per 64 Hz step; a recording's header gives its own)"
+        ),
         (_, _, Some(n)) => n,
         (None, true, None) => autopilot::DEFAULT_FRAMES,
     };
