@@ -16,6 +16,7 @@
 //! screen it was opened from. In play, Back (Esc, gamepad Start) pauses;
 //! on the pause menu it resumes.
 
+use crate::flow::bindings::{Action, Bindings};
 use crate::flow::run::{FlowEvent, LevelRun};
 use crate::flow::save::{Progress, Settings};
 use crate::flow::sequence::Sequence;
@@ -36,6 +37,8 @@ pub enum Screen {
     Controls,
     /// Window, volume, IK and debug settings.
     Settings,
+    /// The key bindings: every action's keys and buttons, to rebind.
+    Bindings,
     /// A level in play; only the HUD is shown.
     Playing,
     /// The pause menu over the frozen level.
@@ -75,6 +78,12 @@ pub enum Item {
     Ik,
     /// The debug overlay on or off.
     Debug,
+    /// Open the key bindings.
+    KeyBindings,
+    /// Rebind an action (Confirm, then the key or button).
+    Bind(Action),
+    /// Every binding back to its default.
+    RestoreDefaults,
     /// Back to the screen this one was opened from.
     Back,
     /// On to the next level (or the finish screen after the last).
@@ -164,6 +173,13 @@ pub struct Game {
     pub events: Vec<FlowEvent>,
     /// The last completed run, for the level-complete panel.
     pub last: Option<Completed>,
+    /// A message shown over the screen for a few seconds (a saved replay,
+    /// a refused key binding); the window clears it.
+    pub notice: Option<String>,
+    /// The action waiting for its new key or button (the bindings screen
+    /// after Confirm on it): the next key or button pressed goes to
+    /// [`Game::bind_key`] or [`Game::bind_button`].
+    pub capturing: Option<Action>,
     /// Screens to go back to, with their selections.
     back: Vec<(Screen, usize)>,
 }
@@ -183,6 +199,8 @@ impl Game {
             run: LevelRun::new(),
             events: Vec::new(),
             last: None,
+            notice: None,
+            capturing: None,
             back: Vec::new(),
         };
         g.current = Current::Sequence(g.continue_index());
@@ -266,8 +284,14 @@ impl Game {
                 Item::Volume,
                 Item::Ik,
                 Item::Debug,
+                Item::KeyBindings,
                 Item::Back,
             ],
+            Screen::Bindings => Action::ALL
+                .into_iter()
+                .map(Item::Bind)
+                .chain([Item::RestoreDefaults, Item::Back])
+                .collect(),
             Screen::Playing => Vec::new(),
             Screen::Paused => vec![
                 Item::Resume,
@@ -323,6 +347,16 @@ impl Game {
             Item::Volume => format!("Volume: {:.0} %", self.settings.volume * 100.0),
             Item::Ik => format!("Foot and ladder IK: {}", on_off(self.settings.ik)),
             Item::Debug => format!("Debug overlay: {}", on_off(self.settings.debug)),
+            Item::KeyBindings => "Key bindings".into(),
+            Item::Bind(a) if self.capturing == Some(a) => format!(
+                "{}: press a key or a gamepad button (Esc cancels)",
+                a.label()
+            ),
+            Item::Bind(a) => {
+                let b = &self.settings.bindings;
+                format!("{}: {}  |  {}", a.label(), b.keys_text(a), b.pad_text(a))
+            }
+            Item::RestoreDefaults => "Restore the default controls".into(),
             Item::Back => "Back".into(),
             Item::NextLevel => match self.current {
                 Current::Sequence(i) if i + 1 >= self.sequence.len() => "Finish".into(),
@@ -442,6 +476,20 @@ impl Game {
                 self.push(Screen::Settings);
                 Vec::new()
             }
+            Item::KeyBindings => {
+                self.push(Screen::Bindings);
+                Vec::new()
+            }
+            Item::Bind(a) => {
+                self.capturing = Some(a);
+                self.notice = None;
+                Vec::new()
+            }
+            Item::RestoreDefaults => {
+                self.settings.bindings = Bindings::default();
+                self.notice = Some("The default controls are restored".into());
+                vec![Command::SettingsChanged]
+            }
             Item::Quit => vec![Command::Quit],
             Item::Resume => {
                 self.screen = Screen::Playing;
@@ -468,6 +516,43 @@ impl Game {
                     self.run = LevelRun::new();
                     return vec![Command::Load(title)];
                 }
+                Vec::new()
+            }
+        }
+    }
+
+    /// The key named `key` (winit's `KeyCode` name) was pressed while an
+    /// action waited for one: it is bound, or refused with the reason
+    /// shown ([`Game::notice`]); either way the wait ends.
+    pub fn bind_key(&mut self, key: &str) -> Vec<Command> {
+        self.bind(|b, a| b.bind_key(a, key))
+    }
+
+    /// The gamepad button named `button` (gilrs's `Button` name) was
+    /// pressed while an action waited for one; see [`Game::bind_key`].
+    pub fn bind_button(&mut self, button: &str) -> Vec<Command> {
+        self.bind(|b, a| b.bind_button(a, button))
+    }
+
+    /// The wait for a key ends without a change (Esc).
+    pub fn cancel_binding(&mut self) {
+        self.capturing = None;
+    }
+
+    fn bind(
+        &mut self,
+        f: impl FnOnce(&mut Bindings, Action) -> Result<(), String>,
+    ) -> Vec<Command> {
+        let Some(action) = self.capturing.take() else {
+            return Vec::new();
+        };
+        match f(&mut self.settings.bindings, action) {
+            Ok(()) => {
+                self.notice = None;
+                vec![Command::SettingsChanged]
+            }
+            Err(why) => {
+                self.notice = Some(format!("Not bound: {why}"));
                 Vec::new()
             }
         }
@@ -520,6 +605,7 @@ impl Game {
     /// Back to the screen this one was opened from; on a screen opened from
     /// nowhere (the title, a panel) Back does nothing.
     fn go_back(&mut self) -> Vec<Command> {
+        self.capturing = None;
         if let Some((screen, selected)) = self.back.pop() {
             self.screen = screen;
             self.selected = selected;
@@ -633,7 +719,7 @@ mod tests {
         assert!(g.label(Item::Level(0)).contains("best 0:12.00"));
         assert_eq!(g.activate(1), [Command::Load(Current::Sequence(1))]);
         // With the tutorial done, the title offers to continue at level 2.
-        let g = Game::new(g.sequence.clone(), g.progress.clone(), g.settings);
+        let g = Game::new(g.sequence.clone(), g.progress.clone(), g.settings.clone());
         assert_eq!(g.items()[0], Item::Continue);
         assert_eq!(g.current, Current::Sequence(1));
     }
@@ -732,5 +818,66 @@ mod tests {
         assert_eq!(format_time(0.0), "0:00.00");
         assert_eq!(format_time(75.256), "1:15.26");
         assert_eq!(format_time(-3.0), "0:00.00");
+    }
+
+    /// The bindings screen: Confirm on an action waits for a key, the key
+    /// is bound (and the settings saved), a conflict is refused with a
+    /// message naming the other action, Esc cancels, and restoring the
+    /// defaults brings every binding back.
+    #[test]
+    fn the_bindings_screen_rebinds_refuses_conflicts_and_restores_defaults() {
+        let mut g = game();
+        g.activate(3);
+        let at = g
+            .items()
+            .iter()
+            .position(|&i| i == Item::KeyBindings)
+            .unwrap();
+        g.activate(at);
+        assert_eq!(g.screen, Screen::Bindings);
+        assert_eq!(g.items().len(), Action::ALL.len() + 2);
+        let jump = g
+            .items()
+            .iter()
+            .position(|&i| i == Item::Bind(Action::Jump))
+            .unwrap();
+        assert_eq!(
+            g.label(Item::Bind(Action::Jump)),
+            "jump (hold for height): Space  |  South (A/✕)"
+        );
+        g.activate(jump);
+        assert_eq!(g.capturing, Some(Action::Jump));
+        assert!(g.label(Item::Bind(Action::Jump)).contains("press a key"));
+        assert_eq!(g.bind_key("KeyK"), [Command::SettingsChanged]);
+        assert_eq!(g.capturing, None);
+        assert_eq!(g.settings.bindings.jump.keys, ["KeyK"]);
+        // A conflict: refused, nothing changes, the message says why.
+        g.activate(jump);
+        assert!(g.bind_key("KeyD").is_empty());
+        assert_eq!(g.settings.bindings.jump.keys, ["KeyK"]);
+        assert_eq!(
+            g.notice.as_deref(),
+            Some(
+                "Not bound: D already does \"walk right\": rebind that first, or restore the defaults"
+            )
+        );
+        // A gamepad button.
+        g.activate(jump);
+        assert_eq!(g.bind_button("North"), [Command::SettingsChanged]);
+        assert_eq!(g.settings.bindings.jump.pad, ["North"]);
+        // Esc while waiting cancels; a key after that binds nothing.
+        g.activate(jump);
+        g.cancel_binding();
+        assert!(g.bind_key("KeyL").is_empty());
+        assert_eq!(g.settings.bindings.jump.keys, ["KeyK"]);
+        let restore = g
+            .items()
+            .iter()
+            .position(|&i| i == Item::RestoreDefaults)
+            .unwrap();
+        assert_eq!(g.activate(restore), [Command::SettingsChanged]);
+        assert_eq!(g.settings.bindings, Bindings::default());
+        g.key(MenuKey::Back);
+        assert_eq!(g.screen, Screen::Settings);
     }
 }

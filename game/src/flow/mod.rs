@@ -12,16 +12,20 @@
 //!   [`game::Command`]s they ask of the window.
 //! - [`save`]: progress and settings in the per-user data folder, written
 //!   atomically; corrupt files reported and replaced.
+//! - [`bindings`]: the keys and gamepad buttons of each action, saved with
+//!   the settings, and the rules a rebinding must keep.
 //!
 //! The window (`crate::window::app`) and the headless campaign
 //! (`crate::tools::campaign`) drive the same types; nothing here draws,
 //! plays sound or opens files other than the save files.
 
+pub mod bindings;
 pub mod game;
 pub mod run;
 pub mod save;
 pub mod sequence;
 
+pub use bindings::{Action, Bindings};
 pub use game::{Command, Current, Game, Item, MenuKey, Screen};
 pub use run::{FlowEvent, LevelRun, Phase};
 pub use save::{Progress, SaveStore, Settings};

@@ -29,6 +29,8 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::flow::bindings::Bindings;
+
 /// The environment variable that moves the save folder.
 pub const DATA_DIR_ENV: &str = "IRONSTEP_DATA_DIR";
 /// The progress file's name in the save folder.
@@ -126,7 +128,7 @@ impl Progress {
 }
 
 /// The player's settings.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Settings {
     /// Fullscreen (borderless) rather than a window.
@@ -137,6 +139,9 @@ pub struct Settings {
     pub ik: bool,
     /// The debug overlay (bones, IK targets, probes) shown.
     pub debug: bool,
+    /// The keys and gamepad buttons of each action (a file without them,
+    /// from before they could be changed, gets the defaults).
+    pub bindings: Bindings,
 }
 
 impl Default for Settings {
@@ -146,6 +151,7 @@ impl Default for Settings {
             volume: DEFAULT_VOLUME,
             ik: true,
             debug: false,
+            bindings: Bindings::default(),
         }
     }
 }
@@ -155,7 +161,9 @@ impl Settings {
         if !(0.0..=1.0).contains(&self.volume) {
             return Err(format!("volume is {}, not between 0 and 1", self.volume));
         }
-        Ok(())
+        self.bindings
+            .check()
+            .map_err(|e| format!("key bindings: {e}"))
     }
 }
 
@@ -325,12 +333,19 @@ mod tests {
         assert!(!p.record("tutorial", 40.0, 0), "slower is no best");
         assert!(p.record("tutorial", 30.0, 1));
         store.save_progress(&p).unwrap();
-        let s = Settings {
+        let mut s = Settings {
             fullscreen: true,
             volume: 0.25,
             ik: false,
             debug: true,
+            ..Settings::default()
         };
+        s.bindings
+            .bind_key(crate::flow::bindings::Action::Jump, "KeyK")
+            .unwrap();
+        s.bindings
+            .bind_button(crate::flow::bindings::Action::Run, "North")
+            .unwrap();
         store.save_settings(&s).unwrap();
         assert_eq!(store.load_progress(), (p.clone(), None));
         assert_eq!(store.load_settings(), (s, None));
@@ -503,5 +518,57 @@ mod tests {
             "the child test failed or did not run:\n{stdout}\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
+    }
+
+    /// A settings file from before key bindings (no `bindings` field), or
+    /// one that leaves an action out, loads with the default bindings.
+    #[test]
+    fn an_old_settings_file_gets_the_default_bindings() {
+        let dir = scratch("old-settings");
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = SaveStore::at(&dir);
+        std::fs::write(
+            store.settings_path(),
+            "(fullscreen: false, volume: 0.5, ik: true, debug: false)",
+        )
+        .unwrap();
+        let (s, msg) = store.load_settings();
+        assert_eq!(msg, None);
+        assert_eq!(s.bindings, Bindings::default());
+        assert_eq!(s.volume, 0.5);
+        std::fs::write(
+            store.settings_path(),
+            "(bindings: (jump: (keys: [\"KeyK\"], pad: [\"South\"])))",
+        )
+        .unwrap();
+        let (s, msg) = store.load_settings();
+        assert_eq!(msg, None);
+        assert_eq!(s.bindings.jump.keys, ["KeyK"]);
+        assert_eq!(s.bindings.left, Bindings::default().left);
+    }
+
+    /// Bindings that break the rules (a key on two actions) make the file
+    /// corrupt: reported naming the key and the actions, kept aside and
+    /// replaced, as any corrupt settings file.
+    #[test]
+    fn conflicting_bindings_in_the_file_are_reported_and_replaced() {
+        let dir = scratch("conflict");
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = SaveStore::at(&dir);
+        std::fs::write(
+            store.settings_path(),
+            "(bindings: (jump: (keys: [\"KeyA\"])))",
+        )
+        .unwrap();
+        let (s, msg) = store.load_settings();
+        assert_eq!(s, Settings::default());
+        let msg = msg.unwrap();
+        assert!(
+            msg.contains("key bindings: the key KeyA is bound to both \"walk left\" and \"jump")
+                && msg.contains("replaced"),
+            "{msg}"
+        );
+        assert!(dir.join("settings.ron.corrupt").is_file());
+        assert_eq!(store.load_settings(), (Settings::default(), None));
     }
 }

@@ -17,11 +17,13 @@
 //! read.
 //!
 //! Beside the systems: [`world`] (the level model), [`player`] (the
-//! controller), [`clock`] (fixed step and frame pacing) and [`script`]
-//! (timed presses for headless runs).
+//! controller), [`clock`] (fixed step and frame pacing), [`script`]
+//! (timed presses for headless runs) and [`record`] (what was pressed,
+//! written as a script that replays the run exactly).
 
 pub mod clock;
 pub mod player;
+pub mod record;
 pub mod script;
 pub mod world;
 

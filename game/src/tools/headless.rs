@@ -23,6 +23,21 @@
 //!
 //! One frame is one fixed simulation step (64 per second), so a run is
 //! deterministic: the same script gives the same metrics on every machine.
+//!
+//! With `--record FILE`, what each frame was given (the script's or the
+//! autopilot's input) is written as an input script
+//! ([`crate::sim::record`]) whose header names the level, the character
+//! and IK; `run --input FILE` replays it to the same end (frames, final
+//! position, pose checksum), and says whether it did when the file states
+//! its end (an `end` line). A script recorded in the window (`flow on`) is
+//! replayed through the game's flow as the window plays (falls fade and
+//! respawn at the last checkpoint, the exit ends the run), posed as the
+//! window poses ([`crate::window::frame_sim::FrameSim::step`]).
+//!
+//! ```text
+//! ironstep run --autopilot --level tower --record tower-run.txt
+//! ironstep run --input tower-run.txt
+//! ```
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -36,17 +51,20 @@ use renderer::{Frame, OffscreenTarget, Renderer};
 use crate::character::Character;
 use crate::character::events::{EventTracker, FrameEvents};
 use crate::dust::DustPool;
+use crate::flow::{Game, Progress, Sequence, Settings};
 use crate::scene::{
     CameraRig, SceneHandles, draw_character, draw_contact_shadows, draw_platforms, lighting,
     upload_scene,
 };
 use crate::sim::player::DT;
-use crate::sim::script::Script;
+use crate::sim::record::InputRecorder;
+use crate::sim::script::{Header, Script, ScriptStep};
 use crate::sim::world::Level;
 use crate::sim::{Body, Sim};
 use crate::tools::autopilot::{self, Autopilot};
 use crate::tools::metrics::{FrameRecord, Recorder, Summary};
 use crate::tools::sound_log::SoundLog;
+use crate::window::frame_sim::FrameSim;
 
 /// The most frames one run may take: ten minutes of game time, which no
 /// script needs and which keeps the per-frame record in memory bounded
@@ -56,13 +74,21 @@ pub const MAX_FRAMES: u64 = 64 * 600;
 /// Arguments of `ironstep run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The level: `builtin` (the default), a shipped level (`tutorial`,
-    /// `long`, `tower`), or a Tiled map (.tmx, .tmj or .json).
-    #[arg(long, default_value = "builtin")]
-    pub level: String,
-    /// The input script (see `assets/scripts/`); or give `--autopilot`.
+    /// The level: `builtin` (the default, or the level a recording's
+    /// header names), a shipped level (`tutorial`, `long`, `tower`), or a
+    /// Tiled map (.tmx, .tmj or .json).
+    #[arg(long)]
+    pub level: Option<String>,
+    /// The input script (see `assets/scripts/`), or a recording (its
+    /// header gives the level, character, IK and frames); or give
+    /// `--autopilot`.
     #[arg(long, conflicts_with = "autopilot")]
     pub input: Option<PathBuf>,
+    /// Write what each frame was given (the script's or the autopilot's
+    /// input) to FILE as an input script that replays this run exactly
+    /// with `run --input FILE`.
+    #[arg(long, value_name = "FILE", conflicts_with = "campaign")]
+    pub record: Option<PathBuf>,
     /// Play the level from spawn to exit with the autopilot instead of a
     /// script.
     #[arg(long)]
@@ -73,8 +99,8 @@ pub struct RunArgs {
     /// time per level; `--frames` caps each level.
     #[arg(long, requires = "autopilot", conflicts_with_all = ["level", "input", "screenshot_every", "strip", "out"])]
     pub campaign: bool,
-    /// Frames to run (one per 64 Hz simulation step); with `--autopilot`
-    /// the most frames it may take.
+    /// Frames to run (one per 64 Hz simulation step; a recording's header
+    /// gives its own); with `--autopilot` the most frames it may take.
     #[arg(long)]
     pub frames: Option<u64>,
     /// Write the motion metrics (per frame and a summary) to this JSON file.
@@ -382,7 +408,11 @@ impl Shooter {
     }
 }
 
-/// Runs a script and returns the recorder; with a [`Shooter`], saves screenshots.
+/// Runs a script and returns the recorder; with a [`Shooter`], saves
+/// screenshots; with an [`InputRecorder`], records every frame's input. A
+/// script recorded in the window (`flow on`) steps through the game's flow
+/// as the window does.
+#[allow(clippy::too_many_arguments)]
 pub fn run_script(
     level: Level,
     character: Arc<Character>,
@@ -391,11 +421,23 @@ pub fn run_script(
     ik: bool,
     shots: Option<ShotOptions<'_>>,
     sounds: Option<&mut SoundLog>,
+    record: Option<&mut InputRecorder>,
 ) -> Result<Recorder> {
     let mut input = script.player();
-    let mut rec = run_frames(level, character, frames, ik, shots, sounds, |_| {
-        Some(input.next_input())
-    })?;
+    let flow = script.header.flow.then(|| FlowReplay::new(&level));
+    let mut rec = run_frames(
+        level,
+        character,
+        frames,
+        ik,
+        Stepping {
+            shots,
+            sounds,
+            record,
+            flow,
+        },
+        |_| Some(input.next_step()),
+    )?;
     if let Some(goal) = script.goal {
         let end = glam::Vec2::from_array(rec.summary.final_pos);
         rec.summary.goal_reached = Some(end.distance(goal.pos) <= goal.radius);
@@ -405,7 +447,8 @@ pub fn run_script(
 
 /// Plays the level with the autopilot for at most `frames` frames (it
 /// stops at the exit or when it gives up) and returns the recorder, whose
-/// summary holds the autopilot's outcome.
+/// summary holds the autopilot's outcome; with an [`InputRecorder`],
+/// records every frame's input.
 pub fn run_autopilot(
     level: Level,
     character: Arc<Character>,
@@ -413,11 +456,18 @@ pub fn run_autopilot(
     ik: bool,
     shots: Option<ShotOptions<'_>>,
     sounds: Option<&mut SoundLog>,
+    record: Option<&mut InputRecorder>,
 ) -> Result<Recorder> {
     let mut pilot = Autopilot::new(&level, crate::sim::player::MoveParams::default())
         .with_context(|| format!("{}: cannot build the reachability graph", level.name))?;
     let mut reached_at = None;
-    let mut rec = run_frames(level, character, frames, ik, shots, sounds, |sim| {
+    let stepping = Stepping {
+        shots,
+        sounds,
+        record,
+        flow: None,
+    };
+    let mut rec = run_frames(level, character, frames, ik, stepping, |sim| {
         let player = sim.player_state();
         if pilot.at_exit(&player) {
             reached_at = Some(sim.steps);
@@ -426,7 +476,10 @@ pub fn run_autopilot(
         if pilot.failed() {
             return None;
         }
-        Some(pilot.input(&sim.level, &player, sim.steps))
+        Some(ScriptStep {
+            input: pilot.input(&sim.level, &player, sim.steps),
+            ik: None,
+        })
     })?;
     let s = &mut rec.summary;
     s.exit_reached = Some(reached_at.is_some());
@@ -445,19 +498,69 @@ pub fn run_autopilot(
     Ok(rec)
 }
 
+/// The game's flow around a replayed window recording: the run (falls,
+/// respawns, checkpoints, the exit) and the window's way of posing.
+pub struct FlowReplay {
+    game: Game,
+    frame_sim: Option<FrameSim>,
+    prof: crate::profile::FrameProfiler,
+}
+
+impl FlowReplay {
+    /// The flow of a run on `level` alone, in play.
+    pub fn new(level: &Level) -> Self {
+        let sequence = Sequence::shipped().expect("the embedded level sequence loads");
+        let game = Game::playing(
+            sequence,
+            Progress::default(),
+            Settings::default(),
+            &level.name,
+        );
+        Self {
+            game,
+            frame_sim: None,
+            prof: crate::profile::FrameProfiler::new(),
+        }
+    }
+}
+
+/// What a run does besides stepping: screenshots, the sound log, the
+/// recording, and the flow (a window recording's replay).
+pub struct Stepping<'a, 'b> {
+    /// Screenshots or a contact sheet.
+    pub shots: Option<ShotOptions<'a>>,
+    /// The sound log.
+    pub sounds: Option<&'b mut SoundLog>,
+    /// The input recording.
+    pub record: Option<&'b mut InputRecorder>,
+    /// Step through the game's flow as the window does.
+    pub flow: Option<FlowReplay>,
+}
+
 /// Runs the simulation, asking `next` for each frame's input (`None`
-/// ends the run early), and records the motion metrics.
+/// ends the run early), and records the motion metrics. Every input is
+/// made [`crate::sim::record::canonical`] (as a recording writes it), so a
+/// run plays alike recorded or not.
 fn run_frames(
     level: Level,
     character: Arc<Character>,
     frames: u64,
     ik: bool,
-    shots: Option<ShotOptions<'_>>,
-    mut sounds: Option<&mut SoundLog>,
-    mut next: impl FnMut(&Sim) -> Option<crate::sim::player::Input>,
+    stepping: Stepping<'_, '_>,
+    mut next: impl FnMut(&Sim) -> Option<ScriptStep>,
 ) -> Result<Recorder> {
+    let Stepping {
+        shots,
+        mut sounds,
+        mut record,
+        mut flow,
+    } = stepping;
     let mut sim = Sim::new(level, character);
     sim.ik_enabled = ik;
+    if let Some(f) = flow.as_mut() {
+        // The window poses the player once as the level loads.
+        f.frame_sim = Some(FrameSim::new(&mut sim));
+    }
     let mut shooter = match shots {
         Some(o) => Some(match o.strip {
             Some(range) => Shooter::strip(&sim, range, o.dir, o.size, o.debug)?,
@@ -468,11 +571,36 @@ fn run_frames(
     let mut rec = Recorder::default();
     let mut events = EventTracker::new();
     for i in 0..frames {
-        let Some(input) = next(&sim) else {
+        let Some(step) = next(&sim) else {
             break;
         };
-        sim.step(&input);
-        sim.pose(DT);
+        if let Some(on) = step.ik {
+            sim.ik_enabled = on;
+            if let Some(r) = record.as_deref_mut() {
+                r.set_ik(on);
+            }
+        }
+        let input = match record.as_deref_mut() {
+            Some(r) => r.push(step.input),
+            None => crate::sim::record::canonical(step.input),
+        };
+        match flow.as_mut() {
+            Some(FlowReplay {
+                game,
+                frame_sim: Some(fs),
+                prof,
+            }) => {
+                game.begin_frame();
+                fs.step(game, &mut sim, &input, prof);
+            }
+            _ => {
+                sim.step(&input);
+                sim.pose(DT);
+            }
+        }
+        if let Some(r) = record.as_deref_mut() {
+            r.after_step(&sim);
+        }
         // The contact events drive the sound log and the screenshots' dust.
         let frame_events = events.observe_sim(&sim);
         if let Some(log) = sounds.as_deref_mut() {
@@ -511,13 +639,90 @@ pub struct ShotOptions<'a> {
     pub debug: bool,
 }
 
+/// What a run is played on: the command line's flags, filled in from a
+/// recording's header; a flag that contradicts the header is refused.
+struct Resolved {
+    level: String,
+    model: crate::character::model::CharacterArgs,
+    ik: bool,
+    frames: Option<u64>,
+}
+
+fn resolve(args: &RunArgs, script: Option<&Script>) -> Result<Resolved> {
+    let header = script.map(|s| s.header.clone()).unwrap_or_default();
+    let file = args
+        .input
+        .as_deref()
+        .map_or(String::new(), |p| p.display().to_string());
+    let clash = |what: &str, recorded: &str, given: &str, flag: &str| {
+        anyhow::anyhow!(
+            "{file}: recorded with {what} {recorded}, but {flag} says {given}: leave {flag} out to replay the recording as it was played"
+        )
+    };
+    let level = match (&args.level, &header.level) {
+        (Some(given), Some(recorded)) if given != recorded => {
+            return Err(clash("the level", recorded, given, "--level"));
+        }
+        (Some(given), _) => given.clone(),
+        (None, Some(recorded)) => recorded.clone(),
+        (None, None) => "builtin".to_string(),
+    };
+    let mut model = args.model.clone();
+    let path_of = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    for (what, flag, given, recorded) in [
+        (
+            "the character",
+            "--character",
+            path_of(&args.model.character),
+            &header.character,
+        ),
+        ("the rig", "--rig", path_of(&args.model.rig), &header.rig),
+    ] {
+        if let (Some(g), Some(r)) = (&given, recorded)
+            && g != r
+        {
+            return Err(clash(what, r, g, flag));
+        }
+    }
+    if model.character.is_none() && header.character.is_some() {
+        model.character = header.character.as_ref().map(PathBuf::from);
+        model.rig = header.rig.as_ref().map(PathBuf::from);
+    }
+    if args.no_ik && header.ik == Some(true) {
+        return Err(clash("IK", "on", "off", "--no-ik"));
+    }
+    Ok(Resolved {
+        level,
+        model,
+        ik: header.ik.unwrap_or(!args.no_ik),
+        frames: args.frames.or(header.frames),
+    })
+}
+
+/// The header of a recording of a run on what `r` names.
+fn record_header(r: &Resolved, flow: bool) -> Header {
+    Header {
+        level: Some(r.level.clone()),
+        character: r.model.character.as_ref().map(|p| p.display().to_string()),
+        rig: r.model.rig.as_ref().map(|p| p.display().to_string()),
+        ik: Some(r.ik),
+        flow,
+        frames: None,
+        end: None,
+    }
+}
+
 /// Runs `ironstep run`.
 pub fn run(args: &RunArgs) -> Result<()> {
-    let frames = match (&args.input, args.autopilot, args.frames) {
+    let script = args.input.as_deref().map(Script::load).transpose()?;
+    let resolved = resolve(args, script.as_ref())?;
+    let frames = match (&args.input, args.autopilot, resolved.frames) {
         (None, false, _) => bail!(
             "give --input SCRIPT (a script of timed presses, see assets/scripts/) or --autopilot (play the level from spawn to exit)"
         ),
-        (Some(_), _, None) => bail!("--input needs --frames N (one frame per 64 Hz step)"),
+        (Some(_), _, None) => bail!(
+            "--input needs --frames N (one frame per 64 Hz step; a recording's header gives its own)"
+        ),
         (_, _, Some(n)) => n,
         (None, true, None) => autopilot::DEFAULT_FRAMES,
     };
@@ -533,9 +738,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
             args.metrics.as_deref(),
         );
     }
-    let level = load_level(&args.level)?;
-    let script = args.input.as_deref().map(Script::load).transpose()?;
-    let character = Arc::new(args.model.load()?);
+    let level = load_level(&resolved.level)?;
+    let character = Arc::new(resolved.model.load()?);
+    let ik = resolved.ik;
     let shots = match (args.screenshot_every, args.strip, &args.out) {
         (Some(every), None, Some(dir)) => Some(ShotOptions {
             every,
@@ -575,6 +780,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
         (None, None, None) => None,
         (Some(_), Some(_), _) => bail!("give --screenshot-every or --strip, not both"),
     };
+    let flow = script.as_ref().is_some_and(|s| s.header.flow);
+    let mut recorder = args
+        .record
+        .as_ref()
+        .map(|_| InputRecorder::new(record_header(&resolved, flow)));
     let mut sounds = args.sound_log.as_ref().map(|_| SoundLog::default());
     let rec = match &script {
         Some(script) => run_script(
@@ -582,21 +792,39 @@ pub fn run(args: &RunArgs) -> Result<()> {
             character,
             script,
             frames,
-            !args.no_ik,
+            ik,
             shots,
             sounds.as_mut(),
+            recorder.as_mut(),
         )?,
         None => run_autopilot(
             level,
             character,
             frames,
-            !args.no_ik,
+            ik,
             shots,
             sounds.as_mut(),
+            recorder.as_mut(),
         )?,
     };
     if let (Some(path), Some(log)) = (&args.sound_log, &sounds) {
         log.write(path)?;
+    }
+    if let (Some(path), Some(r)) = (&args.record, &recorder) {
+        let source = match &args.input {
+            Some(p) => format!("recorded by `ironstep run` from {}", p.display()),
+            None => "recorded by `ironstep run --autopilot`".to_string(),
+        };
+        crate::fsio::write_atomic(path, r.script(&[source]).as_bytes())
+            .with_context(|| format!("{}: cannot write the recording", path.display()))?;
+        println!(
+            "recording: wrote {} ({} frames, ends at {:.3} {:.3}, pose checksum {:016x})",
+            path.display(),
+            r.frames(),
+            r.end().x,
+            r.end().y,
+            r.checksum()
+        );
     }
     let s = &rec.summary;
     let goal = goal_words(script.as_ref().and_then(|sc| sc.goal), s);
@@ -617,12 +845,22 @@ pub fn run(args: &RunArgs) -> Result<()> {
         s.nan_count,
         goal
     );
+    let end = glam::Vec2::from_array(s.final_pos);
+    println!(
+        "ended at {} {} after {} frames; pose checksum {:016x}",
+        end.x, end.y, s.frames, s.pose_checksum
+    );
     let source = match &args.input {
         Some(p) => p.display().to_string(),
         None => "autopilot".to_string(),
     };
     if let Some(path) = &args.metrics {
-        write_metrics(path, &args.level, &source, !args.no_ik, &rec)?;
+        write_metrics(path, &resolved.level, &source, ik, &rec)?;
+    }
+    if let Some(sc) = &script
+        && let Some(want) = sc.header.end
+    {
+        check_replay(sc, want, frames, s)?;
     }
     if s.exit_reached.is_some() {
         match (&s.autopilot_frames_to_exit, &s.autopilot_failure) {
@@ -634,6 +872,50 @@ pub fn run(args: &RunArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Compares a replay with the end its recording states (when the whole
+/// recording was played): prints that it matches, or fails naming what
+/// differs.
+fn check_replay(
+    script: &Script,
+    want: crate::sim::script::RecordedEnd,
+    frames: u64,
+    s: &Summary,
+) -> Result<()> {
+    let recorded = script.header.frames.unwrap_or(frames);
+    if frames != recorded {
+        println!(
+            "replay: {frames} of the recording's {recorded} frames played; its end is not compared"
+        );
+        return Ok(());
+    }
+    let end = glam::Vec2::from_array(s.final_pos);
+    let mut differs = Vec::new();
+    if s.frames != recorded {
+        differs.push(format!("{} frames, not {recorded}", s.frames));
+    }
+    if end != want.pos {
+        differs.push(format!(
+            "ended at ({}, {}), not ({}, {})",
+            end.x, end.y, want.pos.x, want.pos.y
+        ));
+    }
+    if s.pose_checksum != want.checksum {
+        differs.push(format!(
+            "pose checksum {:016x}, not {:016x}",
+            s.pose_checksum, want.checksum
+        ));
+    }
+    if differs.is_empty() {
+        println!(
+            "replay: matches the recording ({recorded} frames, ends at ({}, {}), pose checksum {:016x})",
+            end.x, end.y, want.checksum
+        );
+        Ok(())
+    } else {
+        bail!("replay: differs from the recording: {}", differs.join("; "))
+    }
 }
 
 fn write_metrics(path: &Path, level: &str, script: &str, ik: bool, rec: &Recorder) -> Result<()> {

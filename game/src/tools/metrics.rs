@@ -73,6 +73,11 @@ pub struct FrameRecord {
     pub slide_m: [f32; 2],
 }
 
+/// A 64-bit value as 16 hex digits (JSON numbers lose bits past 2^53).
+fn hex64<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("{v:016x}"))
+}
+
 /// The numbers a run is judged by.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Summary {
@@ -141,6 +146,13 @@ pub struct Summary {
     pub ik_errors: u64,
     /// Where the player ended.
     pub final_pos: [f32; 2],
+    /// The pose checksum of the whole run: FNV-1a over every frame's
+    /// skinning palette and world transform
+    /// ([`crate::sim::record::PoseChecksum`]), written as 16 hex digits.
+    /// Equal checksums mean bit-identical poses on every frame: what a
+    /// replay of a recording must reproduce.
+    #[serde(serialize_with = "hex64")]
+    pub pose_checksum: u64,
     /// Whether the script's goal was reached (absent without a goal).
     pub goal_reached: Option<bool>,
     /// Largest angle of ground under a planted foot, degrees.
@@ -186,6 +198,8 @@ pub struct Recorder {
     prev_vel: Vec3,
     /// The model placement's rotation last frame.
     prev_turn: Option<Quat>,
+    /// Every frame's pose so far.
+    checksum: crate::sim::record::PoseChecksum,
 }
 
 impl Recorder {
@@ -202,6 +216,8 @@ impl Recorder {
         let frame = s.frames;
         s.frames += 1;
         s.final_pos = player.pos.to_array();
+        self.checksum.add(p);
+        s.pose_checksum = self.checksum.value();
         s.ik_errors += u64::from(p.debug.ik_errors);
         let finite = p.palette().iter().all(|m| m.is_finite())
             && p.models.iter().all(|m| m.is_finite())

@@ -2,11 +2,20 @@
 //! the simulation at a fixed 64 Hz with render interpolation, and draws with
 //! the renderer at its own paced frame rate.
 //!
-//! Keys: ←/→ or A/D walk, Shift runs, Space jumps, ↑/↓ or W/S climb, I toggles
-//! IK, F1 toggles the debug overlay, F2 designer mode (see `crate::window::designer`),
-//! F3 the profiler, F12 saves a screenshot, Esc pauses. Gamepads (gilrs): left stick or
-//! d-pad to move and climb, South (A / Cross) to jump, West (X / Square) or
-//! the right trigger to run, Start to pause.
+//! Keys and gamepad buttons go through the player's bindings
+//! ([`crate::flow::bindings`], rebound on Settings → Key bindings); by
+//! default ←/→ or A/D walk, Shift runs, Space jumps, ↑/↓ or W/S climb, I
+//! toggles IK, F1 the debug overlay, F8 saves a replay of the attempt for a
+//! bug report (into the save folder's `recordings/`, see [`replay_dir`]),
+//! F12 a screenshot, Esc pauses; F2 (designer mode, see
+//! `crate::window::designer`) and F3 (the profiler) are fixed. Gamepads
+//! (gilrs): the left stick or d-pad to move and climb, South (A / Cross)
+//! to jump, West (X / Square) or the right trigger to run, Start to pause.
+//!
+//! Every attempt at a level (from its load or restart) is recorded step by
+//! step ([`crate::sim::record`]): the input of each fixed step in play,
+//! played as recorded, and its pose's checksum; `--record FILE` writes each
+//! attempt, the bug-report key saves the current one.
 //!
 //! The game around the levels is [`crate::flow::Game`]: a bare `ironstep`
 //! (or `play` without `--level`) opens on the title screen, `play --level L`
@@ -45,7 +54,9 @@ use crate::audio::Audio;
 use crate::character::Character;
 use crate::character::events::{CharacterEvent, EventTracker};
 use crate::dust::DustPool;
-use crate::flow::{Command, FlowEvent, Game, MenuKey, SaveStore, Screen, Sequence};
+use crate::flow::{
+    Action, Bindings, Command, FlowEvent, Game, MenuKey, SaveStore, Screen, Sequence,
+};
 use crate::profile::Stage;
 use crate::scene::{
     CameraRig, SceneHandles, ShownPose, draw_character, draw_contact_shadows, draw_platforms,
@@ -53,8 +64,10 @@ use crate::scene::{
 };
 use crate::sim::clock::FramePacer;
 use crate::sim::player::{DT, Input};
-use crate::sim::script::{Script, ScriptPlayer};
+use crate::sim::record::InputRecorder;
+use crate::sim::script::{Header, Script, ScriptPlayer};
 use crate::sim::{Body, Sim};
+use crate::tools::headless::MAX_FRAMES;
 use crate::window::designer::Designer;
 use crate::window::flow_ui::FlowUi;
 use crate::window::frame_sim::FrameSim;
@@ -87,6 +100,12 @@ pub struct PlayArgs {
     /// (keys still toggle IK and the overlay).
     #[arg(long)]
     pub input: Option<PathBuf>,
+    /// Record what is pressed, every fixed step of each attempt at a level
+    /// (from its start or restart to the next), as an input script that
+    /// `ironstep run --input FILE` replays exactly: the first attempt into
+    /// FILE, later ones into FILE-2, FILE-3, ... (before the extension).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
     /// Quit by itself after this many rendered frames.
     #[arg(long)]
     pub exit_after: Option<u64>,
@@ -123,6 +142,7 @@ pub struct PlayArgs {
     pub model: crate::character::model::CharacterArgs,
 }
 
+/// What the keyboard holds of the actions that move the player.
 #[derive(Clone, Copy, Debug, Default)]
 struct Keys {
     left: bool,
@@ -142,6 +162,25 @@ impl Keys {
             run: self.run,
             jump_pressed: self.jump_edge,
             jump_held: self.jump,
+        }
+    }
+
+    /// A key bound to `action` went down or up; `in_menu`: a menu is up
+    /// (a jump pressed there is no jump).
+    fn set(&mut self, action: Action, down: bool, in_menu: bool) {
+        match action {
+            Action::Left => self.left = down,
+            Action::Right => self.right = down,
+            Action::Up => self.up = down,
+            Action::Down => self.down = down,
+            Action::Run => self.run = down,
+            Action::Jump => {
+                if down && !self.jump && !in_menu {
+                    self.jump_edge = true;
+                }
+                self.jump = down;
+            }
+            _ => {}
         }
     }
 }
@@ -224,12 +263,13 @@ impl Pads {
         }
     }
 
-    /// Drains gamepad events once per frame: records jump edges, and
-    /// returns the menu keys pressed (buttons, and the left stick pushed
-    /// past [`STICK_MENU_PRESS`]). In play only Start (pause) is used of
-    /// them; the jump edge is only used in play.
-    fn pump(&mut self) -> Vec<MenuKey> {
-        use gilrs::{Axis, Button, EventType};
+    /// Drains gamepad events once per frame: records jump edges (a press
+    /// of a button bound to jump), and returns each button pressed (its
+    /// gilrs name) with the menu key it is, and the menu keys of the left
+    /// stick pushed past [`STICK_MENU_PRESS`]. The jump edge is only used
+    /// in play.
+    fn pump(&mut self, bindings: &Bindings) -> Vec<(Option<String>, Option<MenuKey>)> {
+        use gilrs::{Axis, EventType};
         let mut keys = Vec::new();
         let Some(g) = self.gilrs.as_mut() else {
             return keys;
@@ -237,45 +277,85 @@ impl Pads {
         while let Some(ev) = g.next_event() {
             match ev.event {
                 EventType::ButtonPressed(b, _) => {
-                    if b == Button::South {
+                    let name = format!("{b:?}");
+                    if bindings.has_button(Action::Jump, &name) {
                         if !self.jump_held {
                             self.jump_edge = true;
                         }
                         self.jump_held = true;
                     }
-                    keys.extend(pad_menu_key(b));
+                    keys.push((Some(name), pad_menu_key(b)));
                 }
-                EventType::ButtonReleased(Button::South, _) => self.jump_held = false,
+                EventType::ButtonReleased(b, _)
+                    if bindings.has_button(Action::Jump, &format!("{b:?}")) =>
+                {
+                    self.jump_held = false;
+                }
                 _ => {}
             }
         }
         if let Some((_, pad)) = g.gamepads().next() {
             let (x, y) = (pad.value(Axis::LeftStickX), pad.value(Axis::LeftStickY));
-            keys.extend(self.stick.update(x, y));
+            keys.extend(self.stick.update(x, y).map(|k| (None, Some(k))));
         }
         keys
     }
 
-    /// The first pad's state as the controller's input.
-    fn poll(&mut self) -> Option<Input> {
-        use gilrs::{Axis, Button};
+    /// The first pad's state as the controller's input, through `bindings`.
+    fn poll(&mut self, bindings: &Bindings) -> Option<Input> {
+        use gilrs::Axis;
         let g = self.gilrs.as_mut()?;
         let (_, pad) = g.gamepads().next()?;
         let axis = |a: Axis| {
             let v = pad.value(a);
             if v.abs() < STICK_DEAD_ZONE { 0.0 } else { v }
         };
-        let button = |b: Button| f32::from(pad.is_pressed(b));
-        let x = axis(Axis::LeftStickX) + button(Button::DPadRight) - button(Button::DPadLeft);
-        let y = axis(Axis::LeftStickY) + button(Button::DPadUp) - button(Button::DPadDown);
+        let held = |action: Action| {
+            bindings
+                .get(action)
+                .pad
+                .iter()
+                .filter_map(|name| pad_button(name))
+                .any(|b| pad.is_pressed(b))
+        };
+        let button = |action: Action| f32::from(held(action));
+        let x = axis(Axis::LeftStickX) + button(Action::Right) - button(Action::Left);
+        let y = axis(Axis::LeftStickY) + button(Action::Up) - button(Action::Down);
         Some(Input {
             move_x: x.clamp(-1.0, 1.0),
             move_y: y.clamp(-1.0, 1.0),
-            run: pad.is_pressed(Button::West) || pad.is_pressed(Button::RightTrigger2),
+            run: held(Action::Run),
             jump_pressed: std::mem::take(&mut self.jump_edge),
             jump_held: self.jump_held,
         })
     }
+}
+
+/// The gilrs button of a binding's name.
+fn pad_button(name: &str) -> Option<gilrs::Button> {
+    use gilrs::Button;
+    Some(match name {
+        "South" => Button::South,
+        "East" => Button::East,
+        "North" => Button::North,
+        "West" => Button::West,
+        "LeftTrigger" => Button::LeftTrigger,
+        "LeftTrigger2" => Button::LeftTrigger2,
+        "RightTrigger" => Button::RightTrigger,
+        "RightTrigger2" => Button::RightTrigger2,
+        "Select" => Button::Select,
+        "Start" => Button::Start,
+        "Mode" => Button::Mode,
+        "LeftThumb" => Button::LeftThumb,
+        "RightThumb" => Button::RightThumb,
+        "DPadUp" => Button::DPadUp,
+        "DPadDown" => Button::DPadDown,
+        "DPadLeft" => Button::DPadLeft,
+        "DPadRight" => Button::DPadRight,
+        "C" => Button::C,
+        "Z" => Button::Z,
+        _ => return None,
+    })
 }
 
 /// Keyboard and gamepad together: the larger deflection wins, buttons add up.
@@ -324,7 +404,9 @@ struct App {
     /// Where progress and settings are saved (none: no home folder).
     store: Option<SaveStore>,
     /// The screen and selection last printed as a `flow:` line.
-    announced: Option<(Screen, usize)>,
+    announced: Option<(Screen, usize, String)>,
+    /// The notice last printed.
+    announced_notice: Option<String>,
     /// The `--level` argument of the level the designer has open.
     opened_level: String,
     keys: Keys,
@@ -336,6 +418,12 @@ struct App {
     quit_after_screenshot: bool,
     /// F12 was pressed: the next frame is saved as a screenshot.
     screenshot_next: bool,
+    /// What the current attempt at the level was given, step by step.
+    recorder: InputRecorder,
+    /// Attempts written to `--record`'s files so far.
+    recordings_written: u32,
+    /// Rendered frames the on-screen notice ([`Game::notice`]) stays.
+    notice_frames: u32,
     error: Option<anyhow::Error>,
 }
 
@@ -366,6 +454,7 @@ impl App {
         sim.ik_enabled = self.game.settings.ik;
         let frame_sim = FrameSim::new(&mut sim);
         self.game.level_name = sim.level.name.clone();
+        self.recorder = InputRecorder::new(self.record_header());
         let handles = upload_scene(&mut renderer, &sim.level, &self.character)
             .context("uploading the scene")?;
         let mut frame = Frame::new();
@@ -432,7 +521,7 @@ impl App {
 
     /// Applies the settings to the window and the game, and saves them.
     fn settings_changed(&mut self) {
-        let s = self.game.settings;
+        let s = self.game.settings.clone();
         if let Some(r) = self.running.as_mut() {
             r.sim.ik_enabled = s.ik;
             r.frame.show_debug = s.debug;
@@ -441,11 +530,98 @@ impl App {
                 r.window.set_fullscreen(want);
             }
         }
+        self.recorder.set_ik(s.ik);
         if let Some(store) = &self.store
             && let Err(e) = store.save_settings(&s)
         {
             eprintln!("ironstep: {e}");
         }
+    }
+
+    /// The header of a recording of an attempt at the current level.
+    fn record_header(&self) -> Header {
+        let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
+        Header {
+            level: Some(self.game.current_level_arg()),
+            character: path(&self.args.model.character),
+            rig: path(&self.args.model.rig),
+            ik: Some(self.game.settings.ik),
+            flow: true,
+            frames: None,
+            end: None,
+        }
+    }
+
+    /// The attempt at the level ended (another level or a restart was
+    /// loaded, or the game quits): with `--record`, its recording is
+    /// written; a fresh recording starts.
+    fn finish_attempt(&mut self) {
+        let fresh = InputRecorder::new(self.record_header());
+        let done = std::mem::replace(&mut self.recorder, fresh);
+        let Some(file) = self.args.record.clone() else {
+            return;
+        };
+        if done.frames() == 0 {
+            return;
+        }
+        self.recordings_written += 1;
+        let path = numbered(&file, self.recordings_written);
+        let note = vec!["recorded by `ironstep play --record`".to_string()];
+        match write_recording(&path, &done, &note) {
+            Ok(()) => println!("{}", recording_line("wrote", &path, &done)),
+            Err(e) => eprintln!("ironstep: {e:#}"),
+        }
+    }
+
+    /// The bug-report key: saves the current attempt, from the level's
+    /// start, into the recordings folder, with a message on screen.
+    fn save_replay(&mut self) {
+        let r = &self.recorder;
+        let message = if r.frames() == 0 {
+            "Nothing to save yet: no step of this level has been played".to_string()
+        } else if r.full() {
+            format!(
+                "Cannot save a replay: this attempt is longer than {} minutes, the longest a replay plays; restart the level to record again",
+                MAX_FRAMES / 64 / 60
+            )
+        } else {
+            let dir = replay_dir(self.store.as_ref());
+            let seconds = r.frames() as f32 / 64.0;
+            let from = r.frames().saturating_sub(REPLAY_SECONDS * 64);
+            let note = vec![
+                format!(
+                    "saved with the bug-report key ({}) during play: the whole attempt from the level's start, {seconds:.1} s",
+                    self.game.settings.bindings.keys_text(Action::SaveReplay)
+                ),
+                format!(
+                    "(a replay must start where the attempt started); the last {REPLAY_SECONDS} s begin at frame {} ({:.2} s)",
+                    from + 1,
+                    from as f32 / 64.0
+                ),
+            ];
+            let path = replay_path(&dir, &self.game.current_level_arg());
+            match write_recording(&path, r, &note) {
+                Ok(()) => {
+                    println!("{}", recording_line("saved", &path, r));
+                    format!(
+                        "Replay saved: {} (attach it to your bug report)",
+                        path.display()
+                    )
+                }
+                Err(e) => {
+                    eprintln!("ironstep: {e:#}");
+                    format!("Could not save the replay: {e:#}")
+                }
+            }
+        };
+        self.show_notice(message);
+    }
+
+    /// Shows `message` on screen for a few seconds.
+    fn show_notice(&mut self, message: String) {
+        self.game.notice = Some(message);
+        // Shown (and printed) afresh even when the same as the last.
+        self.announced_notice = None;
     }
 
     /// Puts the flow's current level into the window: the same level
@@ -484,6 +660,7 @@ impl App {
         r.frame_sim.restart(&mut r.sim);
         r.camera = CameraRig::default();
         self.game.level_name = r.sim.level.name.clone();
+        self.finish_attempt();
         self.keys.jump_edge = false;
         self.pads.jump_edge = false;
         println!(
@@ -493,18 +670,21 @@ impl App {
         Ok(())
     }
 
-    /// Prints the screen and selection when they changed, and the flow's
-    /// events of this frame (what the end-to-end tests wait on).
+    /// Prints the screen and selection when they (or the selected item's
+    /// label: a setting changed, a binding waits for its key) changed, a
+    /// new notice, and the flow's events of this frame (what the
+    /// end-to-end tests wait on).
     fn announce(&mut self) {
-        let now = (self.game.screen, self.game.selected);
-        if self.announced != Some(now) {
-            self.announced = Some(now);
-            let item = self
-                .game
-                .items()
-                .get(now.1)
-                .map(|&i| self.game.label(i))
-                .unwrap_or_default();
+        let item = self
+            .game
+            .items()
+            .get(self.game.selected)
+            .map(|&i| self.game.label(i))
+            .unwrap_or_default();
+        let now = (self.game.screen, self.game.selected, item);
+        if self.announced.as_ref() != Some(&now) {
+            let item = now.2.clone();
+            self.announced = Some(now.clone());
             let pos = self
                 .running
                 .as_ref()
@@ -518,6 +698,13 @@ impl App {
         for e in &self.game.events {
             println!("flow: event {e:?}");
         }
+        if self.game.notice != self.announced_notice {
+            if let Some(n) = &self.game.notice {
+                println!("notice: {n}");
+                self.notice_frames = NOTICE_FRAMES;
+            }
+            self.announced_notice = self.game.notice.clone();
+        }
     }
 
     /// One key event. `synthetic`: made up by winit for a key already held
@@ -527,13 +714,28 @@ impl App {
             return Ok(());
         };
         let down = event.state == ElementState::Pressed;
+        let fresh = down && !event.repeat && !synthetic;
+        let name = format!("{code:?}");
+        if self.game.capturing.is_some() {
+            // The bindings screen waits for a key: Esc cancels, any other
+            // is bound (or refused, with the reason on screen).
+            if fresh {
+                if code == KeyCode::Escape {
+                    self.game.cancel_binding();
+                } else {
+                    let commands = self.game.bind_key(&name);
+                    return self.apply(commands, el);
+                }
+            }
+            return Ok(());
+        }
         let in_menu = self.game.in_menu();
         // A menu moves one item per press: neither the key's auto-repeat
         // nor the press winit makes up for a key held as the window gains
         // focus moves it (a Down pressed as the window took focus moved two
-        // items).
+        // items). The menus' keys are fixed, whatever is bound.
         if down
-            && (in_menu || code == KeyCode::Escape)
+            && in_menu
             && let Some(key) = keyboard_menu_key(code)
         {
             if event.repeat || synthetic {
@@ -542,20 +744,30 @@ impl App {
             let commands = self.game.key(key);
             return self.apply(commands, el);
         }
-        let k = &mut self.keys;
-        match code {
-            KeyCode::ArrowLeft | KeyCode::KeyA => k.left = down,
-            KeyCode::ArrowRight | KeyCode::KeyD => k.right = down,
-            KeyCode::ArrowUp | KeyCode::KeyW => k.up = down,
-            KeyCode::ArrowDown | KeyCode::KeyS => k.down = down,
-            KeyCode::ShiftLeft | KeyCode::ShiftRight => k.run = down,
-            KeyCode::Space => {
-                if down && !k.jump && !in_menu {
-                    k.jump_edge = true;
-                }
-                k.jump = down;
+        if let Some(action) = self.game.settings.bindings.action_for_key(&name) {
+            self.keys.set(action, down, in_menu);
+            if fresh {
+                self.action_pressed(action, el)?;
             }
-            KeyCode::KeyI if down && !event.repeat && !synthetic => {
+        }
+        if code == KeyCode::F3
+            && fresh
+            && let Some(r) = self.running.as_mut()
+        {
+            r.overlay.visible = !r.overlay.visible;
+        }
+        Ok(())
+    }
+
+    /// A key or button bound to `action` was pressed (the moves are held
+    /// in [`Keys`] and the pad's state; this does the rest).
+    fn action_pressed(&mut self, action: Action, el: &ActiveEventLoop) -> Result<()> {
+        match action {
+            Action::Pause if matches!(self.game.screen, Screen::Playing | Screen::Paused) => {
+                let commands = self.game.key(MenuKey::Back);
+                return self.apply(commands, el);
+            }
+            Action::ToggleIk => {
                 self.game.settings.ik = !self.game.settings.ik;
                 eprintln!(
                     "ironstep: IK {}",
@@ -563,16 +775,12 @@ impl App {
                 );
                 self.settings_changed();
             }
-            KeyCode::F1 if down && !event.repeat && !synthetic => {
+            Action::ToggleDebug => {
                 self.game.settings.debug = !self.game.settings.debug;
                 self.settings_changed();
             }
-            KeyCode::F3 if down && !event.repeat && !synthetic => {
-                if let Some(r) = self.running.as_mut() {
-                    r.overlay.visible = !r.overlay.visible;
-                }
-            }
-            KeyCode::F12 if down && !event.repeat && !synthetic => self.screenshot_next = true,
+            Action::Screenshot => self.screenshot_next = true,
+            Action::SaveReplay => self.save_replay(),
             _ => {}
         }
         Ok(())
@@ -589,10 +797,26 @@ impl App {
         self.game.begin_frame();
         // Gamepad menu keys first, and what they ask for at once: a level
         // they load must not see this frame's steps of the old one.
-        for key in self.pads.pump() {
-            if self.game.in_menu() || key == MenuKey::Back {
+        for (button, key) in self.pads.pump(&self.game.settings.bindings) {
+            if self.game.capturing.is_some() {
+                // The bindings screen waits for a button (the stick is no
+                // binding).
+                if let Some(b) = button {
+                    let commands = self.game.bind_button(&b);
+                    self.apply(commands, el)?;
+                }
+                continue;
+            }
+            let action = button
+                .as_deref()
+                .and_then(|b| self.game.settings.bindings.action_for_button(b));
+            if self.game.in_menu()
+                && let Some(key) = key
+            {
                 let commands = self.game.key(key);
                 self.apply(commands, el)?;
+            } else if let Some(a) = action {
+                self.action_pressed(a, el)?;
             }
         }
         let Some(r) = self.running.as_mut() else {
@@ -607,6 +831,8 @@ impl App {
         {
             let stepping = !paused && !self.game.in_menu() && self.game.run.is_playing();
             r.frame_sim.edited(&mut r.sim, stepping);
+            // The level this attempt is played on changed under it.
+            self.recorder.edited = true;
         }
         // The fixed steps, the pose pipeline after each step that moved the
         // simulation (never per rendered frame), and the pose drawn between
@@ -614,6 +840,10 @@ impl App {
         let keys = &mut self.keys;
         let pads = &mut self.pads;
         let volume = self.args.volume;
+        // The recorder is given each step's input in play, and the step's
+        // pose after it (two closures: shared through a cell).
+        let recorder = std::cell::RefCell::new(&mut self.recorder);
+        let recorded = std::cell::Cell::new(false);
         let (steps, mut commands) = r.frame_sim.frame(
             &mut self.game,
             &mut r.sim,
@@ -627,12 +857,22 @@ impl App {
                 let input = match scripted.as_mut() {
                     Some(s) if moving => s.next_input(),
                     Some(_) => Input::default(),
-                    None => combine(keys.input(), pads.poll()),
+                    None => combine(keys.input(), pads.poll(&game.settings.bindings)),
                 };
                 keys.jump_edge = false;
-                input
+                // Only steps in play step the run (menus hold it still):
+                // those are recorded, and played as recorded.
+                if game.screen == Screen::Playing {
+                    recorded.set(true);
+                    recorder.borrow_mut().push(input)
+                } else {
+                    input
+                }
             },
             |sim, game, flow_events| {
+                if recorded.replace(false) {
+                    recorder.borrow_mut().after_step(sim);
+                }
                 // The step's sounds: the character's contacts, then what the
                 // flow raised (a respawn starts the contacts afresh).
                 if flow_events
@@ -754,6 +994,12 @@ impl App {
         }
         let gpu_ms = r.overlay.gpu.map(|g| g.shadow_ms + g.main_ms);
         r.overlay.profiler.end_frame(gpu_ms);
+        if self.notice_frames > 0 {
+            self.notice_frames -= 1;
+            if self.notice_frames == 0 {
+                self.game.notice = None;
+            }
+        }
         if let Some(i) = pointer.hovered {
             self.game.hover(i);
         }
@@ -884,12 +1130,16 @@ pub fn play(args: PlayArgs) -> Result<()> {
         game,
         store,
         announced: None,
+        announced_notice: None,
         keys: Keys::default(),
         pads: Pads::new(),
         pacer: FramePacer::new(TARGET_FPS),
         frames: 0,
         quit_after_screenshot: false,
         screenshot_next: false,
+        recorder: InputRecorder::new(Header::default()),
+        recordings_written: 0,
+        notice_frames: 0,
         error: None,
     };
     let mut handler = Handler {
@@ -899,10 +1149,104 @@ pub fn play(args: PlayArgs) -> Result<()> {
     event_loop
         .run_app(&mut handler)
         .context("running the window's event loop")?;
+    // The attempt under way when the game quit.
+    handler.app.finish_attempt();
     match handler.app.error.take() {
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// How much play the bug-report key's saves are about, seconds: the file
+/// holds the whole attempt (see [`replay_dir`]), and says where these last
+/// seconds begin.
+pub const REPLAY_SECONDS: u64 = 60;
+
+/// Rendered frames an on-screen notice stays: five seconds at
+/// [`TARGET_FPS`], long enough to read a path.
+const NOTICE_FRAMES: u32 = 5 * TARGET_FPS;
+
+/// The folder the bug-report key saves replays into: `recordings` in the
+/// save folder (`~/.local/share/ironstep/recordings` on Linux), or in the
+/// working folder when there is none.
+///
+/// A saved replay holds every step of the attempt from the level's start
+/// (or restart), not only the last [`REPLAY_SECONDS`]: the state 60 s ago
+/// is the product of everything before it (the pose pipeline's smoothing
+/// and foot locks, the controller's timers, moving platforms, the run's
+/// checkpoint), and only a replay from the spawn reproduces it bit for
+/// bit. The inputs are small (a line per change), so the whole attempt
+/// costs little; the file notes where the last 60 s begin.
+pub fn replay_dir(store: Option<&SaveStore>) -> PathBuf {
+    store.map_or_else(
+        || PathBuf::from("recordings"),
+        |s| s.dir().join("recordings"),
+    )
+}
+
+/// A fresh file name in `dir` for a replay of `level`: the level's file
+/// stem and the time (seconds since 1970), numbered when taken.
+fn replay_path(dir: &Path, level: &str) -> PathBuf {
+    let stem: String = Path::new(level)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let base = dir.join(format!("replay-{stem}-{secs}.txt"));
+    (1..)
+        .map(|n| numbered(&base, n))
+        .find(|p| !p.exists())
+        .unwrap_or(base)
+}
+
+/// `file` for `n` = 1, else `file` with `-n` before its extension.
+fn numbered(file: &Path, n: u32) -> PathBuf {
+    if n <= 1 {
+        return file.to_path_buf();
+    }
+    let stem = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = match file.extension() {
+        Some(ext) => format!("{stem}-{n}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-{n}"),
+    };
+    file.with_file_name(name)
+}
+
+/// Writes a recording atomically, creating its folder.
+fn write_recording(path: &Path, r: &InputRecorder, note: &[String]) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("{}: cannot create the folder", dir.display()))?;
+    }
+    crate::fsio::write_atomic(path, r.script(note).as_bytes())
+        .with_context(|| format!("{}: cannot write the recording", path.display()))
+}
+
+/// The line printed for a written recording (tests wait on it).
+fn recording_line(verb: &str, path: &Path, r: &InputRecorder) -> String {
+    format!(
+        "recording: {verb} {} ({} frames, ends at {} {}, pose checksum {:016x})",
+        path.display(),
+        r.frames(),
+        r.end().x,
+        r.end().y,
+        r.checksum()
+    )
 }
 
 fn ensure_dir(dir: &Path) -> Result<()> {
@@ -964,5 +1308,144 @@ mod tests {
         assert_eq!(pad_menu_key(Button::Start), Some(MenuKey::Back), "pause");
         assert_eq!(keyboard_menu_key(KeyCode::KeyI), None);
         assert_eq!(pad_menu_key(Button::West), None);
+    }
+
+    /// Every key and button name a binding may use is the name the window
+    /// sees for that key (winit's `KeyCode`) or button (gilrs's `Button`):
+    /// a binding the settings accept always works.
+    #[test]
+    fn binding_names_are_the_names_the_window_sees() {
+        use crate::flow::bindings::{BUTTONS, KEYS};
+        use KeyCode::*;
+        let codes = [
+            ArrowLeft,
+            ArrowRight,
+            ArrowUp,
+            ArrowDown,
+            KeyA,
+            KeyB,
+            KeyC,
+            KeyD,
+            KeyE,
+            KeyF,
+            KeyG,
+            KeyH,
+            KeyI,
+            KeyJ,
+            KeyK,
+            KeyL,
+            KeyM,
+            KeyN,
+            KeyO,
+            KeyP,
+            KeyQ,
+            KeyR,
+            KeyS,
+            KeyT,
+            KeyU,
+            KeyV,
+            KeyW,
+            KeyX,
+            KeyY,
+            KeyZ,
+            Digit0,
+            Digit1,
+            Digit2,
+            Digit3,
+            Digit4,
+            Digit5,
+            Digit6,
+            Digit7,
+            Digit8,
+            Digit9,
+            Space,
+            Enter,
+            Tab,
+            Backspace,
+            Escape,
+            ShiftLeft,
+            ShiftRight,
+            ControlLeft,
+            ControlRight,
+            AltLeft,
+            AltRight,
+            CapsLock,
+            Comma,
+            Period,
+            Slash,
+            Semicolon,
+            Quote,
+            BracketLeft,
+            BracketRight,
+            Backslash,
+            Minus,
+            Equal,
+            Backquote,
+            IntlBackslash,
+            Insert,
+            Delete,
+            Home,
+            End,
+            PageUp,
+            PageDown,
+            Numpad0,
+            Numpad1,
+            Numpad2,
+            Numpad3,
+            Numpad4,
+            Numpad5,
+            Numpad6,
+            Numpad7,
+            Numpad8,
+            Numpad9,
+            NumpadEnter,
+            NumpadAdd,
+            NumpadSubtract,
+            F1,
+            F2,
+            F3,
+            F4,
+            F5,
+            F6,
+            F7,
+            F8,
+            F9,
+            F10,
+            F11,
+            F12,
+        ];
+        let names: Vec<String> = codes.iter().map(|c| format!("{c:?}")).collect();
+        let table: Vec<String> = KEYS.iter().map(|(n, _)| n.to_string()).collect();
+        assert_eq!(names, table);
+        for (name, _) in BUTTONS {
+            let b = pad_button(name).unwrap_or_else(|| panic!("{name}: no gilrs button"));
+            assert_eq!(format!("{b:?}"), *name);
+        }
+    }
+
+    #[test]
+    fn numbered_recordings_keep_the_extension_and_replays_get_fresh_names() {
+        assert_eq!(numbered(Path::new("a/run.txt"), 1), Path::new("a/run.txt"));
+        assert_eq!(
+            numbered(Path::new("a/run.txt"), 3),
+            Path::new("a/run-3.txt")
+        );
+        assert_eq!(numbered(Path::new("run"), 2), Path::new("run-2"));
+        let dir =
+            std::env::temp_dir().join(format!("ironstep-replay-names-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let a = replay_path(&dir, "maps/my level.tmx");
+        assert!(
+            a.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("replay-my_level-"),
+            "{}",
+            a.display()
+        );
+        std::fs::write(&a, "").unwrap();
+        let b = replay_path(&dir, "maps/my level.tmx");
+        assert_ne!(a, b, "a taken name is not reused");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

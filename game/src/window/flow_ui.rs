@@ -15,6 +15,7 @@ use renderer::{Renderer, wgpu};
 use winit::event::WindowEvent;
 use winit::window::Window;
 
+use crate::flow::bindings::Action;
 use crate::flow::game::{Game, Screen, format_time};
 use crate::window::ui::EguiLayer;
 
@@ -38,26 +39,17 @@ pub struct Pointer {
     pub clicked: Option<usize>,
 }
 
-/// The controls table: (action, keyboard, gamepad).
-pub const CONTROLS: [(&str, &str, &str); 10] = [
-    ("walk", "← / → or A / D", "left stick, d-pad"),
-    ("run", "hold Shift", "hold West (X / □) or right trigger"),
-    ("jump", "Space (hold for height)", "South (A / ✕)"),
-    (
-        "climb a ladder",
-        "↑ / ↓ or W / S",
-        "stick / d-pad up or down",
-    ),
-    ("drop through a plank", "↓ + Space", "down + South"),
-    ("pause", "Esc", "Start"),
+/// The controls no binding changes: (action, keyboard, gamepad). The
+/// rebindable actions come first, from the player's bindings.
+pub const FIXED_CONTROLS: [(&str, &str, &str); 4] = [
+    ("drop through a plank", "climb down + jump", "down + jump"),
     (
         "menus",
         "arrows, Enter, Esc; the mouse",
         "d-pad or stick, South, East",
     ),
-    ("toggle IK / debug overlay", "I / F1", ""),
     ("profiler / designer mode", "F3 / F2", ""),
-    ("screenshot", "F12", ""),
+    ("rebind the keys", "Settings → Key bindings", ""),
 ];
 
 /// egui for the flow's screens.
@@ -118,6 +110,9 @@ pub fn draw(ctx: &egui::Context, game: &Game, pointer: &mut Pointer) {
     if matches!(game.screen, Screen::Playing | Screen::Paused) {
         hud(ctx, game);
     }
+    if let Some(text) = &game.notice {
+        notice(ctx, text);
+    }
     if game.screen == Screen::Playing {
         return;
     }
@@ -176,6 +171,24 @@ fn hud(ctx: &egui::Context, game: &Game) {
         });
 }
 
+/// A message at the bottom of the window (a saved replay, a refused key
+/// binding), over everything.
+fn notice(ctx: &egui::Context, text: &str) {
+    egui::Area::new(egui::Id::unique("flow notice"))
+        .anchor(Align2::CENTER_BOTTOM, [0.0, -24.0])
+        .order(egui::Order::Foreground)
+        .interactable(false)
+        .show(ctx, |ui| {
+            egui::Frame::new()
+                .fill(Color32::from_black_alpha(210))
+                .corner_radius(6.0)
+                .inner_margin(10.0)
+                .show(ui, |ui| {
+                    ui.label(RichText::new(text).size(17.0).color(Color32::WHITE));
+                });
+        });
+}
+
 /// The title and body of the screen above its menu.
 fn heading(ui: &mut egui::Ui, game: &Game) {
     let title = |ui: &mut egui::Ui, text: &str, size: f32| {
@@ -210,7 +223,14 @@ fn heading(ui: &mut egui::Ui, game: &Game) {
                         ui.label(RichText::new(h).strong().color(Color32::WHITE));
                     }
                     ui.end_row();
-                    for (action, keys, pad) in CONTROLS {
+                    let b = &game.settings.bindings;
+                    for a in Action::ALL {
+                        ui.label(a.label());
+                        ui.label(b.keys_text(a));
+                        ui.label(b.pad_text(a));
+                        ui.end_row();
+                    }
+                    for (action, keys, pad) in FIXED_CONTROLS {
                         ui.label(action);
                         ui.label(keys);
                         ui.label(pad);
@@ -219,6 +239,13 @@ fn heading(ui: &mut egui::Ui, game: &Game) {
                 });
         }
         Screen::Settings => title(ui, "Settings", 30.0),
+        Screen::Bindings => {
+            title(ui, "Key bindings", 30.0);
+            line(
+                ui,
+                "Choose an action, then press its new key or gamepad button".into(),
+            );
+        }
         Screen::Paused => title(ui, "Paused", 30.0),
         Screen::LevelComplete => {
             title(ui, "Level complete", 34.0);
@@ -479,5 +506,28 @@ mod tests {
         ] {
             assert!(t.contains(want), "{want} missing from {t}");
         }
+    }
+
+    /// The Controls screen shows the bindings in use (a rebound key
+    /// included) and the fixed controls; a notice is drawn over any screen.
+    #[test]
+    fn the_controls_screen_shows_the_bindings_in_use_and_notices_show() {
+        let mut g = game();
+        g.settings
+            .bindings
+            .bind_key(crate::flow::Action::Jump, "KeyK")
+            .unwrap();
+        g.screen = Screen::Controls;
+        let t = texts(&g);
+        for want in [
+            "|jump (hold for height)|K|South (A/✕)|",
+            "|walk left|← or A|left stick left or d-pad left|",
+            "rebind the keys",
+        ] {
+            assert!(t.contains(want), "{want} missing from {t}");
+        }
+        g.screen = Screen::Playing;
+        g.notice = Some("Replay saved: x.txt (attach it to your bug report)".into());
+        assert!(texts(&g).contains("Replay saved: x.txt"));
     }
 }

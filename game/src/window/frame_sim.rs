@@ -130,27 +130,43 @@ impl FrameSim {
         for _ in 0..steps.steps {
             let input = prof.time(Stage::Input, || input(game));
             let first_event = game.events.len();
-            let before = sim.steps;
-            commands.extend(prof.time(Stage::Sim, || game.step(sim, &input)));
-            let flow_events = &game.events[first_event..];
-            let respawned = flow_events
-                .iter()
-                .any(|e| matches!(e, FlowEvent::Respawned { .. }));
-            if sim.steps != before || respawned {
-                sim.pose_observed(DT, &mut PoseTimer::new(prof));
-                self.pose_updates += 1;
-                self.record(sim);
-                if respawned {
-                    self.drawn.snap();
-                }
-            } else {
-                // Nothing moved: the latest pose is held.
-                self.drawn.snap();
-            }
-            stepped(sim, game, flow_events);
+            commands.extend(self.step(game, sim, &input, prof));
+            stepped(sim, game, &game.events[first_event..]);
         }
         self.draw(sim, steps.alpha);
         (steps, commands)
+    }
+
+    /// One fixed step: the flow's step with `input`, then the pose pipeline
+    /// when the simulation moved (or the player respawned). What
+    /// [`FrameSim::frame`] does for each of its steps, and what a headless
+    /// replay of a window's recording does for each of its frames
+    /// ([`crate::tools::headless`]), so both pose alike.
+    pub fn step(
+        &mut self,
+        game: &mut Game,
+        sim: &mut Sim,
+        input: &Input,
+        prof: &mut FrameProfiler,
+    ) -> Vec<Command> {
+        let first_event = game.events.len();
+        let before = sim.steps;
+        let commands = prof.time(Stage::Sim, || game.step(sim, input));
+        let respawned = game.events[first_event..]
+            .iter()
+            .any(|e| matches!(e, FlowEvent::Respawned { .. }));
+        if sim.steps != before || respawned {
+            sim.pose_observed(DT, &mut PoseTimer::new(prof));
+            self.pose_updates += 1;
+            self.record(sim);
+            if respawned {
+                self.drawn.snap();
+            }
+        } else {
+            // Nothing moved: the latest pose is held.
+            self.drawn.snap();
+        }
+        commands
     }
 
     /// The player's pose as this frame draws it.

@@ -44,6 +44,7 @@ mod no_alloc;
 mod platform_feet;
 mod profile_overlay;
 mod render_model;
+mod replay;
 mod rigid_parts;
 mod soak;
 mod sound;
