@@ -182,6 +182,14 @@ impl AnimState {
                 Some(o) if o.off_ladder() >= 0.5 => Mode::Locomotion,
                 _ => Mode::Climb,
             },
+            // Hanging from a ledge: the climb clip (arms up, feet on the
+            // wall; its phase moves with the height climbed, so the legs
+            // step up the wall climbing over); the gait for the step
+            // across onto the top.
+            Locomotion::Ledge => match player.ledge.and_then(|h| h.motion) {
+                Some(o) if o.leaving && o.off_ladder() >= 0.5 => Mode::Locomotion,
+                _ => Mode::Climb,
+            },
         };
         if mode != self.current
             && let Some((prev, prev_time)) = self.previous
@@ -213,7 +221,8 @@ impl AnimState {
             // a ladder at its foot the hands must meet the rungs in step with
             // the climb clip's grips: the short one.)
             let leaving = self.previous.is_some_and(|(m, _)| m == Mode::Climb);
-            self.fade_time = if player.ladder_move.is_some() || leaving {
+            let ledge_move = player.ledge.is_some_and(|h| h.motion.is_some());
+            self.fade_time = if player.ladder_move.is_some() || ledge_move || leaving {
                 CLIMB_CROSSFADE
             } else {
                 CROSSFADE

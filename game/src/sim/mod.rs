@@ -16,11 +16,12 @@
 //! The level is not in the world: it is one immutable resource the systems
 //! read.
 //!
-//! Beside the systems: [`world`] (the level model), [`player`] (the
-//! controller), [`clock`] (fixed step and frame pacing) and [`script`]
+//! Beside the systems: [`world`] (the level model), [`ledge`] (which
+//! corners a hanging body can hold), [`player`] (the controller), [`clock`] (fixed step and frame pacing) and [`script`]
 //! (timed presses for headless runs).
 
 pub mod clock;
+pub mod ledge;
 pub mod player;
 pub mod script;
 pub mod world;

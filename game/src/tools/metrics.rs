@@ -471,6 +471,7 @@ impl Recorder {
                 Locomotion::Ground => "ground",
                 Locomotion::Air => "air",
                 Locomotion::Ladder(_) => "ladder",
+                Locomotion::Ledge => "ledge",
             },
             pelvis_drop: p.debug.pelvis_drop,
             feet,
