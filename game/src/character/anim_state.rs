@@ -23,6 +23,13 @@ pub const CROSSFADE: f32 = 0.15;
 /// two states.
 pub const CLIMB_CROSSFADE: f32 = 0.4;
 
+/// The share of the height climbed that moves the climb clip's phase on a
+/// ledge: climbing over one, the body rises about 2 m in under a second,
+/// which at the full rate would play the climb cycle more than three times
+/// (the limbs turned at up to 100 rad/s); at this share it plays it about
+/// once, at a ladder climber's pace.
+pub const LEDGE_CLIMB_RATE: f32 = 0.3;
+
 /// A move of the feet longer than this in one step is a teleport (a
 /// respawn), not motion: it advances no phase, metres.
 pub const TELEPORT: f32 = 2.0;
@@ -246,8 +253,15 @@ impl AnimState {
             self.gait_phase = (self.gait_phase + moved.x.abs() / stride).fract();
         }
         if self.current == Mode::Climb && clips.climb.cycle_distance > 0.0 {
+            // On a ledge the legs step up the wall at a share of the height
+            // climbed (the body rises over a ledge faster than up rungs).
+            let rate = if player.state == Locomotion::Ledge {
+                LEDGE_CLIMB_RATE
+            } else {
+                1.0
+            };
             self.climb_phase =
-                (self.climb_phase + moved.y / clips.climb.cycle_distance).rem_euclid(1.0);
+                (self.climb_phase + rate * moved.y / clips.climb.cycle_distance).rem_euclid(1.0);
         }
 
         let mut n = 0;

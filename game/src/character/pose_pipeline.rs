@@ -41,6 +41,7 @@ use animation::{
 use glam::{Affine3A, Mat4, Quat, Vec2, Vec3};
 
 use crate::character::anim_state::{Layer, MAX_LAYERS};
+use crate::character::ledge_ik::LedgeIk;
 use crate::character::{Character, Grip, Limb};
 use crate::sim::player::{Locomotion, MAX_SNAP_DOWN, MAX_STEP_UP, Player, foot_probe_range};
 use crate::sim::world::{FloorHit, FloorKind, GroundSegment, Ladder, Level};
@@ -501,6 +502,8 @@ pub struct PosePipeline {
     pub world: Mat4,
     /// What IK did this frame.
     pub debug: PoseDebug,
+    /// The ledge IK's memory and what it did this frame.
+    pub ledge: LedgeIk,
     smooth: Smoothing,
 }
 
@@ -526,6 +529,7 @@ impl PosePipeline {
             palette: vec![Mat4::IDENTITY; n],
             world: Mat4::IDENTITY,
             debug: PoseDebug::default(),
+            ledge: LedgeIk::new(character),
             smooth: Smoothing::default(),
         }
     }
@@ -556,6 +560,7 @@ impl PosePipeline {
     /// Forgets the smoothing (after a respawn or a level change).
     pub fn reset(&mut self) {
         self.smooth = Smoothing::default();
+        self.ledge.reset();
     }
 
     /// Runs one frame of the pipeline: every [`PoseStage`] in order.
@@ -615,6 +620,16 @@ impl PosePipeline {
                 if input.ik_enabled {
                     self.ladder_ik(c, input);
                 }
+                // Hands on a ledge's corner (see `ledge_ik`).
+                self.debug.ik_errors += self.ledge.solve(
+                    c,
+                    input,
+                    &mut self.pose,
+                    &mut self.models,
+                    &mut self.world,
+                    &mut self.debug.hands,
+                    &mut self.limb_pole,
+                );
             }
             PoseStage::Limit => self.limit_joint_speed(c, input),
             PoseStage::Palette => {

@@ -53,8 +53,10 @@ pub const GRAB_REACH_DOWN: f32 = 0.15;
 /// How far across from its hanging place the body may be when it catches a
 /// ledge, metres (the catch moves it there).
 pub const GRAB_REACH_X: f32 = 0.3;
-/// Seconds a catch takes (the fall braked onto the hands): 16 steps.
-pub const GRAB_TIME: f32 = 0.25;
+/// Seconds a catch takes (the fall braked onto the hands): 26 steps, over
+/// which the hands swing up onto the corner (at walking joint speeds) and a
+/// short character's body rises to its hang without a jerk.
+pub const GRAB_TIME: f32 = 0.4;
 /// Seconds a climb over a ledge takes, from hanging to standing on its top.
 pub const LEDGE_CLIMB_TIME: f32 = 1.4;
 /// Seconds after letting go of a ledge during which none is caught: long
