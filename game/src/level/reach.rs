@@ -141,6 +141,20 @@ impl std::fmt::Display for Node {
     }
 }
 
+/// Seconds planning adds to a move that catches a ledge: a grab is the way
+/// where no other is (the tutorial's wall), not a shortcut taken wherever
+/// one saves a second, so a level's route keeps to its floors, jumps and
+/// ladders where those reach.
+pub const GRAB_PLAN_COST: f32 = 30.0;
+
+/// How close, metres, the ends of a move tried facing either way must be
+/// for the move to count (see `Builder::try_move`).
+pub const FACING_AGREE: f32 = 0.1;
+
+/// Seconds a move that caught a ledge with no room to climb onto hangs
+/// before letting go (the catch takes 0.4 s; up is held meanwhile).
+pub const LEDGE_GIVE_UP: f32 = 1.0;
+
 /// How a jump is taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JumpStyle {
@@ -296,6 +310,9 @@ pub struct Edge {
     /// move's start (until the rider stands on it, or is off it); 0 for
     /// other moves.
     pub hold: f32,
+    /// Whether the move caught a ledge and climbed over it (or let go)
+    /// when it was tried: planning counts [`GRAB_PLAN_COST`] more for it.
+    pub grab: bool,
 }
 
 impl std::fmt::Display for Edge {
@@ -333,6 +350,12 @@ impl MoveRun {
 }
 
 impl Edge {
+    /// What planning counts for the move, seconds: its duration, plus
+    /// [`GRAB_PLAN_COST`] for a move that catches a ledge.
+    pub fn cost(&self) -> f32 {
+        self.duration + if self.grab { GRAB_PLAN_COST } else { 0.0 }
+    }
+
     /// The input of the next step of this move for a player in state `p`;
     /// `platform_x` is the x of the move's moving platform now (boarding
     /// walks to its centre). Advances `run`.
@@ -340,6 +363,18 @@ impl Edge {
         let k = run.steps;
         run.steps += 1;
         let mut input = Input::default();
+        // A move that catches a ledge (a jump or fall whose hands pass one,
+        // see `sim::player::ledge`) goes on as a climb over it: up, or, on
+        // a ledge with no room to climb onto, down after a moment to let go.
+        if p.state == Locomotion::Ledge {
+            let climbing = p.ledge.is_some_and(|h| h.climbing());
+            input.move_y = if climbing || p.state_time < LEDGE_GIVE_UP {
+                1.0
+            } else {
+                -1.0
+            };
+            return input;
+        }
         match self.mv {
             Move::Walk { dir } => input.move_x = dir,
             Move::Fall { dir, run: r } => {
@@ -519,6 +554,12 @@ impl Graph {
         b.drop_edges(&flat);
         b.ladder_edges(&flat);
         b.platform_edges();
+        // Moves that catch a ledge go last: the others keep the order (and
+        // so the planner's choice among equally quick ones) they have in a
+        // level without ledges.
+        let (mut edges, grabs): (Vec<Edge>, Vec<Edge>) = g.edges.drain(..).partition(|e| !e.grab);
+        edges.extend(grabs);
+        g.edges = edges;
         g.out = vec![Vec::new(); g.nodes.len()];
         for (i, e) in g.edges.iter().enumerate() {
             g.out[e.from].push(i);
@@ -660,6 +701,7 @@ impl Graph {
                     // A sample's spacing at walk speed: nothing next to a jump.
                     duration: SAMPLE_SPACING,
                     hold: 0.0,
+                    grab: false,
                 };
                 if !g
                     .edges
@@ -841,7 +883,7 @@ impl Graph {
         for &e in &self.out[from] {
             if ok(e) {
                 let ed = &self.edges[e];
-                let t = walk(x, self.approach_x(ed), from) + ed.duration;
+                let t = walk(x, self.approach_x(ed), from) + ed.cost();
                 if t < dist[e] {
                     dist[e] = t;
                     heap.push((key(t), e));
@@ -866,7 +908,7 @@ impl Graph {
                     continue;
                 }
                 let nd = &self.edges[n];
-                let tn = t + walk(ed.land.x, self.approach_x(nd), ed.to) + nd.duration;
+                let tn = t + walk(ed.land.x, self.approach_x(nd), ed.to) + nd.cost();
                 if tn < dist[n] {
                     dist[n] = tn;
                     prev[n] = e;
@@ -904,6 +946,8 @@ struct Builder<'a> {
 struct Tried {
     end: Player,
     steps: u32,
+    /// Whether a ledge was caught on the way.
+    grabbed: bool,
 }
 
 impl Builder<'_> {
@@ -911,7 +955,38 @@ impl Builder<'_> {
     /// controller: the state when it ends standing (after leaving the
     /// ground, or on another node), or `None` when it does not (a fall out
     /// of the level, or too long).
-    fn try_move(&self, level: &Level, edge: &Edge, mut p: Player, from: usize) -> Option<Tried> {
+    ///
+    /// The controller catches only a ledge the body faces (see
+    /// `sim::player::ledge`), and a follower arrives at a move's start
+    /// facing either way: a move that caught a ledge is tried facing the
+    /// other way too and kept only if it ends alike (within
+    /// [`FACING_AGREE`]). (A move that caught none facing right may catch
+    /// one facing left as it is followed: the follower then ends off the
+    /// plan and plans again from there.)
+    fn try_move(&self, level: &Level, edge: &Edge, p: Player, from: usize) -> Option<Tried> {
+        let t = self.try_move_facing(level, edge, p, from)?;
+        if t.grabbed {
+            let turned = Player {
+                facing: -p.facing,
+                ..p
+            };
+            let u = self.try_move_facing(level, edge, turned, from)?;
+            if (u.end.pos - t.end.pos).length() > FACING_AGREE || u.end.state != t.end.state {
+                return None;
+            }
+        }
+        Some(t)
+    }
+
+    /// [`Builder::try_move`] facing as `p` does.
+    fn try_move_facing(
+        &self,
+        level: &Level,
+        edge: &Edge,
+        mut p: Player,
+        from: usize,
+    ) -> Option<Tried> {
+        let mut grabbed = false;
         let mut run = MoveRun::default();
         let edge = Edge { from, ..*edge };
         let platform_x = match edge.mv {
@@ -927,10 +1002,12 @@ impl Builder<'_> {
                 // Lost below the level and respawned.
                 return None;
             }
+            grabbed |= p.state == Locomotion::Ledge;
             if run.done(self.g, &edge, &p) {
                 return Some(Tried {
                     end: p,
                     steps: run.steps,
+                    grabbed,
                 });
             }
         }
@@ -993,6 +1070,9 @@ impl Builder<'_> {
         for q in robust {
             let same = self
                 .try_move(level, &edge, *q, from)
+                // Moved, the move must go as it went: with a catch if it
+                // caught a ledge, without one if not.
+                .filter(|u| u.grabbed == t.grabbed)
                 .and_then(|t| self.landed_on(&t, from))
                 == Some(to);
             if !same {
@@ -1003,6 +1083,7 @@ impl Builder<'_> {
         edge.to = to;
         edge.land = t.end.pos;
         edge.duration = t.steps as f32 * DT;
+        edge.grab = t.grabbed;
         self.g.edges.push(edge);
     }
 
@@ -1016,6 +1097,7 @@ impl Builder<'_> {
             land: start,
             duration: 0.0,
             hold: 0.0,
+            grab: false,
         }
     }
 
@@ -1121,6 +1203,7 @@ impl Builder<'_> {
             shifted.trigger_x += s * TAKEOFF_TOLERANCE;
             let same = self
                 .try_move(flat, &shifted, p, node)
+                .filter(|u| u.grabbed == t.grabbed)
                 .and_then(|t| self.landed_on(&t, node))
                 == Some(to);
             if !same {
@@ -1132,6 +1215,7 @@ impl Builder<'_> {
         e.to = to;
         e.land = t.end.pos;
         e.duration = t.steps as f32 * DT;
+        e.grab = t.grabbed;
         self.g.edges.push(e);
     }
 
