@@ -1479,6 +1479,54 @@ mod tests {
     }
 
     #[test]
+    fn a_wall_too_tall_to_jump_is_reached_by_a_grab_unless_its_corner_is_no_grab() {
+        // A 3 m wall: a jump (1.25 m) cannot land on it, a catch of its
+        // corner and a climb over can.
+        let rows: &[&str] = &[
+            "..........",
+            "..........",
+            "..........",
+            "......####",
+            "......####",
+            "......####",
+            "......####",
+            "......####",
+            "......####",
+            "##########",
+        ];
+        let (level, g) = graph(rows, &ends(1.0, 9, 8.0, 3));
+        let (s, e, path) = joined(&level, &g);
+        assert_ne!(s, e);
+        let path = path.expect("the wall's top is reached by a grab");
+        assert!(
+            path.iter().any(|&i| g.edges[i].grab),
+            "{:?}",
+            moves(&g, &path)
+        );
+        // Marked not grabbable, the corner leaves the top out of reach.
+        let no_grab =
+            "<object id=\"3\" type=\"NoGrab\" x=\"176\" y=\"80\" width=\"32\" height=\"32\"/>";
+        let (level, g) = graph(rows, &(ends(1.0, 9, 8.0, 3) + no_grab));
+        assert_eq!(level.static_ledges().count(), 0, "{:?}", level.no_grab);
+        assert!(joined(&level, &g).2.is_none());
+        // Two tiles higher (4 m) no hand reaches the corner.
+        let tall: &[&str] = &[
+            "..........",
+            "......####",
+            "......####",
+            "......####",
+            "......####",
+            "......####",
+            "......####",
+            "......####",
+            "......####",
+            "##########",
+        ];
+        let (level, g) = graph(tall, &ends(1.0, 9, 8.0, 1));
+        assert!(joined(&level, &g).2.is_none());
+    }
+
+    #[test]
     fn a_gap_needs_a_jump_and_a_wide_one_cannot_be_crossed() {
         let rows: &[&str] = &["................", "######....######"];
         let (level, g) = graph(rows, &ends(0.0, 1, 15.0, 1));
@@ -1529,9 +1577,14 @@ mod tests {
                 || back.iter().any(|m| matches!(m, Move::Fall { .. })),
             "{back:?}"
         );
-        // Without the ladder, the wall is too high.
+        // Without the ladder, the wall is too high to jump onto: only a
+        // catch of its corner reaches the top.
         let (level, g) = graph(rows, &ends(1.0, 7, 10.0, 1));
-        assert!(joined(&level, &g).2.is_none(), "a 3 m wall is not jumped");
+        let path = joined(&level, &g).2.expect("a grab reaches the top");
+        assert!(
+            path.iter().any(|&i| g.edges[i].grab),
+            "a 3 m wall is not jumped"
+        );
     }
 
     #[test]
