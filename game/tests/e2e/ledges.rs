@@ -10,7 +10,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use game::audio::{SoundId, cue_for};
 use game::character::Character;
+use game::character::events::{CharacterEvent, EventTracker};
 use game::character::model::load_character;
 use game::sim::player::{DT, Input, Locomotion, Player};
 use game::sim::world::{GroundSegment, Level};
@@ -38,12 +40,20 @@ struct Run {
     sim: Sim,
     rec: Recorder,
     steps: usize,
+    events: EventTracker,
+    /// The sounds of the ledge grabs heard (one per catch).
+    grabs: Vec<SoundId>,
 }
 
 impl Run {
     fn step(&mut self, input: Input) -> Player {
         self.sim.step(&input);
         self.sim.pose(DT);
+        for e in self.events.observe_sim(&self.sim).iter() {
+            if matches!(e, CharacterEvent::LedgeGrab { .. }) {
+                self.grabs.push(cue_for(e).sound);
+            }
+        }
         let p = self.sim.player_state();
         let body = self.sim.world.get::<&Body>(self.sim.player).unwrap();
         self.rec
@@ -74,6 +84,8 @@ fn ledge_run(character: &Arc<Character>) -> Recorder {
         sim: Sim::new(ledge_level(), character.clone()),
         rec: Recorder::default(),
         steps: 0,
+        events: EventTracker::new(),
+        grabs: Vec::new(),
     };
     let right = Input {
         move_x: 1.0,
@@ -144,6 +156,8 @@ fn ledge_run(character: &Arc<Character>) -> Recorder {
     r.until("landed", right, 3.0, |p| p.state == Locomotion::Ground);
     assert!(r.sim.player_state().pos.x > 11.0);
     r.hold(none, 1.0);
+    // A sound on each catch.
+    assert_eq!(r.grabs, vec![SoundId::Grip; 3]);
     r.rec
 }
 
