@@ -44,8 +44,10 @@ use crate::sim::player::Locomotion;
 /// little bent): what [`LedgeIk::lift_full`] raises a short character for.
 pub const HANG_REACH: f32 = 0.88;
 /// Climbing over the top, the share of its arm's length past which a hand
-/// lets go of the corner (the shoulder rising away from it).
-pub const LET_GO_REACH: f32 = 0.97;
+/// lets go of the corner (the shoulder rising away from it): before the arm
+/// is nearly straight, where the elbow turns fast for little reach
+/// (CesiumMan's at 26 rad/s, held to 0.97).
+pub const LET_GO_REACH: f32 = 0.93;
 /// Climbing over the top, the share of its arm's length under which a hand
 /// lets go of the corner (the shoulder rising past it folds the arm further
 /// than an elbow bends: held on, the knight's hand slid 7.5 mm off).
