@@ -261,7 +261,7 @@ impl LedgeIk {
             if climbing {
                 let ratio = (hold - shoulder).length() / arm_len.max(1e-3);
                 let g = &mut self.let_go[k];
-                if ratio > LET_GO_REACH || ratio < LET_GO_FOLD || *g > 0.0 {
+                if !(LET_GO_FOLD..=LET_GO_REACH).contains(&ratio) || *g > 0.0 {
                     *g = (*g + dt / LET_GO_TIME).min(1.0);
                 }
             }
