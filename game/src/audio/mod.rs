@@ -104,6 +104,8 @@ const LOUD_LANDING_SPEED: f32 = 8.5;
 const RUNG_STEP_VOLUME: f32 = 0.35;
 const JUMP_VOLUME: f32 = 0.5;
 const GRIP_VOLUME: f32 = 0.4;
+/// A ledge grab: both hands and the whole body's weight, louder than a rung's grip.
+const LEDGE_GRAB_VOLUME: f32 = 0.7;
 const CHIME_VOLUME: f32 = 0.8;
 
 /// The sound an event makes, and how loud: footsteps by the body's speed,
@@ -141,6 +143,12 @@ pub fn cue_for(event: &CharacterEvent) -> Cue {
         CharacterEvent::LadderGrip { .. } => Cue {
             sound: SoundId::Grip,
             volume: GRIP_VOLUME,
+        },
+        // Both hands slapping onto a corner and taking the body's weight:
+        // the grip's sound, louder.
+        CharacterEvent::LedgeGrab { .. } => Cue {
+            sound: SoundId::Grip,
+            volume: LEDGE_GRAB_VOLUME,
         },
         CharacterEvent::Checkpoint { .. } => Cue {
             sound: SoundId::Checkpoint,

@@ -23,6 +23,13 @@ pub const CROSSFADE: f32 = 0.15;
 /// two states.
 pub const CLIMB_CROSSFADE: f32 = 0.4;
 
+/// The share of the height climbed that moves the climb clip's phase on a
+/// ledge: climbing over one, the body rises about 2 m in under a second,
+/// which at the full rate would play the climb cycle more than three times
+/// (the limbs turned at up to 100 rad/s); at this share it plays it about
+/// once, at a ladder climber's pace.
+pub const LEDGE_CLIMB_RATE: f32 = 0.3;
+
 /// A move of the feet longer than this in one step is a teleport (a
 /// respawn), not motion: it advances no phase, metres.
 pub const TELEPORT: f32 = 2.0;
@@ -182,6 +189,14 @@ impl AnimState {
                 Some(o) if o.off_ladder() >= 0.5 => Mode::Locomotion,
                 _ => Mode::Climb,
             },
+            // Hanging from a ledge: the climb clip (arms up, feet on the
+            // wall; its phase moves with the height climbed, so the legs
+            // step up the wall climbing over); the gait for the step
+            // across onto the top.
+            Locomotion::Ledge => match player.ledge.and_then(|h| h.motion) {
+                Some(o) if o.leaving && o.off_ladder() >= 0.5 => Mode::Locomotion,
+                _ => Mode::Climb,
+            },
         };
         if mode != self.current
             && let Some((prev, prev_time)) = self.previous
@@ -213,7 +228,8 @@ impl AnimState {
             // a ladder at its foot the hands must meet the rungs in step with
             // the climb clip's grips: the short one.)
             let leaving = self.previous.is_some_and(|(m, _)| m == Mode::Climb);
-            self.fade_time = if player.ladder_move.is_some() || leaving {
+            let ledge_move = player.ledge.is_some_and(|h| h.motion.is_some());
+            self.fade_time = if player.ladder_move.is_some() || ledge_move || leaving {
                 CLIMB_CROSSFADE
             } else {
                 CROSSFADE
@@ -237,8 +253,15 @@ impl AnimState {
             self.gait_phase = (self.gait_phase + moved.x.abs() / stride).fract();
         }
         if self.current == Mode::Climb && clips.climb.cycle_distance > 0.0 {
+            // On a ledge the legs step up the wall at a share of the height
+            // climbed (the body rises over a ledge faster than up rungs).
+            let rate = if player.state == Locomotion::Ledge {
+                LEDGE_CLIMB_RATE
+            } else {
+                1.0
+            };
             self.climb_phase =
-                (self.climb_phase + moved.y / clips.climb.cycle_distance).rem_euclid(1.0);
+                (self.climb_phase + rate * moved.y / clips.climb.cycle_distance).rem_euclid(1.0);
         }
 
         let mut n = 0;

@@ -56,6 +56,16 @@ impl Brain {
         let (x0, x1) = level.extent();
         let mut input = Input::default();
         match p.state {
+            // On a ledge: climb over it, or let go if that cannot be.
+            Locomotion::Ledge => {
+                let climbing = p.ledge.is_some_and(|h| h.climbing());
+                input.move_y = if climbing || p.state_time < 1.0 {
+                    1.0
+                } else {
+                    -1.0
+                };
+                return input;
+            }
             Locomotion::Ladder(_) => {
                 // Keep climbing the way the climb started, to the end.
                 input.move_y = self.climb_dir;

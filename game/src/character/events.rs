@@ -206,6 +206,11 @@ pub enum CharacterEvent {
         /// Where the hand is (on the rung).
         position: Vec3,
     },
+    /// The hands caught a ledge (its corner).
+    LedgeGrab {
+        /// The corner caught.
+        position: Vec3,
+    },
     /// A checkpoint was reached (raised by the game flow).
     Checkpoint {
         /// The checkpoint's position.
@@ -226,6 +231,7 @@ impl CharacterEvent {
             CharacterEvent::Jump { .. } => "jump",
             CharacterEvent::Land { .. } => "land",
             CharacterEvent::LadderGrip { .. } => "grip",
+            CharacterEvent::LedgeGrab { .. } => "ledge_grab",
             CharacterEvent::Checkpoint { .. } => "checkpoint",
             CharacterEvent::LevelComplete { .. } => "level_complete",
         }
@@ -238,6 +244,7 @@ impl CharacterEvent {
             | CharacterEvent::Jump { position }
             | CharacterEvent::Land { position, .. }
             | CharacterEvent::LadderGrip { position, .. }
+            | CharacterEvent::LedgeGrab { position }
             | CharacterEvent::Checkpoint { position }
             | CharacterEvent::LevelComplete { position } => position,
         }
@@ -399,12 +406,21 @@ impl EventTracker {
             let jumped = p.state == Locomotion::Air
                 && p.vel.y > 0.0
                 && match prev.state {
-                    Locomotion::Ladder(_) => true,
+                    Locomotion::Ladder(_) | Locomotion::Ledge => true,
                     _ => p.since_grounded.is_infinite() && prev.since_grounded.is_finite(),
                 };
             if jumped {
                 self.events
                     .push(CharacterEvent::Jump { position: feet_pos });
+            }
+            // Catching a ledge: one grab, at the corner.
+            if p.state == Locomotion::Ledge
+                && prev.state != Locomotion::Ledge
+                && let Some(h) = p.ledge
+            {
+                self.events.push(CharacterEvent::LedgeGrab {
+                    position: h.ledge.corner.extend(0.0),
+                });
             }
             if p.just_landed {
                 self.since_land = 0.0;

@@ -11,6 +11,7 @@ pub mod crowd;
 pub mod drawn;
 pub mod events;
 pub mod humanoid;
+pub mod ledge_ik;
 pub mod model;
 pub mod pose_pipeline;
 pub mod procedural_climb;

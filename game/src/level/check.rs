@@ -660,6 +660,12 @@ mod tests {
         point(1, "Spawn", 1.0, 7) + &point(2, "Exit", 10.0, 1)
     }
 
+    /// A `NoGrab` rectangle over [`WALL`]'s corner: without it the wall's
+    /// top is reached by catching the corner (see `sim::ledge`).
+    fn no_grab_wall() -> String {
+        "<object id=\"9\" type=\"NoGrab\" x=\"176\" y=\"16\" width=\"32\" height=\"32\"/>".into()
+    }
+
     fn check(layers: &[&[&str]], objects: &str) -> Vec<String> {
         let l = super::super::from_tmx_str(&map(layers, objects), "t.tmx").unwrap();
         check_level(&l)
@@ -680,7 +686,10 @@ mod tests {
 
     #[test]
     fn exit_behind_a_wall_without_ladder_is_unreachable() {
-        let errs = check(&[WALL], &ends());
+        // Reached by a grab of the wall's corner...
+        assert!(check(&[WALL], &ends()).is_empty());
+        // ...and out of reach where the corner is not grabbable.
+        let errs = check(&[WALL], &(ends() + &no_grab_wall()));
         assert_eq!(errs.len(), 1, "{errs:?}");
         assert!(
             errs[0].starts_with("object 2") && errs[0].contains("unreachable"),
@@ -690,7 +699,7 @@ mod tests {
 
     #[test]
     fn an_unreachable_exit_names_the_first_place_not_reached_and_the_farthest_reached() {
-        let errs = check(&[WALL], &ends());
+        let errs = check(&[WALL], &(ends() + &no_grab_wall()));
         assert!(
             errs[0].contains(
                 "the first place not reached is the floor from x 3.00 to 5.75 m at height 3.50..3.50 m"
@@ -879,11 +888,12 @@ mod tests {
             &(point(1, "Spawn", 4.0, 2) + &point(2, "Exit", 4.0, 7)),
         );
         assert!(errs.is_empty(), "{errs:?}");
-        // The other way round, the plank is 2.5 m up: out of a jump's reach.
-        let errs = check(
-            &[rows],
-            &(point(1, "Spawn", 4.0, 7) + &point(2, "Exit", 4.0, 2)),
-        );
+        // The other way round, the plank is 2.5 m up: out of a jump's
+        // reach, and reached only by catching a wall's corner beside it.
+        let up = point(1, "Spawn", 4.0, 7) + &point(2, "Exit", 4.0, 2);
+        assert!(check(&[rows], &up).is_empty());
+        let no_grab = "<object id=\"9\" type=\"NoGrab\" x=\"48\" y=\"48\" width=\"32\" height=\"32\"/><object id=\"10\" type=\"NoGrab\" x=\"240\" y=\"48\" width=\"32\" height=\"32\"/>";
+        let errs = check(&[rows], &(up + no_grab));
         assert!(errs.iter().any(|e| e.contains("unreachable")), "{errs:?}");
     }
 

@@ -78,7 +78,9 @@ use tiled::{
 use crate::sim::player::MAX_STEP_UP;
 #[cfg(test)]
 use crate::sim::world::FloorKind;
-use crate::sim::world::{Checkpoint, GroundSegment, Ladder, Level, MovingPlatform, SolidBox};
+use crate::sim::world::{
+    Checkpoint, GroundSegment, Ladder, Level, MovingPlatform, NoGrab, SolidBox,
+};
 
 /// Size of one tile in metres, both ways: half a metre makes the knight
 /// (1.80 m) 3.6 tiles tall, a 45° slope one tile up per tile across, and a
@@ -140,13 +142,14 @@ pub const TUTORIAL_LABEL: &str = "assets/levels/tutorial.tmx";
 pub const TILE_CLASSES: [&str; 3] = ["Solid", "OneWay", "Slope"];
 /// The object classes the game knows (`Slope` is both a tile class and an
 /// object class: the object overrides the cells it covers).
-pub const OBJECT_CLASSES: [&str; 6] = [
+pub const OBJECT_CLASSES: [&str; 7] = [
     "Ladder",
     "Spawn",
     "Exit",
     "Slope",
     "MovingPlatform",
     "Checkpoint",
+    "NoGrab",
 ];
 /// The default of a class member (0 for a member we do not declare).
 fn class_default(class: &str, key: &str) -> f32 {
@@ -784,6 +787,7 @@ fn convert(map: &Map, file: &str, pre: &limits::Preflight) -> Result<LoadedLevel
     let mut platform_ids = Vec::new();
     let mut checkpoints = Vec::new();
     let mut checkpoint_ids = Vec::new();
+    let mut no_grab = Vec::new();
     for o in &objects {
         let loc = format!("object {}", o.id);
         let feet = |o: &Obj| -> Result<Vec2, LevelError> {
@@ -945,6 +949,25 @@ fn convert(map: &Map, file: &str, pre: &limits::Preflight) -> Result<LoadedLevel
                 });
                 checkpoint_ids.push(o.id);
             }
+            "NoGrab" => {
+                let ObjectShape::Rect { width, height } = o.shape else {
+                    return Err(invalid(
+                        &loc,
+                        "a NoGrab must be a rectangle: the corners on or inside it are not grabbed"
+                            .into(),
+                    ));
+                };
+                let (a, b) = (world(o.x, o.y + height), world(o.x + width, o.y));
+                if !(a.is_finite() && b.is_finite() && width >= 0.0 && height >= 0.0) {
+                    return Err(invalid(&loc, "the NoGrab rectangle is not finite".into()));
+                }
+                no_grab.push(NoGrab {
+                    x0: a.x,
+                    y0: a.y,
+                    x1: b.x,
+                    y1: b.y,
+                });
+            }
             _ => {}
         }
     }
@@ -1001,6 +1024,7 @@ fn convert(map: &Map, file: &str, pre: &limits::Preflight) -> Result<LoadedLevel
         kill_height,
     );
     level.checkpoints = checkpoints;
+    level.no_grab = no_grab;
     // A start buried in the ground would drop the knight through the world:
     // the spawn and every checkpoint (where a fall restarts) must have their
     // feet above a solid's surface, or less than a step under it (the
@@ -1644,6 +1668,34 @@ mod tests {
         assert!(l.level.ground_height(1.2).is_none());
         assert_eq!(l.level.ground_height(2.1), Some(0.5));
         assert_eq!(l.level.segments.len(), 2);
+    }
+
+    #[test]
+    fn block_corners_are_ledges_unless_a_no_grab_rectangle_covers_them() {
+        // A block six tiles tall (3 m) in the middle of the ground.
+        let rows: &[&str] = &[
+            "...##...", "...##...", "...##...", "...##...", "...##...", "########",
+        ];
+        let objs = point(1, "Spawn", 0.0, 5) + &point(2, "Exit", 7.0, 5);
+        let l = from_tmx_str(&map(&[rows], &objs), "ledge.tmx").unwrap();
+        let mut corners: Vec<(f32, f32, f32)> = l
+            .level
+            .static_ledges()
+            .map(|e| (e.corner.x, e.corner.y, e.side))
+            .collect();
+        corners.sort_by(|a, b| a.0.total_cmp(&b.0));
+        assert_eq!(corners, vec![(1.5, 3.0, -1.0), (2.5, 3.0, 1.0)]);
+        // A NoGrab rectangle over the right corner (pixels, y down).
+        let no_grab =
+            "<object id=\"3\" type=\"NoGrab\" x=\"144\" y=\"0\" width=\"32\" height=\"32\"/>";
+        let l = from_tmx_str(&map(&[rows], &(objs.clone() + no_grab)), "ledge.tmx").unwrap();
+        assert_eq!(l.level.no_grab.len(), 1);
+        let left: Vec<f32> = l.level.static_ledges().map(|e| e.corner.x).collect();
+        assert_eq!(left, vec![1.5]);
+        // A NoGrab point is an error naming the object.
+        let bad = "<object id=\"3\" type=\"NoGrab\" x=\"144\" y=\"0\"><point/></object>";
+        let err = from_tmx_str(&map(&[rows], &(objs + bad)), "ledge.tmx").unwrap_err();
+        assert!(err.to_string().contains("object 3"), "{err}");
     }
 
     #[test]

@@ -154,6 +154,20 @@ impl std::fmt::Display for Node {
     }
 }
 
+/// Seconds planning adds to a move that catches a ledge: a grab is the way
+/// where no other is (the tutorial's wall), not a shortcut taken wherever
+/// one saves a second, so a level's route keeps to its floors, jumps and
+/// ladders where those reach.
+pub const GRAB_PLAN_COST: f32 = 30.0;
+
+/// How close, metres, the ends of a move tried facing either way must be
+/// for the move to count (see `Builder::try_move`).
+pub const FACING_AGREE: f32 = 0.1;
+
+/// Seconds a move that caught a ledge with no room to climb onto hangs
+/// before letting go (the catch takes 0.4 s; up is held meanwhile).
+pub const LEDGE_GIVE_UP: f32 = 1.0;
+
 /// How a jump is taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JumpStyle {
@@ -309,6 +323,9 @@ pub struct Edge {
     /// move's start (until the rider stands on it, or is off it); 0 for
     /// other moves.
     pub hold: f32,
+    /// Whether the move caught a ledge and climbed over it (or let go)
+    /// when it was tried: planning counts [`GRAB_PLAN_COST`] more for it.
+    pub grab: bool,
 }
 
 impl std::fmt::Display for Edge {
@@ -346,6 +363,12 @@ impl MoveRun {
 }
 
 impl Edge {
+    /// What planning counts for the move, seconds: its duration, plus
+    /// [`GRAB_PLAN_COST`] for a move that catches a ledge.
+    pub fn cost(&self) -> f32 {
+        self.duration + if self.grab { GRAB_PLAN_COST } else { 0.0 }
+    }
+
     /// The input of the next step of this move for a player in state `p`;
     /// `platform_x` is the x of the move's moving platform now (boarding
     /// walks to its centre). Advances `run`.
@@ -353,6 +376,18 @@ impl Edge {
         let k = run.steps;
         run.steps += 1;
         let mut input = Input::default();
+        // A move that catches a ledge (a jump or fall whose hands pass one,
+        // see `sim::player::ledge`) goes on as a climb over it: up, or, on
+        // a ledge with no room to climb onto, down after a moment to let go.
+        if p.state == Locomotion::Ledge {
+            let climbing = p.ledge.is_some_and(|h| h.climbing());
+            input.move_y = if climbing || p.state_time < LEDGE_GIVE_UP {
+                1.0
+            } else {
+                -1.0
+            };
+            return input;
+        }
         match self.mv {
             Move::Walk { dir } => input.move_x = dir,
             Move::Fall { dir, run: r } => {
@@ -563,6 +598,12 @@ impl Graph {
             });
         }
         g.simulated_steps = steps;
+        // Moves that catch a ledge go last: the others keep the order (and
+        // so the planner's choice among equally quick ones) they have in a
+        // level without ledges.
+        let (mut edges, grabs): (Vec<Edge>, Vec<Edge>) = g.edges.drain(..).partition(|e| !e.grab);
+        edges.extend(grabs);
+        g.edges = edges;
         g.out = vec![Vec::new(); g.nodes.len()];
         for (i, e) in g.edges.iter().enumerate() {
             g.out[e.from].push(i);
@@ -705,6 +746,7 @@ impl Graph {
                     // A sample's spacing at walk speed: nothing next to a jump.
                     duration: SAMPLE_SPACING,
                     hold: 0.0,
+                    grab: false,
                 };
                 if !g
                     .edges
@@ -886,7 +928,7 @@ impl Graph {
         for &e in &self.out[from] {
             if ok(e) {
                 let ed = &self.edges[e];
-                let t = walk(x, self.approach_x(ed), from) + ed.duration;
+                let t = walk(x, self.approach_x(ed), from) + ed.cost();
                 if t < dist[e] {
                     dist[e] = t;
                     heap.push((key(t), e));
@@ -911,7 +953,7 @@ impl Graph {
                     continue;
                 }
                 let nd = &self.edges[n];
-                let tn = t + walk(ed.land.x, self.approach_x(nd), ed.to) + nd.duration;
+                let tn = t + walk(ed.land.x, self.approach_x(nd), ed.to) + nd.cost();
                 if tn < dist[n] {
                     dist[n] = tn;
                     prev[n] = e;
@@ -953,6 +995,8 @@ struct Builder<'a> {
 struct Tried {
     end: Player,
     steps: u32,
+    /// Whether a ledge was caught on the way.
+    grabbed: bool,
 }
 
 impl Builder<'_> {
@@ -960,7 +1004,38 @@ impl Builder<'_> {
     /// controller: the state when it ends standing (after leaving the
     /// ground, or on another node), or `None` when it does not (a fall out
     /// of the level, or too long).
-    fn try_move(&self, level: &Level, edge: &Edge, mut p: Player, from: usize) -> Option<Tried> {
+    ///
+    /// The controller catches only a ledge the body faces (see
+    /// `sim::player::ledge`), and a follower arrives at a move's start
+    /// facing either way: a move that caught a ledge is tried facing the
+    /// other way too and kept only if it ends alike (within
+    /// [`FACING_AGREE`]). (A move that caught none facing right may catch
+    /// one facing left as it is followed: the follower then ends off the
+    /// plan and plans again from there.)
+    fn try_move(&self, level: &Level, edge: &Edge, p: Player, from: usize) -> Option<Tried> {
+        let t = self.try_move_facing(level, edge, p, from)?;
+        if t.grabbed {
+            let turned = Player {
+                facing: -p.facing,
+                ..p
+            };
+            let u = self.try_move_facing(level, edge, turned, from)?;
+            if (u.end.pos - t.end.pos).length() > FACING_AGREE || u.end.state != t.end.state {
+                return None;
+            }
+        }
+        Some(t)
+    }
+
+    /// [`Builder::try_move`] facing as `p` does.
+    fn try_move_facing(
+        &self,
+        level: &Level,
+        edge: &Edge,
+        mut p: Player,
+        from: usize,
+    ) -> Option<Tried> {
+        let mut grabbed = false;
         let mut run = MoveRun::default();
         let edge = Edge { from, ..*edge };
         let platform_x = match edge.mv {
@@ -979,10 +1054,12 @@ impl Builder<'_> {
                 // Lost below the level and respawned.
                 return None;
             }
+            grabbed |= p.state == Locomotion::Ledge;
             if run.done(self.g, &edge, &p) {
                 return Some(Tried {
                     end: p,
                     steps: run.steps,
+                    grabbed,
                 });
             }
         }
@@ -1054,6 +1131,9 @@ impl Builder<'_> {
         for q in robust {
             let same = self
                 .try_move(level, &edge, *q, from)
+                // Moved, the move must go as it went: with a catch if it
+                // caught a ledge, without one if not.
+                .filter(|u| u.grabbed == t.grabbed)
                 .and_then(|t| self.landed_on(&t, from))
                 == Some(to);
             if !same {
@@ -1064,6 +1144,7 @@ impl Builder<'_> {
         edge.to = to;
         edge.land = t.end.pos;
         edge.duration = t.steps as f32 * DT;
+        edge.grab = t.grabbed;
         self.g.edges.push(edge);
     }
 
@@ -1077,6 +1158,7 @@ impl Builder<'_> {
             land: start,
             duration: 0.0,
             hold: 0.0,
+            grab: false,
         }
     }
 
@@ -1182,6 +1264,7 @@ impl Builder<'_> {
             shifted.trigger_x += s * TAKEOFF_TOLERANCE;
             let same = self
                 .try_move(flat, &shifted, p, node)
+                .filter(|u| u.grabbed == t.grabbed)
                 .and_then(|t| self.landed_on(&t, node))
                 == Some(to);
             if !same {
@@ -1193,6 +1276,7 @@ impl Builder<'_> {
         e.to = to;
         e.land = t.end.pos;
         e.duration = t.steps as f32 * DT;
+        e.grab = t.grabbed;
         self.g.edges.push(e);
     }
 
@@ -1459,6 +1543,54 @@ mod tests {
     }
 
     #[test]
+    fn a_wall_too_tall_to_jump_is_reached_by_a_grab_unless_its_corner_is_no_grab() {
+        // A 3 m wall: a jump (1.25 m) cannot land on it, a catch of its
+        // corner and a climb over can.
+        let rows: &[&str] = &[
+            "..........",
+            "..........",
+            "..........",
+            "......####",
+            "......####",
+            "......####",
+            "......####",
+            "......####",
+            "......####",
+            "##########",
+        ];
+        let (level, g) = graph(rows, &ends(1.0, 9, 8.0, 3));
+        let (s, e, path) = joined(&level, &g);
+        assert_ne!(s, e);
+        let path = path.expect("the wall's top is reached by a grab");
+        assert!(
+            path.iter().any(|&i| g.edges[i].grab),
+            "{:?}",
+            moves(&g, &path)
+        );
+        // Marked not grabbable, the corner leaves the top out of reach.
+        let no_grab =
+            "<object id=\"3\" type=\"NoGrab\" x=\"176\" y=\"80\" width=\"32\" height=\"32\"/>";
+        let (level, g) = graph(rows, &(ends(1.0, 9, 8.0, 3) + no_grab));
+        assert_eq!(level.static_ledges().count(), 0, "{:?}", level.no_grab);
+        assert!(joined(&level, &g).2.is_none());
+        // Two tiles higher (4 m) no hand reaches the corner.
+        let tall: &[&str] = &[
+            "..........",
+            "......####",
+            "......####",
+            "......####",
+            "......####",
+            "......####",
+            "......####",
+            "......####",
+            "......####",
+            "##########",
+        ];
+        let (level, g) = graph(tall, &ends(1.0, 9, 8.0, 1));
+        assert!(joined(&level, &g).2.is_none());
+    }
+
+    #[test]
     fn a_gap_needs_a_jump_and_a_wide_one_cannot_be_crossed() {
         let rows: &[&str] = &["................", "######....######"];
         let (level, g) = graph(rows, &ends(0.0, 1, 15.0, 1));
@@ -1509,9 +1641,14 @@ mod tests {
                 || back.iter().any(|m| matches!(m, Move::Fall { .. })),
             "{back:?}"
         );
-        // Without the ladder, the wall is too high.
+        // Without the ladder, the wall is too high to jump onto: only a
+        // catch of its corner reaches the top.
         let (level, g) = graph(rows, &ends(1.0, 7, 10.0, 1));
-        assert!(joined(&level, &g).2.is_none(), "a 3 m wall is not jumped");
+        let path = joined(&level, &g).2.expect("a grab reaches the top");
+        assert!(
+            path.iter().any(|&i| g.edges[i].grab),
+            "a 3 m wall is not jumped"
+        );
     }
 
     #[test]

@@ -16,12 +16,14 @@
 //! The level is not in the world: it is one immutable resource the systems
 //! read.
 //!
-//! Beside the systems: [`world`] (the level model), [`player`] (the
-//! controller), [`clock`] (fixed step and frame pacing), [`script`]
-//! (timed presses for headless runs) and [`record`] (what was pressed,
-//! written as a script that replays the run exactly).
+//! Beside the systems: [`world`] (the level model), [`ledge`] (which
+//! corners a hanging body can hold), [`player`] (the controller), [`clock`]
+//! (fixed step and frame pacing), [`script`] (timed presses for headless
+//! runs) and [`record`] (what was pressed, written as a script that replays
+//! the run exactly).
 
 pub mod clock;
+pub mod ledge;
 pub mod player;
 pub mod record;
 pub mod script;

@@ -14,6 +14,12 @@ use glam::Vec2;
 
 use crate::sim::world::{FloorFilter, FloorHit, FloorKind, Ladder, Level};
 
+mod ledge;
+pub use ledge::{
+    GRAB_REACH_DOWN, GRAB_REACH_UP, GRAB_REACH_X, GRAB_TIME, LEDGE_CLIMB_TIME, LEDGE_REGRAB_TIME,
+    LedgeHang,
+};
+
 /// Simulation steps per second. 64 Hz is exact in binary floating point and
 /// avoids the 0/2-step alternation a 60 Hz step shows on 60 Hz displays.
 pub const SIM_HZ: f32 = 64.0;
@@ -180,6 +186,9 @@ pub enum Locomotion {
     Air,
     /// On a ladder (index into [`Level::ladders`]).
     Ladder(usize),
+    /// Hanging from a ledge by the hands, catching it or climbing over it
+    /// ([`Player::ledge`]).
+    Ledge,
 }
 
 /// A move onto or off a ladder in progress: over its top onto the floor
@@ -411,6 +420,11 @@ pub struct Player {
     /// A climb over the top of the ladder being climbed, while it lasts
     /// (only in [`Locomotion::Ladder`]).
     pub ladder_move: Option<LadderMove>,
+    /// The ledge held, while [`Locomotion::Ledge`] lasts.
+    pub ledge: Option<LedgeHang>,
+    /// Seconds since the hands last let go of a ledge (large when never):
+    /// no ledge is caught for [`LEDGE_REGRAB_TIME`] after.
+    pub since_ledge_release: f32,
 }
 
 impl Player {
@@ -433,6 +447,8 @@ impl Player {
             wall_faces: (f32::NEG_INFINITY, f32::INFINITY),
             walls_at: Vec2::NAN,
             ladder_move: None,
+            ledge: None,
+            since_ledge_release: f32::INFINITY,
         }
     }
 
@@ -477,7 +493,13 @@ impl Player {
             // Kept if this step leaves the platform (reset by landing).
             self.carry_vx = p.delta().x / DT;
         }
-        for p in &level.platforms {
+        let held = self.ride_ledge(level);
+        for (i, p) in level.platforms.iter().enumerate() {
+            if held == Some(i) {
+                // The platform whose edge the hands hold carries the body
+                // (above); it neither lifts nor pushes it.
+                continue;
+            }
             let s = p.solid();
             let (x0, x1) = (self.pos.x - BODY_HALF_WIDTH, self.pos.x + BODY_HALF_WIDTH);
             let overlaps = s.x1 > x0
@@ -510,6 +532,9 @@ impl Player {
             self.state = s;
             self.state_time = 0.0;
             self.ladder_move = None;
+            if s != Locomotion::Ledge {
+                self.ledge = None;
+            }
         }
     }
 
@@ -518,6 +543,7 @@ impl Player {
         let input = sanitize(input);
         self.just_landed = false;
         self.state_time += DT;
+        self.since_ledge_release += DT;
         self.since_jump_pressed = if input.jump_pressed {
             0.0
         } else {
@@ -535,6 +561,7 @@ impl Player {
             Locomotion::Ground => self.step_ground(level, params, &input),
             Locomotion::Air => self.step_air(level, params, &input),
             Locomotion::Ladder(i) => self.step_ladder(level, params, &input, i),
+            Locomotion::Ledge => self.step_ledge(level, params, &input),
         }
         if self.pos.y < level.kill_height {
             *self = Player::new(level.spawn);
@@ -757,6 +784,14 @@ impl Player {
     }
 
     fn step_air(&mut self, level: &Level, params: &MoveParams, input: &Input) {
+        let start = self.pos;
+        self.step_air_motion(level, params, input);
+        if self.state == Locomotion::Air {
+            self.try_grab(level, params, input, start);
+        }
+    }
+
+    fn step_air_motion(&mut self, level: &Level, params: &MoveParams, input: &Input) {
         self.since_grounded += DT;
         if self.since_grounded <= params.coyote_time
             && self.since_jump_pressed <= params.jump_buffer

@@ -23,6 +23,8 @@
 
 use glam::Vec2;
 
+pub use crate::sim::ledge::NoGrab;
+
 /// Width of one bucket of the spatial index, metres: one tile, so a floor or
 /// solid the size of a tile is listed in one or two buckets.
 pub const INDEX_CELL: f32 = 0.5;
@@ -527,6 +529,9 @@ pub struct Level {
     /// treats it as the first). [`Level::new`] leaves this empty; the Tiled
     /// loader fills it from `Checkpoint` objects.
     pub checkpoints: Vec<Checkpoint>,
+    /// Areas whose corners are not grabbable (Tiled `NoGrab` rectangles,
+    /// see [`crate::sim::ledge`]). [`Level::new`] leaves this empty.
+    pub no_grab: Vec<NoGrab>,
     index: SpatialIndex,
     /// [`Level::extent`], computed by [`Level::reindex`].
     ends: (f32, f32),
@@ -556,6 +561,7 @@ impl Level {
             exit,
             kill_height,
             checkpoints: Vec::new(),
+            no_grab: Vec::new(),
             index: SpatialIndex::default(),
             ends: (0.0, 0.0),
         };
@@ -778,6 +784,16 @@ impl Level {
             consider(&p.solid());
         }
         best
+    }
+
+    /// Every static solid (not a moving platform) whose span over x may
+    /// meet `x0..=x1` (from the index's buckets: one may repeat, and one
+    /// listed may lie a bucket away); the ledge query reads corners from them.
+    pub fn solids_near(&self, x0: f32, x1: f32) -> impl Iterator<Item = &SolidBox> + '_ {
+        self.index
+            .solids
+            .span(x0, x1)
+            .map(|i| &self.solids[i as usize])
     }
 
     /// The static solid (not a moving platform) holding the point `p`

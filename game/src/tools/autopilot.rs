@@ -242,6 +242,19 @@ impl Autopilot {
                 };
             }
             Locomotion::Air => return Input::default(),
+            // Off-plan on a ledge: climb over it, or let go where that
+            // cannot be.
+            Locomotion::Ledge => {
+                let climbing = p.ledge.is_some_and(|h| h.climbing());
+                return Input {
+                    move_y: if climbing || p.state_time < 1.0 {
+                        1.0
+                    } else {
+                        -1.0
+                    },
+                    ..Input::default()
+                };
+            }
         }
         let Some(node) = self.graph.node_of(p) else {
             self.lost_steps += 1;

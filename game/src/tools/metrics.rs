@@ -4,7 +4,8 @@
 //! pipeline computed its targets: planted feet are measured by the sole point
 //! of the posed foot against the level's ground line, sliding by the posed
 //! ankle's travel while planted, rung contact by the posed wrist or ankle
-//! against the nearest real rung of the ladder.
+//! against the nearest real rung of the ladder, a hand on a ledge by the
+//! posed wrist against the corner the controller holds.
 
 use glam::{Quat, Vec2, Vec3};
 use serde::Serialize;
@@ -59,6 +60,9 @@ pub struct FrameRecord {
     pub rung_error_m: Option<f32>,
     /// Largest distance of a gripping hand from the nearest rung this frame.
     pub hand_hold_error_m: Option<f32>,
+    /// Largest distance of a hand gripping a ledge from its hold on the
+    /// corner this frame.
+    pub ledge_hand_error_m: Option<f32>,
     /// The root's snap this frame (see [`Summary::max_root_snap_m`]), metres.
     pub root_snap_m: f32,
     /// Largest joint angular speed this frame, rad/s.
@@ -122,6 +126,16 @@ pub struct Summary {
     /// Frames on a ladder in which the hands are taken onto or off it (the
     /// ladder's hold fading in or out), left out of the hand hold.
     pub hand_release_frames: u64,
+    /// Largest distance of a hand gripping a ledge from its hold on the
+    /// corner (the corner plus the rig's `wrist_from_rung`, measured across
+    /// the edge: in x and y, the edge running along z), over every frame in
+    /// which the ledge IK holds that hand fully (hanging, and climbing over
+    /// until the hand lets go), metres.
+    pub ledge_hand_max_error_m: f32,
+    /// Frames spent on a ledge (catching it, hanging, climbing over it).
+    pub ledge_frames: u64,
+    /// Hand-frames counted in [`Summary::ledge_hand_max_error_m`].
+    pub ledge_grip_frames: u64,
     /// Largest distance of a gripping hand or standing foot from its rung
     /// while climbing the rungs (not while climbing over the top), metres.
     pub rung_contact_max_error_m: f32,
@@ -385,6 +399,27 @@ impl Recorder {
             }
         }
 
+        // Ledge hold: each hand the ledge IK holds fully, against the
+        // corner the controller holds (not the IK's own target).
+        let mut ledge_error = None;
+        if player.state == Locomotion::Ledge {
+            s.ledge_frames += 1;
+        }
+        if let Some(hang) = player.ledge.filter(|_| player.state == Locomotion::Ledge) {
+            let o = p.world.transform_vector3(c.rig.wrist_from_rung);
+            let hold = hang.ledge.corner + Vec2::new(o.x, o.y);
+            for (k, arm) in c.arms.iter().take(2).enumerate() {
+                if p.ledge.grip[k] < 0.999 {
+                    continue;
+                }
+                let end = (p.world * p.models[arm.end]).w_axis.truncate();
+                let err = (end.truncate() - hold).length();
+                s.ledge_grip_frames += 1;
+                s.ledge_hand_max_error_m = s.ledge_hand_max_error_m.max(err);
+                ledge_error = Some(ledge_error.map_or(err, |e: f32| e.max(err)));
+            }
+        }
+
         // Flat ground: IK must leave the animation alone.
         let mut flat_delta = None;
         // Steady walking only: starting and stopping move planted feet in the
@@ -487,11 +522,13 @@ impl Recorder {
                 Locomotion::Ground => "ground",
                 Locomotion::Air => "air",
                 Locomotion::Ladder(_) => "ladder",
+                Locomotion::Ledge => "ledge",
             },
             pelvis_drop: p.debug.pelvis_drop,
             feet,
             rung_error_m: rung_error,
             hand_hold_error_m: hand_error,
+            ledge_hand_error_m: ledge_error,
             root_snap_m: root_snap,
             max_angular_speed: max_speed,
             fastest_joint,

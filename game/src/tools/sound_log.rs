@@ -90,6 +90,7 @@ impl SoundLog {
                 }
                 CharacterEvent::LadderGrip { hand, .. } => side = Some(hand.name()),
                 CharacterEvent::Jump { .. }
+                | CharacterEvent::LedgeGrab { .. }
                 | CharacterEvent::Checkpoint { .. }
                 | CharacterEvent::LevelComplete { .. } => {}
             }

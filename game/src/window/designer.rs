@@ -114,6 +114,37 @@ impl Handle {
     }
 }
 
+/// The colour grabbable corners are marked in.
+const LEDGE_COLOUR: egui::Color32 = egui::Color32::from_rgb(255, 70, 70);
+/// How long each arm of a ledge's mark is, metres.
+const LEDGE_MARK: f32 = 0.3;
+
+/// Every ledge of the level (static corners and moving platforms' edges
+/// where they are now, see `sim::ledge`) as the three points of its mark:
+/// the corner, a point along the top inward and a point down the face.
+pub fn ledge_marks(level: &Level) -> impl Iterator<Item = [Vec2; 3]> + '_ {
+    let platforms = level.platforms.iter().enumerate().flat_map(move |(i, p)| {
+        let s = p.solid();
+        [
+            (Vec2::new(s.x0, s.top0), -1.0),
+            (Vec2::new(s.x1, s.top1), 1.0),
+        ]
+        .into_iter()
+        .filter(move |&(c, side)| level.is_ledge(c, side, Some(i as u16)))
+    });
+    level
+        .static_ledges()
+        .map(|l| (l.corner, l.side))
+        .chain(platforms)
+        .map(|(c, side)| {
+            [
+                c,
+                c - Vec2::new(side * LEDGE_MARK, 0.0),
+                c - Vec2::new(0.0, LEDGE_MARK),
+            ]
+        })
+}
+
 /// Every handle of a document and its world position (z = 0).
 pub fn handles(doc: &LevelDoc) -> Vec<(Handle, Vec2)> {
     let mut out = Vec::new();
@@ -755,6 +786,19 @@ impl Designer {
                 }
             }
         }
+        // Grabbable corners (ledges): an angle along the top and down the
+        // face, so a designer sees where the knight can hang.
+        for [a, b, c] in ledge_marks(doc.level()) {
+            if let (Some(a), Some(b), Some(c)) = (
+                to_ui(a.extend(0.0)),
+                to_ui(b.extend(0.0)),
+                to_ui(c.extend(0.0)),
+            ) {
+                let stroke = egui::Stroke::new(2.5, LEDGE_COLOUR);
+                painter.line_segment([b, a], stroke);
+                painter.line_segment([a, c], stroke);
+            }
+        }
         // Moving platforms' paths, so their points read as one path.
         for (i, p) in doc.level().platforms.iter().enumerate() {
             let colour = if self.selected == Some(Item::Platform(i)) {
@@ -1080,6 +1124,51 @@ enum Edit {
 mod tests {
     use super::*;
     use crate::level::testmaps::{map, point};
+
+    #[test]
+    fn the_overlay_marks_every_grabbable_corner_and_no_other() {
+        let level = crate::level::from_tmx_str(crate::level::TUTORIAL_TMX, "tutorial.tmx")
+            .unwrap()
+            .level;
+        let marks: Vec<[Vec2; 3]> = ledge_marks(&level).collect();
+        // The exit's wall: its corner at (82, 4) m, marked along its top
+        // (to the right) and down its face.
+        assert!(
+            marks.iter().any(|m| m[0] == Vec2::new(82.0, 4.0)
+                && m[1] == Vec2::new(82.0 + LEDGE_MARK, 4.0)
+                && m[2] == Vec2::new(82.0, 4.0 - LEDGE_MARK)),
+            "{marks:?}"
+        );
+        assert_eq!(
+            marks.len(),
+            level.static_ledges().count() + {
+                level
+                    .platforms
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        let s = p.solid();
+                        usize::from(level.is_ledge(Vec2::new(s.x0, s.top0), -1.0, Some(i as u16)))
+                            + usize::from(level.is_ledge(
+                                Vec2::new(s.x1, s.top1),
+                                1.0,
+                                Some(i as u16),
+                            ))
+                    })
+                    .sum::<usize>()
+            }
+        );
+        // Every mark is a ledge: the controller's own query finds it.
+        for m in &marks {
+            let side = if m[1].x < m[0].x { 1.0 } else { -1.0 };
+            assert!(
+                level
+                    .ledge_near((m[0].x, m[0].x), (m[0].y, m[0].y), side, m[0])
+                    .is_some(),
+                "{m:?}"
+            );
+        }
+    }
 
     /// Ground with a slope on a floating block over a slope on the ground
     /// (column 7), a plank over columns 2–4 of row 1 with a decoration tile

@@ -159,7 +159,7 @@ fn an_autopilot_run_is_deterministic() {
 #[test]
 fn an_unreachable_exit_fails_and_names_the_place() {
     // The check-level test map without its ladder: a 3 m wall the knight
-    // cannot jump stands between spawn and exit.
+    // cannot jump (nor catch, see below) stands between spawn and exit.
     let dir = scratch("wall");
     let text = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/levels/encoding_csv.tmx"),
@@ -167,7 +167,11 @@ fn an_unreachable_exit_fails_and_names_the_place() {
     .unwrap();
     let start = text.find("  <object id=\"3\"").unwrap();
     let end = start + text[start..].find("</object>\n").unwrap() + "</object>\n".len();
-    let wall = format!("{}{}", &text[..start], &text[end..]);
+    // And no corner grabbable (a NoGrab rectangle over the whole map: its
+    // top is otherwise reached by catching the wall's corner).
+    let no_grab =
+        "  <object id=\"3\" type=\"NoGrab\" x=\"0\" y=\"0\" width=\"384\" height=\"256\"/>\n";
+    let wall = format!("{}{no_grab}{}", &text[..start], &text[end..]);
     let path = dir.join("wall.tmx");
     std::fs::write(&path, wall).unwrap();
     let (code, out, err, s) = autopilot(&path.display().to_string(), &dir);

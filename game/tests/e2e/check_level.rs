@@ -134,7 +134,7 @@ fn check_level_reports_third_party_maps_clearly() {
 fn check_level_reports_ladder_feet_platform_paths_and_the_unreachable_place() {
     // The CSV test map with its ladder cut short (its foot 1.5 m above the
     // low floor, so the wall is not climbed) and a moving platform driven
-    // into the wall.
+    // into the wall; no corner grabbable (the wall's would be caught).
     let text = std::fs::read_to_string(levels_dir().join("encoding_csv.tmx")).unwrap();
     let text = text
         .replace(
@@ -143,7 +143,7 @@ fn check_level_reports_ladder_feet_platform_paths_and_the_unreachable_place() {
         )
         .replace(
             " </objectgroup>",
-            "  <object id=\"5\" type=\"MovingPlatform\" x=\"96\" y=\"128\"><polyline points=\"0,0 224,0\"/></object>\n </objectgroup>",
+            "  <object id=\"5\" type=\"MovingPlatform\" x=\"96\" y=\"128\"><polyline points=\"0,0 224,0\"/></object>\n  <object id=\"6\" type=\"NoGrab\" x=\"0\" y=\"0\" width=\"384\" height=\"256\"/>\n </objectgroup>",
         );
     let dir = std::env::temp_dir().join(format!("ironstep-check-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

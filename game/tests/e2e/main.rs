@@ -34,6 +34,7 @@ mod hostile_models;
 mod ik_lab;
 mod inspect;
 mod knight_asset;
+mod ledges;
 mod level_names;
 mod levels_play;
 mod levels_vertical;

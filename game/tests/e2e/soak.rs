@@ -167,7 +167,7 @@ struct Soak {
     frames: u64,
     allocations_after_warm_up: u64,
     live_bytes_growth: i64,
-    states_seen: [bool; 3],
+    states_seen: [bool; 4],
     respawns: u64,
     rss_after_warm_up_kib: u64,
     rss_at_end_kib: u64,
@@ -189,7 +189,7 @@ fn soak(level: Level, character: Arc<Character>, seed: u64, frames: u64) -> Soak
     let mut sim = Sim::new(level, character);
     let mut masher = Masher::new(seed);
     let (mut allocations0, mut live0, mut rss0) = (0, 0, 0);
-    let mut states_seen = [false; 3];
+    let mut states_seen = [false; 4];
     let mut respawns = 0;
     let mut last_y = f32::INFINITY;
     for frame in 0..frames {
@@ -266,6 +266,8 @@ fn soak(level: Level, character: Arc<Character>, seed: u64, frames: u64) -> Soak
             Locomotion::Ground => 0,
             Locomotion::Air => 1,
             Locomotion::Ladder(_) => 2,
+            // Seen where the soak catches a ledge; not required.
+            Locomotion::Ledge => 3,
         }] = true;
         let body = sim.world.get::<&Body>(sim.player).unwrap();
         let pl = &body.pipeline;
@@ -307,7 +309,7 @@ fn random_input_for_100k_frames_on_every_shipped_level() {
             s.frames, s.respawns, s.rss_after_warm_up_kib, s.rss_at_end_kib, s.live_bytes_growth
         );
         assert!(
-            s.states_seen.iter().all(|&seen| seen),
+            s.states_seen[..3].iter().all(|&seen| seen),
             "{name}: the random input never reached every state (ground, air, ladder): {s:?}"
         );
         assert_eq!(

@@ -65,6 +65,7 @@ pub(crate) use limb::HINGE_RANGE;
 pub use limb::required_drop;
 
 use crate::character::Character;
+use crate::character::ledge_ik::LedgeIk;
 use frame::Smoothing;
 use sample_blend::Sampler;
 
@@ -153,6 +154,8 @@ pub struct PosePipeline {
     pub world: Mat4,
     /// What IK did this frame.
     pub debug: PoseDebug,
+    /// The ledge IK's memory and what it did this frame.
+    pub ledge: LedgeIk,
     smooth: Smoothing,
 }
 
@@ -172,6 +175,7 @@ impl PosePipeline {
             palette: vec![Mat4::IDENTITY; n],
             world: Mat4::IDENTITY,
             debug: PoseDebug::default(),
+            ledge: LedgeIk::new(character),
             smooth: Smoothing::default(),
         }
     }
@@ -202,6 +206,7 @@ impl PosePipeline {
     /// Forgets the smoothing (after a respawn or a level change).
     pub fn reset(&mut self) {
         self.smooth = Smoothing::default();
+        self.ledge.reset();
     }
 
     /// Runs one frame of the pipeline: every [`PoseStage`] in order.
@@ -270,6 +275,16 @@ impl PosePipeline {
                         limb_pole: &mut self.limb_pole,
                     });
                 }
+                // Hands on a ledge's corner (see `ledge_ik`).
+                self.debug.ik_errors += self.ledge.solve(
+                    c,
+                    input,
+                    &mut self.pose,
+                    &mut self.models,
+                    &mut self.world,
+                    &mut self.debug.hands,
+                    &mut self.limb_pole,
+                );
             }
             PoseStage::Limit => joint_limit::limit_joint_speed(joint_limit::JointLimit {
                 c,

@@ -1,0 +1,446 @@
+//! Ledge IK: the hands onto a ledge's corner, the feet against its wall, and
+//! the body raised so a character shorter than the controller's hang reaches
+//! — one job with named inputs and outputs, run by the pose pipeline after
+//! the ladder IK and before the joint speed limit.
+//!
+//! The pose under it is the character's climb clip (authored for the knight,
+//! generated for any other humanoid by [`crate::character::procedural_climb`]):
+//! arms up in front, feet on a wall, its phase moving with the height
+//! climbed, so climbing over a ledge the legs step up the wall. This job
+//! puts it on the ledge:
+//!
+//! - **Hands.** Each wrist is held at the corner plus the rig's
+//!   `wrist_from_rung` (the fist over the edge, as around a rung), straight
+//!   above its shoulder along the edge, by the two-bone arm chains the
+//!   ladder IK uses. The hold comes in over the catch (the target swings
+//!   about the shoulder from the animation to the corner as the catch
+//!   progresses; the solve is at full weight). Letting go, the arm's joints
+//!   turn from their last hold back to the animation over [`LET_GO_TIME`]
+//!   (bounded joint speed whatever the two poses). Climbing over the top, a
+//!   hand lets go once the rising shoulder folds its arm past
+//!   [`LET_GO_FOLD`] or stretches it past [`LET_GO_REACH`].
+//! - **Body.** A character whose arms held up from its shoulders fall short
+//!   of the controller's [`HANG_DROP`] (the knight's hang) is raised by the
+//!   difference ([`LedgeIk::lift_full`], from its rest pose), eased in with
+//!   the hold: its feet hang higher than the knight's.
+//! - **Feet.** Where the ledge's face goes on down past a foot, the ankle is
+//!   set against it (the ball of the foot on the wall: the rig's
+//!   `ankle_from_rung` from the face); where it does not (a thin platform's
+//!   edge) the foot dangles as the clip has it.
+//!
+//! Allocation-free; every hold is a target solved at full weight, so a hold
+//! coming or going never blends rotations across a half turn.
+
+use animation::Pose;
+use animation::ik::two_bone::{KneeStrategy, Pole, TwoBoneOptions};
+use glam::{Mat4, Quat, Vec2, Vec3};
+
+use crate::character::pose_pipeline::{FrameInput, LimbDebug};
+use crate::character::{Character, Limb};
+use crate::sim::ledge::{HANG_DROP, HANG_OFFSET};
+use crate::sim::player::Locomotion;
+
+/// How much of an arm's length the hanging hands reach up to (the elbows a
+/// little bent): what [`LedgeIk::lift_full`] raises a short character for.
+pub const HANG_REACH: f32 = 0.88;
+/// Climbing over the top, the share of its arm's length past which a hand
+/// lets go of the corner (the shoulder rising away from it): before the arm
+/// is nearly straight, where the elbow turns fast for little reach
+/// (CesiumMan's at 26 rad/s, held to 0.97).
+pub const LET_GO_REACH: f32 = 0.93;
+/// Climbing over the top, the share of its arm's length under which a hand
+/// lets go of the corner (the shoulder rising past it folds the arm further
+/// than an elbow bends: held on, the knight's hand slid 7.5 mm off).
+pub const LET_GO_FOLD: f32 = 0.35;
+/// Seconds a hand takes to let go of the corner once out of reach, or the
+/// hold to fade after the hands let go (a drop or a jump off the ledge).
+pub const LET_GO_TIME: f32 = 0.5;
+/// Seconds a short character's lift takes to go once off the ledge (longer
+/// than the hands' release: the root eases down without a jerk).
+pub const LIFT_RELEASE_TIME: f32 = 0.7;
+/// Seconds a foot takes onto or off the wall.
+pub const FOOT_WALL_TIME: f32 = 0.5;
+/// Climbing over the top, the part of the climb's progress (start, length)
+/// over which the hold's share (and a short character's lift) goes to 0:
+/// the body is then stepping across onto the top.
+const CLIMB_RELEASE: (f32, f32) = (0.5, 0.4);
+/// The softening of the leg solves against the wall (a nearly straight
+/// knee keeps its side).
+const LEG_SOFTEN: f32 = 0.98;
+
+/// The ledge IK's memory between frames and what it did this frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LedgeIk {
+    /// How far a hanging body of this character is raised, metres (0 for
+    /// one whose arms reach the knight's hang, see the module docs).
+    pub lift_full: f32,
+    /// How far the body is raised now, metres.
+    pub lift: f32,
+    /// The hold's share, 0 to 1 (eased where used): up over a catch, 1
+    /// hanging, down over a release.
+    pub share: f32,
+    /// Each hand's share of its hold on the corner this frame (0 to 1).
+    pub grip: [f32; 2],
+    /// Where each wrist is held this frame, world metres.
+    pub hold: [Vec3; 2],
+    /// Each hand's let-go progress climbing over the top (0 holding, 1 let
+    /// go).
+    let_go: [f32; 2],
+    /// The share of the lift, 0 to 1: as the hold's, but going down over
+    /// [`LIFT_RELEASE_TIME`] off the ledge.
+    lift_share: f32,
+    /// Each arm's local rotations (shoulder, elbow, wrist) the last frame
+    /// its hand gripped fully: a hand letting go turns from them back to
+    /// the animation.
+    held: [Option<[Quat; 3]>; 2],
+    /// Off the ledge, the feet's height above the floor below when the
+    /// hands let go (see [`LedgeIk::solve`]'s lift), metres.
+    drop_from: Option<f32>,
+    /// Each leg's local rotations (hip, knee, ankle) the last frame its
+    /// foot was on the wall.
+    leg_held: [Option<[Quat; 3]>; 2],
+    /// Each foot's share of the wall (0 to 1) and the face it is held
+    /// against (world x) with the direction the body faces.
+    foot: [f32; 2],
+    wall: [Option<(f32, f32)>; 2],
+    /// The corner held last (world), and the direction the body faced it.
+    corner: Option<(Vec2, f32)>,
+}
+
+impl LedgeIk {
+    /// The ledge IK for `c`: how far its hanging body must be raised, from
+    /// its rest pose (the shoulders' height and the arms' length).
+    pub fn new(c: &Character) -> Self {
+        let rest = c.skeleton.rest_pose();
+        let mut models = vec![Mat4::IDENTITY; c.skeleton.len()];
+        animation::local_to_model(&c.skeleton, &rest.locals, &mut models);
+        let up = |m: &Mat4| m.w_axis.y;
+        let wrist_up = c.rig.wrist_from_rung.y;
+        let back = c
+            .rig
+            .wrist_from_rung
+            .dot(c.rig.forward.normalize_or(Vec3::X));
+        let need = c
+            .arms
+            .iter()
+            .take(2)
+            .map(|a| {
+                let (s, e, w) = (
+                    models[a.start].w_axis.truncate(),
+                    models[a.mid].w_axis.truncate(),
+                    models[a.end].w_axis.truncate(),
+                );
+                let arm = (e - s).length() + (w - e).length();
+                let across = (HANG_OFFSET + back).abs();
+                let reach = ((HANG_REACH * arm).powi(2) - across * across)
+                    .max(0.0)
+                    .sqrt();
+                HANG_DROP + wrist_up - (up(&models[a.start]) + reach)
+            })
+            .fold(0.0f32, f32::max);
+        Self {
+            lift_full: if need.is_finite() { need.max(0.0) } else { 0.0 },
+            ..Self::default()
+        }
+    }
+
+    /// Forgets the frames before (a respawn, a level load).
+    pub fn reset(&mut self) {
+        *self = Self {
+            lift_full: self.lift_full,
+            ..Self::default()
+        };
+    }
+
+    /// One frame: the hold's share from the player's state, the body raised
+    /// by it (`world` moved up), hands on the corner and feet on the wall
+    /// solved into `pose` and `models` (model space); each held hand is
+    /// reported in `hands` (so the joint speed limit solves it back onto
+    /// its hold) and its bend in `poles` (arms at 2 and 3, as the pipeline
+    /// numbers limbs). Returns the number of refused solves.
+    #[allow(clippy::too_many_arguments)]
+    pub fn solve(
+        &mut self,
+        c: &Character,
+        input: &FrameInput,
+        pose: &mut Pose,
+        models: &mut [Mat4],
+        world: &mut Mat4,
+        hands: &mut [LimbDebug; 2],
+        poles: &mut [Vec3; 4],
+    ) -> u32 {
+        let dt = input.dt.max(0.0);
+        let p = input.player;
+        let hang = if p.state == Locomotion::Ledge {
+            p.ledge
+        } else {
+            None
+        };
+        self.grip = [0.0; 2];
+        match hang {
+            Some(h) => {
+                self.corner = Some((h.ledge.corner, -h.ledge.side));
+                self.share = if h.climbing() {
+                    // Over the top the hold (and a short character's lift)
+                    // goes as the body comes onto it.
+                    1.0 - smoothstep((h.climb_progress() - CLIMB_RELEASE.0) / CLIMB_RELEASE.1)
+                } else {
+                    // The catch: the hold comes in with its progress (never
+                    // back out, should it start from a hold fading).
+                    self.share.max(h.catch_progress())
+                };
+                if !h.climbing() {
+                    self.let_go = [0.0; 2];
+                }
+                self.lift_share = if h.climbing() {
+                    self.share
+                } else {
+                    self.lift_share.max(self.share)
+                };
+            }
+            None => {
+                self.share = (self.share - dt / LET_GO_TIME).max(0.0);
+                self.lift_share = (self.lift_share - dt / LIFT_RELEASE_TIME).max(0.0);
+                // Letting go: each hand turns back from its last hold.
+                self.let_go = [0.0; 2];
+            }
+        }
+        let Some((corner, facing)) = self.corner else {
+            return 0;
+        };
+        let eased = smoothstep(self.share);
+        // The body raised for a short character, eased with the hold; off
+        // the ledge it settles back with the hold's fade.
+        // Off the ledge the lift also goes with the fall: all of it by the
+        // time the feet reach the floor they were above when the hands let
+        // go (a short character lands where he stands, the root at rest).
+        let above = |y: f32| {
+            input
+                .level
+                .floor_below(p.pos.x, y, 50.0)
+                .map(|h| (y - h.y).max(0.0))
+        };
+        let fall = if hang.is_some() {
+            self.drop_from = None;
+            1.0
+        } else {
+            if self.drop_from.is_none() {
+                self.drop_from = Some(above(p.pos.y).unwrap_or(f32::INFINITY));
+            }
+            match (self.drop_from, above(p.pos.y)) {
+                (Some(h0), Some(h)) if h0.is_finite() && h0 > 1e-3 => smoothstep(h / h0),
+                _ => 1.0,
+            }
+        };
+        let lift = self.lift_full * smoothstep(self.lift_share) * fall;
+        world.w_axis.y += lift;
+        self.lift = lift;
+        if self.share <= 0.0 && self.lift_share <= 0.0 && self.foot == [0.0; 2] {
+            self.corner = None;
+            self.held = [None; 2];
+            self.leg_held = [None; 2];
+            return 0;
+        }
+        if !input.ik_enabled {
+            return 0;
+        }
+        let inv = world.inverse();
+        let mut errors = 0;
+        // Hands: onto the corner over a catch (the target swinging about
+        // the shoulder from the animation to the hold), held there, and
+        // letting go by turning the arm's joints back from their last hold
+        // to the animation (bounded speed, no path through the shoulder).
+        let offset = world.transform_vector3(c.rig.wrist_from_rung);
+        let climbing = hang.is_some_and(|h| h.climbing());
+        let mut turned = false;
+        for (k, arm) in c.arms.iter().take(2).enumerate() {
+            let shoulder = world.transform_point3(pos(&models[arm.start]));
+            let animated = world.transform_point3(pos(&models[arm.end]));
+            let hold = Vec3::new(corner.x + offset.x, corner.y + offset.y, shoulder.z);
+            let arm_len = arm_length(models, arm);
+            if climbing {
+                let ratio = (hold - shoulder).length() / arm_len.max(1e-3);
+                let g = &mut self.let_go[k];
+                if !(LET_GO_FOLD..=LET_GO_REACH).contains(&ratio) || *g > 0.0 {
+                    *g = (*g + dt / LET_GO_TIME).min(1.0);
+                }
+            }
+            let joints = [arm.start, arm.mid, arm.end];
+            let releasing = hang.is_none() || self.let_go[k] > 0.0;
+            if releasing {
+                let w = if hang.is_none() {
+                    eased
+                } else {
+                    smoothstep(1.0 - self.let_go[k])
+                };
+                if let Some(held) = self.held[k] {
+                    if w <= 0.0 {
+                        self.held[k] = None;
+                        continue;
+                    }
+                    for (j, q) in joints.into_iter().zip(held) {
+                        let r = &mut pose.locals[j].rotation;
+                        *r = r.slerp(q, w);
+                    }
+                    turned = true;
+                }
+                continue;
+            }
+            let w = eased;
+            if w <= 0.0 {
+                continue;
+            }
+            if turned {
+                animation::local_to_model(&c.skeleton, &pose.locals, models);
+                turned = false;
+            }
+            let target = around(shoulder, animated, hold, w);
+            let pole = bend(models, arm, arm.hinge.axis());
+            poles[2 + k] = pole;
+            let opts = TwoBoneOptions {
+                knee: KneeStrategy::Pole {
+                    pole: Pole::Direction(pole),
+                    twist: 0.0,
+                },
+                hinge: c.rig.pure_hinge(true).then_some(arm.hinge),
+                // Unsoftened: a gripping hand reaches its hold exactly (it
+                // lets go before the arm is straight, see LET_GO_REACH).
+                soften: 1.0,
+                ..TwoBoneOptions::new(inv.transform_point3(target))
+            };
+            if arm.chain.solve(&opts, &c.skeleton, pose, models).is_err() {
+                errors += 1;
+                continue;
+            }
+            if w >= 1.0 {
+                self.held[k] = Some(joints.map(|j| pose.locals[j].rotation));
+            }
+            self.grip[k] = w;
+            self.hold[k] = hold;
+            hands[k] = LimbDebug {
+                target,
+                probe: hold,
+                weight: w,
+                // The joint speed limit holds a hand by its contact: in
+                // full once gripping, less while the hold comes.
+                contact: w,
+                rung: None,
+                locked: false,
+                stepping: false,
+            };
+        }
+        if turned {
+            animation::local_to_model(&c.skeleton, &pose.locals, models);
+        }
+        // Feet: against the face where it goes on down past them, while
+        // hanging (climbing over, they leave it).
+        let hanging = hang.is_some_and(|h| !h.climbing());
+        let ankle_off = world
+            .transform_vector3(c.rig.ankle_from_rung)
+            .dot(Vec3::X * facing);
+        for (i, leg) in c.legs.iter().take(2).enumerate() {
+            let animated = world.transform_point3(pos(&models[leg.end]));
+            let inside = corner.x + facing * 0.01;
+            let face_here = input.level.solid_overlaps(
+                inside.min(inside + facing * 0.01),
+                inside.max(inside + facing * 0.01),
+                animated.y - 0.05,
+                animated.y + 0.05,
+            );
+            if face_here && hanging {
+                self.wall[i] = Some((corner.x, facing));
+            }
+            let want = if face_here && hanging { eased } else { 0.0 };
+            let f = &mut self.foot[i];
+            *f = if want > *f {
+                (*f + dt / FOOT_WALL_TIME).min(want)
+            } else {
+                (*f - dt / FOOT_WALL_TIME).max(want)
+            };
+            let joints = [leg.start, leg.mid, leg.end];
+            if want <= 0.0 {
+                // Off the wall: the leg's joints turn from their last hold
+                // back to the animation, as a hand letting go does.
+                if let Some(held) = self.leg_held[i] {
+                    if *f <= 0.0 {
+                        self.leg_held[i] = None;
+                        self.wall[i] = None;
+                        continue;
+                    }
+                    let w = smoothstep(*f);
+                    for (j, q) in joints.into_iter().zip(held) {
+                        let r = &mut pose.locals[j].rotation;
+                        *r = r.slerp(q, w);
+                    }
+                    animation::local_to_model(&c.skeleton, &pose.locals, models);
+                } else {
+                    self.wall[i] = None;
+                }
+                continue;
+            }
+            let Some((face, dir)) = self.wall[i] else {
+                continue;
+            };
+            let on_wall = Vec3::new(face + dir * ankle_off, animated.y, animated.z);
+            let target = animated.lerp(on_wall, smoothstep(*f));
+            let pole = bend(models, leg, leg.hinge.axis());
+            poles[i] = pole;
+            let opts = TwoBoneOptions {
+                knee: KneeStrategy::Pole {
+                    pole: Pole::Direction(pole),
+                    twist: 0.0,
+                },
+                hinge: c.rig.pure_hinge(false).then_some(leg.hinge),
+                soften: LEG_SOFTEN,
+                ..TwoBoneOptions::new(inv.transform_point3(target))
+            };
+            if leg.chain.solve(&opts, &c.skeleton, pose, models).is_err() {
+                errors += 1;
+            }
+            self.leg_held[i] = Some(joints.map(|j| pose.locals[j].rotation));
+        }
+        errors
+    }
+}
+
+/// The point `t` of the way from `from` to `to` around `centre` (the
+/// direction from the centre turned on the shortest arc, the distance
+/// eased): a hand going between the animation and its hold swings about the
+/// shoulder as an arm does, never along a straight line past the shoulder
+/// (where the two-bone solve folds the elbow through itself and turns the
+/// arm at over 100 rad/s).
+fn around(centre: Vec3, from: Vec3, to: Vec3, t: f32) -> Vec3 {
+    let (a, b) = (from - centre, to - centre);
+    let (la, lb) = (a.length(), b.length());
+    if la < 1e-4 || lb < 1e-4 {
+        return from.lerp(to, t);
+    }
+    let turn = Quat::from_rotation_arc(a / la, b / lb);
+    centre + Quat::IDENTITY.slerp(turn, t) * (a / la) * (la + (lb - la) * t)
+}
+
+/// An arm's or leg's length (start to mid to end) in `models`.
+fn arm_length(models: &[Mat4], limb: &Limb) -> f32 {
+    let [s, m, e] = [limb.start, limb.mid, limb.end].map(|j| pos(&models[j]));
+    (m - s).length() + (e - m).length()
+}
+
+/// The model-space direction a limb's mid joint bends toward now: across
+/// its start→end line from its hinge axis (defined when the limb is
+/// straight, so the bend never flips).
+fn bend(models: &[Mat4], limb: &Limb, hinge_local: Vec3) -> Vec3 {
+    let [s, m, e] = [limb.start, limb.mid, limb.end].map(|j| models[j]);
+    let line = pos(&e) - pos(&s);
+    let hinge = m.transform_vector3(hinge_local).normalize_or_zero();
+    (hinge.cross(line) * limb.bend_sign).normalize_or(Vec3::X)
+}
+
+fn pos(m: &Mat4) -> Vec3 {
+    m.w_axis.truncate()
+}
+
+/// 3t² − 2t³: 0 to 1 with zero slope at both ends.
+fn smoothstep(t: f32) -> f32 {
+    let t = t.clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
