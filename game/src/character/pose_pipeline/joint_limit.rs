@@ -152,11 +152,7 @@ pub(super) fn limit_joint_speed(job: JointLimit) {
         });
         let feet =
             [c.legs.first(), c.legs.get(1)].map(|l| l.and_then(|l| models.get(l.end)).map(pos));
-        let n = limit_rotations(
-            prev_rotations,
-            &mut pose.locals,
-            MAX_JOINT_SPEED * input.dt,
-        );
+        let n = limit_rotations(prev_rotations, &mut pose.locals, MAX_JOINT_SPEED * input.dt);
         debug.limited_joints = n as u32;
         if n > 0 {
             local_to_model(&c.skeleton, &pose.locals, models);
