@@ -29,6 +29,7 @@ use super::limb::{
 };
 use super::math::{approach, pos, rotation, smoothstep};
 use crate::character::Character;
+use crate::character::anim_state::Layer;
 use crate::sim::player::{Locomotion, MAX_SNAP_DOWN, MAX_STEP_UP, foot_probe_range};
 use crate::sim::world::{FloorKind, GroundSegment};
 
@@ -208,9 +209,23 @@ pub(super) fn foot_targets(job: FootTargets) {
     } else {
         0.0
     };
+    // Stride warping (see `Layer::stride`): the gait's feet are placed
+    // along the motion this many times as far from the body as the clips
+    // have them, so they keep pace with the ground while the clips play
+    // within their rate range; the pelvis lowers for the longer reach
+    // below, as for any other.
+    let stride = gait_stride(input.layers);
+    let root_x = world.w_axis.x;
+    let warp = |p: Vec3| {
+        if stride == 1.0 {
+            p
+        } else {
+            Vec3::new(root_x + (p.x - root_x) * stride, p.y, p.z)
+        }
+    };
     // Where each foot's animation wants it (for choosing which foot re-steps).
     let free_prev: [Vec3; 2] = std::array::from_fn(|i| {
-        let aw = world.transform_point3(pos(&limb_animated[i][2]));
+        let aw = warp(world.transform_point3(pos(&limb_animated[i][2])));
         aw + Vec3::Y * (smooth.foot_ground[i] - floor)
     });
     for (i, leg) in c.legs.iter().enumerate() {
@@ -223,7 +238,7 @@ pub(super) fn foot_targets(job: FootTargets) {
         smooth.contact_ahead[i] = ahead;
         let contact = clip_contact.min(ahead);
         let [hip_a, _, ankle_a] = limb_animated[i];
-        let aw = world.transform_point3(pos(&ankle_a));
+        let aw = warp(world.transform_point3(pos(&ankle_a)));
         // A swinging foot on the ground goes from the ground it left
         // to the ground where it will land, over its swing: a foot
         // stepping up or down a stair reaches for the next tread through
@@ -241,7 +256,9 @@ pub(super) fn foot_targets(job: FootTargets) {
             input.player.facing.signum()
         };
         let landing = if plan.share > 0.0 {
-            let lx = world.w_axis.x + dir * plan.ahead + world.transform_vector3(plan.land_model).x;
+            let lx = world.w_axis.x
+                + dir * plan.ahead
+                + world.transform_vector3(plan.land_model).x * stride;
             let lx = input.player.foot_probe_x(lx);
             plan_landing(level, body, lx, dir, body.x + dir * plan.ahead, aw.x)
         } else {
@@ -750,6 +767,19 @@ impl PosePipeline {
 /// sole touches the surface, the ankle sits `fh` along the surface normal.
 pub(super) fn ankle_over(seg: &GroundSegment, x: f32, fh: f32) -> f32 {
     seg.height_at(x) + seg.normal().y * fh - fh
+}
+
+/// The stride scale of the frame's layers (see `Layer::stride`), weighted
+/// by their weights; a crossfade's held layer is left out, standing
+/// layers count as 1. 1 with no layer.
+pub(super) fn gait_stride(layers: &[Layer]) -> f32 {
+    let (mut sum, mut total) = (0.0, 0.0);
+    for l in layers.iter().filter(|l| l.held.is_none()) {
+        let stride = if l.still { 1.0 } else { l.stride };
+        sum += stride * l.weight;
+        total += l.weight;
+    }
+    if total > 0.0 { sum / total } else { 1.0 }
 }
 
 /// How far the other foot's lock is from where its animation wants it.
