@@ -30,21 +30,35 @@ pub const TELEPORT: f32 = 2.0;
 /// The slowest a locomotion clip plays, as a share of its authored speed:
 /// slower, a walk reads as slow motion (a run at walking pace as a
 /// moonwalk). Below the speed this gives, the stride shortens instead
-/// (see [`AnimState::update`]); the knight's walk plays at 1.18 at walking
-/// pace and its run at 1.08 at running pace, inside the range, so its
-/// steady gaits are as authored.
+/// (see [`AnimState::update`]; only for a character whose clips need it,
+/// [`warps`]: the knight's walk plays at 1.18 at walking pace and its run
+/// at 1.08 at running pace, inside the range, so the knight is never
+/// warped).
 pub const MIN_PLAYBACK_RATE: f32 = 0.7;
 /// The fastest a locomotion clip plays, as a share of its authored speed:
 /// faster, a walk used as a run reads as a scurry (CesiumMan's walk at
 /// running pace played 4.05 times over). Above the speed this gives, the
-/// stride lengthens instead, up to [`MAX_STRIDE_SCALE`].
+/// stride lengthens instead, up to [`longest_stride_scale`].
 pub const MAX_PLAYBACK_RATE: f32 = 1.4;
-/// The longest a stride is made, as a share of the clip's own: feet
-/// placed half as far again from the body reach with the pelvis lowered
-/// about a tenth of the leg (foot IK lowers it as the reach needs, see
-/// `pose_pipeline::MAX_PELVIS_DROP`); a gait needing more plays faster
-/// than [`MAX_PLAYBACK_RATE`] instead.
-pub const MAX_STRIDE_SCALE: f32 = 1.5;
+/// The longest stride warping makes, in leg lengths (hip to ankle along
+/// the bones) per cycle of two steps: the knight's run strides 2.5 of his
+/// legs, and a stride made longer than a clip's own stretched CesiumMan's
+/// legs (a walk of about 2.5 leg lengths per cycle made 1.5 times as long)
+/// out of reach on the slopes, a planted foot dragged 2.3 cm. A clip
+/// striding that far already is not lengthened at all; a gait needing
+/// more plays faster than [`MAX_PLAYBACK_RATE`] instead.
+pub const MAX_STRIDE_LEGS: f32 = 2.8;
+
+/// The most a stride of `cycle_distance` metres per cycle is lengthened for
+/// legs of `leg_length` metres (see [`MAX_STRIDE_LEGS`]); 1 (no
+/// lengthening) when either is unknown.
+pub fn longest_stride_scale(leg_length: f32, cycle_distance: f32) -> f32 {
+    if leg_length > 0.0 && cycle_distance > 0.0 {
+        (MAX_STRIDE_LEGS * leg_length / cycle_distance).max(1.0)
+    } else {
+        1.0
+    }
+}
 
 /// What the pipeline needs to know of one clip.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -75,6 +89,10 @@ pub struct ClipSet {
     pub land: ClipInfo,
     /// Climb cycle (one cycle climbs `cycle_distance`).
     pub climb: ClipInfo,
+    /// The mean length of the legs (hip to ankle along the bones), metres:
+    /// bounds how far stride warping lengthens a gait's stride (see
+    /// [`longest_stride_scale`]; 0: never lengthened).
+    pub leg_length: f32,
     /// Seconds into the idle clip to hold while standing, when the idle clip
     /// is not a standing animation of its own (see `RigFile::idle_time`):
     /// standing then holds that one frame instead of playing the clip.
@@ -287,11 +305,17 @@ impl AnimState {
             // slowest rate fades with it, so the clip slows to a stop with
             // the body instead of drawing the feet in under it.
             let moving = (speed / (0.5 * walk_speed)).clamp(0.0, 1.0);
-            let (step, scale) = warp_gait(
-                moved.x.abs() / stride,
-                authored * dt,
-                MIN_PLAYBACK_RATE * moving,
-            );
+            let natural = moved.x.abs() / stride;
+            let (step, scale) = if warps(clips, params) {
+                warp_gait(
+                    natural,
+                    authored * dt,
+                    MIN_PLAYBACK_RATE * moving,
+                    longest_stride_scale(clips.leg_length, stride),
+                )
+            } else {
+                (natural, 1.0)
+            };
             self.gait_phase = (self.gait_phase + step).fract();
             if authored > 0.0 && dt > 0.0 {
                 self.gait_rate = step / (authored * dt);
@@ -428,6 +452,29 @@ impl AnimState {
     }
 }
 
+/// Whether a character's gait is warped at all: when its walk at walking
+/// pace or its run at running pace would play slower than
+/// [`MIN_PLAYBACK_RATE`], or faster than [`MAX_PLAYBACK_RATE`] with a
+/// stride that may be lengthened (see [`longest_stride_scale`]). A
+/// character whose clips fit the game's speeds (the knight's walk plays at
+/// 1.18, its run at 1.08) plays them as distance drives them: warped while
+/// the walk/run blend lags a run-up or the idle fades in, its arms met the
+/// joint speed limit on 3 more frames of the long level's autopilot. One
+/// whose clips cannot be helped (CesiumMan's walk, striding 2.5 leg lengths
+/// already, played as his run by his rig file) is left as authored too.
+pub fn warps(clips: &ClipSet, params: &MoveParams) -> bool {
+    let needs = |clip: ClipInfo, speed: f32| {
+        if clip.cycle_distance <= 0.0 || clip.duration <= 0.0 {
+            return false;
+        }
+        let rate = speed * clip.duration / clip.cycle_distance;
+        rate < MIN_PLAYBACK_RATE
+            || (rate > MAX_PLAYBACK_RATE
+                && longest_stride_scale(clips.leg_length, clip.cycle_distance) > 1.0)
+    };
+    needs(clips.walk, params.walk_speed) || needs(clips.run, params.run_speed)
+}
+
 /// Cycles per second a clip plays as authored (0 for an empty clip).
 fn cycle_rate(clip: ClipInfo) -> f32 {
     if clip.duration > 0.0 {
@@ -442,16 +489,16 @@ fn cycle_rate(clip: ClipInfo) -> f32 {
 /// that frame; and the stride scale that makes up the difference. The step
 /// keeps the rate (`step / cycles`) within `slowest` (at most
 /// [`MIN_PLAYBACK_RATE`]) and [`MAX_PLAYBACK_RATE`]; the stride scale (`natural / step`) covers the
-/// rest of the ground, up to [`MAX_STRIDE_SCALE`] (beyond it the clips play
+/// rest of the ground, up to `longest` (beyond it the clips play
 /// faster). Standing still (`natural` 0) the phase stays where it is.
-fn warp_gait(natural: f32, cycles: f32, slowest: f32) -> (f32, f32) {
+fn warp_gait(natural: f32, cycles: f32, slowest: f32, longest: f32) -> (f32, f32) {
     if natural <= 0.0 || cycles <= 0.0 || !natural.is_finite() || !cycles.is_finite() {
         return (natural, 1.0);
     }
     let step = natural.clamp(slowest * cycles, MAX_PLAYBACK_RATE * cycles);
     let scale = natural / step;
-    if scale > MAX_STRIDE_SCALE {
-        (natural / MAX_STRIDE_SCALE, MAX_STRIDE_SCALE)
+    if scale > longest {
+        (natural / longest, longest)
     } else {
         (step, scale)
     }
@@ -483,6 +530,7 @@ mod tests {
             fall: c(4, 0.5, 0.0),
             land: c(5, 0.4, 0.0),
             climb: c(6, 1.2, 0.6),
+            leg_length: 0.88,
             idle_hold: None,
         }
     }
@@ -659,23 +707,24 @@ mod tests {
 
     #[test]
     fn warp_gait_keeps_the_rate_in_range_and_the_feet_on_the_ground() {
-        assert_eq!(warp_gait(0.0, 0.02, MIN_PLAYBACK_RATE), (0.0, 1.0));
+        const LONGEST: f32 = 1.5;
+        assert_eq!(warp_gait(0.0, 0.02, MIN_PLAYBACK_RATE, LONGEST), (0.0, 1.0));
         for slowest in [0.0, 0.35, MIN_PLAYBACK_RATE] {
             for i in 1..=200 {
                 for j in 1..=20 {
                     let natural = i as f32 * 1e-3;
                     let cycles = j as f32 * 2.5e-3;
-                    let (step, scale) = warp_gait(natural, cycles, slowest);
+                    let (step, scale) = warp_gait(natural, cycles, slowest, LONGEST);
                     let what =
                         format!("{natural} over {cycles} (slowest {slowest}): {step} x {scale}");
                     // The stride covers what the phase does not: the feet
                     // keep pace with the ground.
                     assert!((step * scale - natural).abs() <= 1e-5 * natural, "{what}");
-                    assert!(scale <= MAX_STRIDE_SCALE + 1e-5, "{what}");
+                    assert!(scale <= LONGEST + 1e-5, "{what}");
                     let (rate, wanted) = (step / cycles, natural / cycles);
                     if (slowest..=MAX_PLAYBACK_RATE).contains(&wanted) {
                         assert_eq!((step, scale), (natural, 1.0), "{what}");
-                    } else if scale < MAX_STRIDE_SCALE - 1e-5 {
+                    } else if scale < LONGEST - 1e-5 {
                         assert!(
                             rate >= slowest - 1e-4 && rate <= MAX_PLAYBACK_RATE + 1e-4,
                             "{what}"
