@@ -210,22 +210,25 @@ pub(super) fn foot_targets(job: FootTargets) {
         0.0
     };
     // Stride warping (see `Layer::stride`): the gait's feet are placed
-    // along the motion this many times as far from the body as the clips
+    // along the motion this many times as far from their hips as the clips
     // have them, so they keep pace with the ground while the clips play
     // within their rate range; the pelvis lowers for the longer reach
-    // below, as for any other.
+    // below, as for any other. (About the hip, not the model's root: a
+    // model whose hips stand ahead of its root, scaled about the root, had
+    // one foot carried out of reach.)
     let stride = gait_stride(input.layers);
-    let root_x = world.w_axis.x;
-    let warp = |p: Vec3| {
+    let warp = |p: Vec3, hip: &Mat4| {
         if stride == 1.0 {
             p
         } else {
-            Vec3::new(root_x + (p.x - root_x) * stride, p.y, p.z)
+            let pivot = world.transform_point3(pos(hip)).x;
+            Vec3::new(pivot + (p.x - pivot) * stride, p.y, p.z)
         }
     };
     // Where each foot's animation wants it (for choosing which foot re-steps).
     let free_prev: [Vec3; 2] = std::array::from_fn(|i| {
-        let aw = warp(world.transform_point3(pos(&limb_animated[i][2])));
+        let [hip, _, ankle] = &limb_animated[i];
+        let aw = warp(world.transform_point3(pos(ankle)), hip);
         aw + Vec3::Y * (smooth.foot_ground[i] - floor)
     });
     for (i, leg) in c.legs.iter().enumerate() {
@@ -238,7 +241,7 @@ pub(super) fn foot_targets(job: FootTargets) {
         smooth.contact_ahead[i] = ahead;
         let contact = clip_contact.min(ahead);
         let [hip_a, _, ankle_a] = limb_animated[i];
-        let aw = warp(world.transform_point3(pos(&ankle_a)));
+        let aw = warp(world.transform_point3(pos(&ankle_a)), &hip_a);
         // A swinging foot on the ground goes from the ground it left
         // to the ground where it will land, over its swing: a foot
         // stepping up or down a stair reaches for the next tread through
@@ -256,9 +259,14 @@ pub(super) fn foot_targets(job: FootTargets) {
             input.player.facing.signum()
         };
         let landing = if plan.share > 0.0 {
-            let lx = world.w_axis.x
-                + dir * plan.ahead
-                + world.transform_vector3(plan.land_model).x * stride;
+            let lx = if stride == 1.0 {
+                world.w_axis.x + dir * plan.ahead + world.transform_vector3(plan.land_model).x
+            } else {
+                // The landing's offset from its hip warped as the feet are.
+                let hip = world.transform_vector3(plan.land_start).x;
+                let foot = world.transform_vector3(plan.land_model - plan.land_start).x;
+                world.w_axis.x + dir * plan.ahead + hip + foot * stride
+            };
             let lx = input.player.foot_probe_x(lx);
             plan_landing(level, body, lx, dir, body.x + dir * plan.ahead, aw.x)
         } else {
