@@ -34,6 +34,39 @@ pub const LEDGE_CLIMB_RATE: f32 = 0.3;
 /// respawn), not motion: it advances no phase, metres.
 pub const TELEPORT: f32 = 2.0;
 
+/// The slowest a locomotion clip plays, as a share of its authored speed:
+/// slower, a walk reads as slow motion (a run at walking pace as a
+/// moonwalk). Below the speed this gives, the stride shortens instead
+/// (see [`AnimState::update`]; only for a character whose clips need it,
+/// [`warps`]: the knight's walk plays at 1.18 at walking pace and its run
+/// at 1.08 at running pace, inside the range, so the knight is never
+/// warped).
+pub const MIN_PLAYBACK_RATE: f32 = 0.7;
+/// The fastest a locomotion clip plays, as a share of its authored speed:
+/// faster, a walk used as a run reads as a scurry (CesiumMan's walk at
+/// running pace played 4.05 times over). Above the speed this gives, the
+/// stride lengthens instead, up to [`longest_stride_scale`].
+pub const MAX_PLAYBACK_RATE: f32 = 1.4;
+/// The longest stride warping makes, in leg lengths (hip to ankle along
+/// the bones) per cycle of two steps: the knight's run strides 2.5 of his
+/// legs, and a stride made longer than a clip's own stretched CesiumMan's
+/// legs (a walk of about 2.5 leg lengths per cycle made 1.5 times as long)
+/// out of reach on the slopes, a planted foot dragged 2.3 cm. A clip
+/// striding that far already is not lengthened at all; a gait needing
+/// more plays faster than [`MAX_PLAYBACK_RATE`] instead.
+pub const MAX_STRIDE_LEGS: f32 = 2.8;
+
+/// The most a stride of `cycle_distance` metres per cycle is lengthened for
+/// legs of `leg_length` metres (see [`MAX_STRIDE_LEGS`]); 1 (no
+/// lengthening) when either is unknown.
+pub fn longest_stride_scale(leg_length: f32, cycle_distance: f32) -> f32 {
+    if leg_length > 0.0 && cycle_distance > 0.0 {
+        (MAX_STRIDE_LEGS * leg_length / cycle_distance).max(1.0)
+    } else {
+        1.0
+    }
+}
+
 /// What the pipeline needs to know of one clip.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ClipInfo {
@@ -63,6 +96,10 @@ pub struct ClipSet {
     pub land: ClipInfo,
     /// Climb cycle (one cycle climbs `cycle_distance`).
     pub climb: ClipInfo,
+    /// The mean length of the legs (hip to ankle along the bones), metres:
+    /// bounds how far stride warping lengthens a gait's stride (see
+    /// [`longest_stride_scale`]; 0: never lengthened).
+    pub leg_length: f32,
     /// Seconds into the idle clip to hold while standing, when the idle clip
     /// is not a standing animation of its own (see `RigFile::idle_time`):
     /// standing then holds that one frame instead of playing the clip.
@@ -85,6 +122,18 @@ pub struct Layer {
     /// character as standing. Marked here, not found by clip, because a
     /// model with one clip plays it for idle and walk alike.
     pub still: bool,
+    /// How fast the clip plays, as a share of its authored speed (1 as
+    /// authored, 0 for a clip held still). Walk and run play in one phase,
+    /// so for them it is the gait's rate: its cycles per second over the
+    /// authored cycles per second of the blend (walk's and run's, weighted
+    /// as the layers are), within [`MIN_PLAYBACK_RATE`] and
+    /// [`MAX_PLAYBACK_RATE`] while the stride can make up the rest.
+    pub rate: f32,
+    /// How much longer (over 1) or shorter the gait's stride is made than
+    /// the clip's, so that the feet keep pace with the ground at `rate`:
+    /// foot IK places the feet along the motion this much farther from the
+    /// body (1: as authored).
+    pub stride: f32,
     /// `Some(k)` for the outgoing state of crossfade number `k`: the pose
     /// pipeline poses this layer with the pose it showed the frame before
     /// that crossfade began (held), not with the clip, so a crossfade
@@ -98,6 +147,11 @@ pub struct Layer {
 #[derive(Clone, Debug, PartialEq)]
 pub struct AnimState {
     gait_phase: f32,
+    /// The gait's playback rate in the latest update (see [`Layer::rate`])
+    /// and its stride scale (see [`Layer::stride`]).
+    gait_rate: f32,
+    stride_scale: f32,
+
     climb_phase: f32,
     speed_blend: f32,
     current: Mode,
@@ -129,6 +183,9 @@ impl Default for AnimState {
     fn default() -> Self {
         Self {
             gait_phase: 0.0,
+            gait_rate: 0.0,
+            stride_scale: 1.0,
+
             climb_phase: 0.0,
             speed_blend: 0.0,
             current: Mode::Locomotion,
@@ -249,8 +306,37 @@ impl AnimState {
             clips.run.cycle_distance,
             self.speed_blend,
         );
+        self.gait_rate = 0.0;
+        self.stride_scale = 1.0;
         if stride > 0.0 && self.current == Mode::Locomotion {
-            self.gait_phase = (self.gait_phase + moved.x.abs() / stride).fract();
+            // Distance gives the phase its natural step; the gait plays
+            // within its rate range of the blend's authored cycle rate
+            // (walk's and run's cycles per second, weighted as the layers
+            // are: continuous as the blend changes), and the stride makes
+            // up the rest (see `warp_gait`).
+            let b = self.speed_blend;
+            let authored = cycle_rate(clips.walk) * (1.0 - b) + cycle_rate(clips.run) * b;
+            // While the gait fades in or out (starting, stopping: the idle
+            // blending in below half walking pace, see `mode_layers`) the
+            // slowest rate fades with it, so the clip slows to a stop with
+            // the body instead of drawing the feet in under it.
+            let moving = (speed / (0.5 * walk_speed)).clamp(0.0, 1.0);
+            let natural = moved.x.abs() / stride;
+            let (step, scale) = if warps(clips, params) {
+                warp_gait(
+                    natural,
+                    authored * dt,
+                    MIN_PLAYBACK_RATE * moving,
+                    longest_stride_scale(clips.leg_length, stride),
+                )
+            } else {
+                (natural, 1.0)
+            };
+            self.gait_phase = (self.gait_phase + step).fract();
+            if authored > 0.0 && dt > 0.0 {
+                self.gait_rate = step / (authored * dt);
+            }
+            self.stride_scale = scale;
         }
         if self.current == Mode::Climb && clips.climb.cycle_distance > 0.0 {
             // On a ledge the legs step up the wall at a share of the height
@@ -330,12 +416,21 @@ impl AnimState {
             weight: 1.0,
             looping,
             still: false,
+            rate: 1.0,
+            stride: 1.0,
             held: None,
+        };
+        let gait = |clip: ClipInfo, weight: f32| Layer {
+            weight,
+            rate: self.gait_rate,
+            stride: self.stride_scale,
+            ..one(clip, self.gait_phase * clip.duration, true)
         };
         let idle_time = |time: f32| c.idle_hold.unwrap_or(time);
         let idle = |time: f32| Layer {
             still: true,
             held: None,
+            rate: if c.idle_hold.is_some() { 0.0 } else { 1.0 },
             ..one(c.idle, idle_time(time), true)
         };
         let none = Layer {
@@ -352,14 +447,8 @@ impl AnimState {
                     return [idle(time), none, none];
                 }
                 let b = self.speed_blend;
-                let walk = Layer {
-                    weight: (1.0 - b) * moving,
-                    ..one(c.walk, self.gait_phase * c.walk.duration, true)
-                };
-                let run = Layer {
-                    weight: b * moving,
-                    ..one(c.run, self.gait_phase * c.run.duration, true)
-                };
+                let walk = gait(c.walk, (1.0 - b) * moving);
+                let run = gait(c.run, b * moving);
                 let idle = Layer {
                     weight: 1.0 - moving,
                     ..idle(time)
@@ -383,6 +472,58 @@ impl AnimState {
                 none,
             ],
         }
+    }
+}
+
+/// Whether a character's gait is warped at all: when its walk at walking
+/// pace or its run at running pace would play slower than
+/// [`MIN_PLAYBACK_RATE`], or faster than [`MAX_PLAYBACK_RATE`] with a
+/// stride that may be lengthened (see [`longest_stride_scale`]). A
+/// character whose clips fit the game's speeds (the knight's walk plays at
+/// 1.18, its run at 1.08) plays them as distance drives them: warped while
+/// the walk/run blend lags a run-up or the idle fades in, its arms met the
+/// joint speed limit on 3 more frames of the long level's autopilot. One
+/// whose clips cannot be helped (CesiumMan's walk, striding 2.5 leg lengths
+/// already, played as his run by his rig file) is left as authored too.
+pub fn warps(clips: &ClipSet, params: &MoveParams) -> bool {
+    let needs = |clip: ClipInfo, speed: f32| {
+        if clip.cycle_distance <= 0.0 || clip.duration <= 0.0 {
+            return false;
+        }
+        let rate = speed * clip.duration / clip.cycle_distance;
+        rate < MIN_PLAYBACK_RATE
+            || (rate > MAX_PLAYBACK_RATE
+                && longest_stride_scale(clips.leg_length, clip.cycle_distance) > 1.0)
+    };
+    needs(clips.walk, params.walk_speed) || needs(clips.run, params.run_speed)
+}
+
+/// Cycles per second a clip plays as authored (0 for an empty clip).
+fn cycle_rate(clip: ClipInfo) -> f32 {
+    if clip.duration > 0.0 {
+        1.0 / clip.duration
+    } else {
+        0.0
+    }
+}
+
+/// The gait's phase step for a frame whose distance would advance it by
+/// `natural` cycles while its clips, as authored, play `cycles` cycles in
+/// that frame; and the stride scale that makes up the difference. The step
+/// keeps the rate (`step / cycles`) within `slowest` (at most
+/// [`MIN_PLAYBACK_RATE`]) and [`MAX_PLAYBACK_RATE`]; the stride scale (`natural / step`) covers the
+/// rest of the ground, up to `longest` (beyond it the clips play
+/// faster). Standing still (`natural` 0) the phase stays where it is.
+fn warp_gait(natural: f32, cycles: f32, slowest: f32, longest: f32) -> (f32, f32) {
+    if natural <= 0.0 || cycles <= 0.0 || !natural.is_finite() || !cycles.is_finite() {
+        return (natural, 1.0);
+    }
+    let step = natural.clamp(slowest * cycles, MAX_PLAYBACK_RATE * cycles);
+    let scale = natural / step;
+    if scale > longest {
+        (natural / longest, longest)
+    } else {
+        (step, scale)
     }
 }
 
@@ -412,6 +553,7 @@ mod tests {
             fall: c(4, 0.5, 0.0),
             land: c(5, 0.4, 0.0),
             climb: c(6, 1.2, 0.6),
+            leg_length: 0.88,
             idle_hold: None,
         }
     }
@@ -423,6 +565,8 @@ mod tests {
             weight: 0.0,
             looping: true,
             still: true,
+            rate: 1.0,
+            stride: 1.0,
             held: None,
         }; MAX_LAYERS]
     }
@@ -434,14 +578,16 @@ mod tests {
         p.state = Locomotion::Ground;
         p.vel = Vec2::new(1.35, 0.0);
         let mut out = no_layers();
-        // Walking exactly one stride advances the phase by one whole cycle.
+        // Walking exactly one stride advances the phase by one whole cycle
+        // (at 1.42 m/s, a rate the walk plays at as it is: a gait far from
+        // its authored speed warps its stride, see the tests below).
         for _ in 0..100 {
             s.update(
                 &clips(),
                 &p,
                 &MoveParams::default(),
                 Vec2::new(1.42 / 100.0, 0.0),
-                1.0 / 64.0,
+                1.0 / 100.0,
                 &mut out,
             );
         }
@@ -580,5 +726,77 @@ mod tests {
             held.iter().all(|&h| h == (clips().idle.index, true)),
             "{held:?}"
         );
+    }
+
+    #[test]
+    fn warp_gait_keeps_the_rate_in_range_and_the_feet_on_the_ground() {
+        const LONGEST: f32 = 1.5;
+        assert_eq!(warp_gait(0.0, 0.02, MIN_PLAYBACK_RATE, LONGEST), (0.0, 1.0));
+        for slowest in [0.0, 0.35, MIN_PLAYBACK_RATE] {
+            for i in 1..=200 {
+                for j in 1..=20 {
+                    let natural = i as f32 * 1e-3;
+                    let cycles = j as f32 * 2.5e-3;
+                    let (step, scale) = warp_gait(natural, cycles, slowest, LONGEST);
+                    let what =
+                        format!("{natural} over {cycles} (slowest {slowest}): {step} x {scale}");
+                    // The stride covers what the phase does not: the feet
+                    // keep pace with the ground.
+                    assert!((step * scale - natural).abs() <= 1e-5 * natural, "{what}");
+                    assert!(scale <= LONGEST + 1e-5, "{what}");
+                    let (rate, wanted) = (step / cycles, natural / cycles);
+                    if (slowest..=MAX_PLAYBACK_RATE).contains(&wanted) {
+                        assert_eq!((step, scale), (natural, 1.0), "{what}");
+                    } else if scale < LONGEST - 1e-5 {
+                        assert!(
+                            rate >= slowest - 1e-4 && rate <= MAX_PLAYBACK_RATE + 1e-4,
+                            "{what}"
+                        );
+                    } else {
+                        assert!(rate >= MAX_PLAYBACK_RATE - 1e-4, "{what}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_gait_far_from_its_authored_speed_plays_in_range_with_its_stride_warped() {
+        // A walk (1.35 m/s as authored) used as a run at 2.5 m/s, and a run
+        // (3.43 m/s) used as a walk at 1.35 m/s: each plays at the edge of
+        // its rate range, and its stride makes up the rest of the ground.
+        let dt = 1.0 / 64.0;
+        for (clip, speed, rate) in [
+            (clips().walk, 2.5, MAX_PLAYBACK_RATE),
+            (clips().run, 1.35, MIN_PLAYBACK_RATE),
+        ] {
+            let set = ClipSet {
+                walk: clip,
+                run: clip,
+                ..clips()
+            };
+            let mut s = AnimState::default();
+            let mut p = Player::new(Vec2::ZERO);
+            p.state = Locomotion::Ground;
+            p.vel = Vec2::new(speed, 0.0);
+            let mut out = no_layers();
+            let mut n = 0;
+            for _ in 0..200 {
+                let moved = Vec2::new(speed * dt, 0.0);
+                n = s.update(&set, &p, &MoveParams::default(), moved, dt, &mut out);
+            }
+            let natural = speed * clip.duration / clip.cycle_distance;
+            let gait: Vec<&Layer> = out[..n].iter().filter(|l| !l.still).collect();
+            assert!(!gait.is_empty(), "{speed}: {out:?}");
+            for l in gait {
+                assert!((l.rate - rate).abs() < 1e-4, "{speed} m/s: rate {}", l.rate);
+                assert!(
+                    (l.rate * l.stride - natural).abs() < 1e-3,
+                    "{speed} m/s: rate {} x stride {} for {natural}",
+                    l.rate,
+                    l.stride
+                );
+            }
+        }
     }
 }

@@ -216,6 +216,8 @@ impl Crowd {
                     weight: 1.0,
                     looping: true,
                     still: true,
+                    rate: 1.0,
+                    stride: 1.0,
                     held: None,
                 }; MAX_LAYERS],
                 count: 1,

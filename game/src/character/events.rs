@@ -450,6 +450,8 @@ impl EventTracker {
             weight: 0.0,
             looping: true,
             still: false,
+            rate: 1.0,
+            stride: 1.0,
             held: None,
         };
         let mut gait = [unused; MAX_LAYERS];

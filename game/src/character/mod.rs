@@ -266,7 +266,7 @@ impl Character {
                         .join(", "),
                 })
         };
-        let clip_set = ClipSet {
+        let mut clip_set = ClipSet {
             idle: find(&names.idle, "idle", 0.0)?,
             walk: find(&names.walk, "walk", rig_file.walk_cycle_distance)?,
             run: find(&names.run, "run", rig_file.run_cycle_distance)?,
@@ -283,6 +283,7 @@ impl Character {
             } else {
                 find(&names.climb, "climb", rig_file.climb_cycle_distance)?
             },
+            leg_length: 0.0,
             idle_hold: rig_file.idle_time,
         };
 
@@ -414,6 +415,9 @@ impl Character {
             (pos(legs[i].mid) - pos(legs[i].start)).length()
                 + (pos(legs[i].end) - pos(legs[i].mid)).length()
         });
+        // Stride warping bounds a stride by the legs (see
+        // `anim_state::MAX_STRIDE_LEGS`).
+        clip_set.leg_length = 0.5 * (leg_length[0] + leg_length[1]);
         Ok(Self {
             name: model.to_string(),
             mesh: None,

@@ -75,6 +75,19 @@ pub struct FrameRecord {
     pub limited_joints: u32,
     /// Travel of each planted ankle since it was planted, metres.
     pub slide_m: [f32; 2],
+    /// Each locomotion layer playing (walk and run clips), the heaviest
+    /// first: its playback rate (1 as authored) and share of the layers'
+    /// weight.
+    pub playback_rate: Vec<GaitRate>,
+}
+
+/// One locomotion layer's playback rate in a frame.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct GaitRate {
+    /// How fast the clip plays, as a share of its authored speed.
+    pub rate: f32,
+    /// The layer's share of the frame's layers' weight.
+    pub weight: f32,
 }
 
 /// A 64-bit value as 16 hex digits (JSON numbers lose bits past 2^53).
@@ -178,6 +191,18 @@ pub struct Summary {
     /// Why the autopilot could not finish: where (x, y, the move it was
     /// on) and why.
     pub autopilot_failure: Option<String>,
+    /// Slowest and fastest playback rate of the locomotion layers (walk and
+    /// run play in one phase, at one rate relative to their blend's
+    /// authored cycle) over the frames in which they carry the whole pose
+    /// (at least 99 % of the layers' weight: not while the idle or a
+    /// crossfade blends in) and play (rate above 0); absent with no such
+    /// frame. The stride makes up the rest of the ground speed
+    /// (`anim_state::MIN_PLAYBACK_RATE`, `MAX_PLAYBACK_RATE`,
+    /// `MAX_STRIDE_LEGS`) for a character whose clips need it
+    /// (`anim_state::warps`).
+    pub playback_rate_min: Option<f32>,
+    /// See [`Summary::playback_rate_min`].
+    pub playback_rate_max: Option<f32>,
 }
 
 /// The largest joint angular speed by the kind of frame it happened in,
@@ -515,6 +540,11 @@ impl Recorder {
             self.prev_root = Some((root, None));
         }
 
+        let gait_share: f32 = p.debug.gait_rates.iter().flatten().map(|r| r.1).sum();
+        if let Some((rate, _)) = p.debug.gait_rates[0].filter(|r| r.0 > 0.0 && gait_share >= 0.99) {
+            s.playback_rate_min = Some(s.playback_rate_min.map_or(rate, |m| m.min(rate)));
+            s.playback_rate_max = Some(s.playback_rate_max.map_or(rate, |m| m.max(rate)));
+        }
         self.frames.push(FrameRecord {
             frame,
             pos: player.pos.to_array(),
@@ -534,6 +564,13 @@ impl Recorder {
             fastest_joint,
             limited_joints: p.debug.limited_joints,
             slide_m: slide,
+            playback_rate: p
+                .debug
+                .gait_rates
+                .iter()
+                .flatten()
+                .map(|&(rate, weight)| GaitRate { rate, weight })
+                .collect(),
             flat_ik_delta_m: flat_delta,
         });
     }

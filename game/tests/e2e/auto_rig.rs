@@ -129,8 +129,10 @@ fn shared_humanoids_map_with_no_rig_file_as_written() {
             scale: 1.0,
             forward: Vec3::Z,
             // His one clip is a walk by measurement; he has no jump, and
-            // lands into his idle (the walk, held).
-            clips: ["0", "0", "0", "knight jump", "knight fall", "0"],
+            // lands into his idle (the walk, held). His walk would play
+            // 4.04 times over at running pace, beyond what rate and stride
+            // warping stand in for (issue 32): he runs the knight's run.
+            clips: ["0", "0", "knight run", "knight jump", "knight fall", "0"],
         },
         Expect {
             file: "RiggedFigure/RiggedFigure.glb",
@@ -202,10 +204,11 @@ fn shared_humanoids_map_with_no_rig_file_as_written() {
             ],
             scale: 1.0,
             forward: Vec3::Z,
-            // No walk: the run, played slower; no fall clip.
+            // No walk (his run would play 0.37 times over at walking pace,
+            // a moonwalk: the knight's walk instead, issue 32); no fall clip.
             clips: [
                 "idle_root.001",
-                "run_root.001",
+                "knight walk",
                 "run_root.001",
                 "air_jump_root.001",
                 "knight fall",

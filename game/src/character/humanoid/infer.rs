@@ -461,16 +461,48 @@ fn infer_skin(model: &ImportedModel, s: usize, vrm: Option<&VrmBones>) -> Result
             format!("no {role} clip: the knight's {k}, retargeted"),
         )
     };
+    // One gait stands in for the other only within the speeds it plays at
+    // with its rate and stride warped (see `stand_in_range`); otherwise the
+    // knight's, retargeted.
+    let speeds = crate::sim::player::MoveParams::default();
+    let ratio = |ci: usize, speed: f32| gait(ci).map(|g| speed / g.speed);
+    let longest = |ci: usize| {
+        gait(ci).map_or(1.0, |g| {
+            crate::character::anim_state::longest_stride_scale(mean_leg, g.cycle_distance)
+        })
+    };
     let (walk, run) = match (walk, run) {
         (Some(w), Some(r)) => (w, r),
-        (Some(w), None) => {
-            let r = (w.0, "no run clip: the walk, played faster".to_string());
-            (w, r)
-        }
-        (None, Some(r)) => {
-            let w = (r.0, "no walk clip: the run, played slower".to_string());
-            (w, r)
-        }
+        (Some(w), None) => match (ratio(w.0, speeds.run_speed), stand_in_range(longest(w.0))) {
+            (Some(k), (_, hi)) if k <= hi => {
+                let why = format!("no run clip: the walk, played {k:.2} times over");
+                let r = (w.0, why);
+                (w, r)
+            }
+            (k, (_, hi)) => {
+                let (ci, why) = knight("run", &mut knight_wanted, "run");
+                let why = format!(
+                    "{why} (the walk would play {:.2} times over, more than {hi:.2})",
+                    k.unwrap_or(f32::INFINITY)
+                );
+                (w, (ci, why))
+            }
+        },
+        (None, Some(r)) => match (ratio(r.0, speeds.walk_speed), stand_in_range(longest(r.0))) {
+            (Some(k), (lo, _)) if k >= lo => {
+                let why = format!("no walk clip: the run, played {k:.2} times over");
+                let w = (r.0, why);
+                (w, r)
+            }
+            (k, (lo, _)) => {
+                let (ci, why) = knight("walk", &mut knight_wanted, "walk");
+                let why = format!(
+                    "{why} (the run would play {:.2} times over, less than {lo:.2})",
+                    k.unwrap_or(0.0)
+                );
+                ((ci, why), r)
+            }
+        },
         (None, None) => (
             knight("walk", &mut knight_wanted, "walk"),
             knight("run", &mut knight_wanted, "run"),
@@ -822,4 +854,25 @@ fn name_check(
             notes.join(", ")
         )
     }
+}
+
+/// The most a stand-in gait's stride is shortened: a run played at walking
+/// pace with strides under two thirds of its own reads as a shuffle.
+const STAND_IN_SHORTEST_STRIDE: f32 = 2.0 / 3.0;
+
+/// The speeds, as shares of its own authored speed, at which a model's one
+/// gait stands in for the gait it lacks (its walk for running, its run for
+/// walking), for a stride lengthened at most `longest` times (see
+/// `anim_state::longest_stride_scale`): as slow as it plays with its
+/// stride shortened to [`STAND_IN_SHORTEST_STRIDE`], as fast as it plays
+/// with its stride at its longest (`anim_state::MIN_PLAYBACK_RATE` and
+/// `MAX_PLAYBACK_RATE`). Outside it the gait would scurry or shuffle, and
+/// the knight's gait, retargeted, plays instead (CesiumMan's walk would play
+/// 4.04 times over at running pace).
+fn stand_in_range(longest: f32) -> (f32, f32) {
+    use crate::character::anim_state::{MAX_PLAYBACK_RATE, MIN_PLAYBACK_RATE};
+    (
+        MIN_PLAYBACK_RATE * STAND_IN_SHORTEST_STRIDE,
+        MAX_PLAYBACK_RATE * longest,
+    )
 }

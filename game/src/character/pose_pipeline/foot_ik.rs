@@ -29,6 +29,7 @@ use super::limb::{
 };
 use super::math::{approach, pos, rotation, smoothstep};
 use crate::character::Character;
+use crate::character::anim_state::Layer;
 use crate::sim::player::{Locomotion, MAX_SNAP_DOWN, MAX_STEP_UP, foot_probe_range};
 use crate::sim::world::{FloorKind, GroundSegment};
 
@@ -208,9 +209,26 @@ pub(super) fn foot_targets(job: FootTargets) {
     } else {
         0.0
     };
+    // Stride warping (see `Layer::stride`): the gait's feet are placed
+    // along the motion this many times as far from their hips as the clips
+    // have them, so they keep pace with the ground while the clips play
+    // within their rate range; the pelvis lowers for the longer reach
+    // below, as for any other. (About the hip, not the model's root: a
+    // model whose hips stand ahead of its root, scaled about the root, had
+    // one foot carried out of reach.)
+    let stride = gait_stride(input.layers);
+    let warp = |p: Vec3, hip: &Mat4| {
+        if stride == 1.0 {
+            p
+        } else {
+            let pivot = world.transform_point3(pos(hip)).x;
+            Vec3::new(pivot + (p.x - pivot) * stride, p.y, p.z)
+        }
+    };
     // Where each foot's animation wants it (for choosing which foot re-steps).
     let free_prev: [Vec3; 2] = std::array::from_fn(|i| {
-        let aw = world.transform_point3(pos(&limb_animated[i][2]));
+        let [hip, _, ankle] = &limb_animated[i];
+        let aw = warp(world.transform_point3(pos(ankle)), hip);
         aw + Vec3::Y * (smooth.foot_ground[i] - floor)
     });
     for (i, leg) in c.legs.iter().enumerate() {
@@ -223,7 +241,7 @@ pub(super) fn foot_targets(job: FootTargets) {
         smooth.contact_ahead[i] = ahead;
         let contact = clip_contact.min(ahead);
         let [hip_a, _, ankle_a] = limb_animated[i];
-        let aw = world.transform_point3(pos(&ankle_a));
+        let aw = warp(world.transform_point3(pos(&ankle_a)), &hip_a);
         // A swinging foot on the ground goes from the ground it left
         // to the ground where it will land, over its swing: a foot
         // stepping up or down a stair reaches for the next tread through
@@ -241,7 +259,14 @@ pub(super) fn foot_targets(job: FootTargets) {
             input.player.facing.signum()
         };
         let landing = if plan.share > 0.0 {
-            let lx = world.w_axis.x + dir * plan.ahead + world.transform_vector3(plan.land_model).x;
+            let lx = if stride == 1.0 {
+                world.w_axis.x + dir * plan.ahead + world.transform_vector3(plan.land_model).x
+            } else {
+                // The landing's offset from its hip warped as the feet are.
+                let hip = world.transform_vector3(plan.land_start).x;
+                let foot = world.transform_vector3(plan.land_model - plan.land_start).x;
+                world.w_axis.x + dir * plan.ahead + hip + foot * stride
+            };
             let lx = input.player.foot_probe_x(lx);
             plan_landing(level, body, lx, dir, body.x + dir * plan.ahead, aw.x)
         } else {
@@ -750,6 +775,19 @@ impl PosePipeline {
 /// sole touches the surface, the ankle sits `fh` along the surface normal.
 pub(super) fn ankle_over(seg: &GroundSegment, x: f32, fh: f32) -> f32 {
     seg.height_at(x) + seg.normal().y * fh - fh
+}
+
+/// The stride scale of the frame's layers (see `Layer::stride`), weighted
+/// by their weights; a crossfade's held layer is left out, standing
+/// layers count as 1. 1 with no layer.
+pub(super) fn gait_stride(layers: &[Layer]) -> f32 {
+    let (mut sum, mut total) = (0.0, 0.0);
+    for l in layers.iter().filter(|l| l.held.is_none()) {
+        let stride = if l.still { 1.0 } else { l.stride };
+        sum += stride * l.weight;
+        total += l.weight;
+    }
+    if total > 0.0 { sum / total } else { 1.0 }
 }
 
 /// How far the other foot's lock is from where its animation wants it.

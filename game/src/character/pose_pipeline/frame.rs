@@ -75,7 +75,12 @@ pub struct PoseDebug {
     /// jumping, landing, mounting a ladder): more than one clip in the mix,
     /// and one of them not walk or run.
     pub transition: bool,
-    /// Joints [`MAX_JOINT_SPEED`] held back this frame.
+    /// The locomotion layers playing (walk and run clips, not held, not
+    /// standing) as (playback rate, share of the layers' weight), the
+    /// heaviest first (walk and run play in one phase, at one rate: see
+    /// [`crate::character::anim_state::Layer::rate`]).
+    pub gait_rates: [Option<(f32, f32)>; 2],
+    /// Joints [`MAX_JOINT_SPEED`](super::MAX_JOINT_SPEED) held back this frame.
     pub limited_joints: u32,
 }
 

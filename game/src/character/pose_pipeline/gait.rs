@@ -178,7 +178,9 @@ pub(super) struct Landing {
 }
 
 /// A landing at `x`, on `hit` found at `reached`, moved clear of an edge
-/// behind it: returns the landing's x, its floor and how far it moved.
+/// behind it (a step down behind the heel) or of a step up just ahead (the
+/// toe in its riser): returns the landing's x, its floor and how far it
+/// moved.
 pub(super) fn clear_of_edge(
     level: &Level,
     x: f32,
@@ -187,30 +189,45 @@ pub(super) fn clear_of_edge(
     dir: f32,
 ) -> (f32, FloorHit, f32) {
     let seg = &hit.segment;
-    let edge = if dir > 0.0 { seg.x0 } else { seg.x1 };
-    let past = (x - edge) * dir;
-    // Short of the landing (a ledge or a wall stops the way there), or
-    // clear of the edge: no move.
-    if (reached - x).abs() > 1e-3 || past >= EDGE_MARGIN {
+    // Short of the landing (a ledge or a wall stops the way there): no move.
+    if (reached - x).abs() > 1e-3 {
         return (reached, hit, 0.0);
     }
-    // Is the floor behind the edge at another height (a step), or the same
-    // surface going on (tiles, or a slope's kink)?
-    let behind = edge - dir * 1e-3;
-    let y = seg.height_at(edge);
-    let step = level
-        .floor_below(behind, y + MAX_STEP_UP, MAX_STEP_UP + MAX_SNAP_DOWN)
-        .is_none_or(|h| (h.y - y).abs() > OBSTACLE);
-    let clear = edge + dir * EDGE_MARGIN;
-    if step && seg.covers(clear) {
+    let on = |clear: f32| {
         let hit = FloorHit {
             y: seg.height_at(clear),
             ..hit
         };
         (clear, hit, clear - x)
-    } else {
-        (x, hit, 0.0)
+    };
+    let edge = if dir > 0.0 { seg.x0 } else { seg.x1 };
+    if (x - edge) * dir < EDGE_MARGIN {
+        // Is the floor behind the edge at another height (a step), or the
+        // same surface going on (tiles, or a slope's kink)?
+        let behind = edge - dir * 1e-3;
+        let y = seg.height_at(edge);
+        let step = level
+            .floor_below(behind, y + MAX_STEP_UP, MAX_STEP_UP + MAX_SNAP_DOWN)
+            .is_none_or(|h| (h.y - y).abs() > OBSTACLE);
+        let clear = edge + dir * EDGE_MARGIN;
+        if step && seg.covers(clear) {
+            return on(clear);
+        }
     }
+    // Just short of a step up ahead, the toe would stand in its riser: the
+    // foot lands as far short of it (the body steps up on the next stride).
+    let end = if dir > 0.0 { seg.x1 } else { seg.x0 };
+    if (end - x) * dir < EDGE_MARGIN {
+        let y = seg.height_at(end);
+        let rise = level
+            .floor_below(end + dir * 1e-3, y + MAX_STEP_UP, MAX_STEP_UP - OBSTACLE)
+            .is_some();
+        let clear = end - dir * EDGE_MARGIN;
+        if rise && seg.covers(clear) && (clear - x) * dir < 0.0 {
+            return on(clear);
+        }
+    }
+    (x, hit, 0.0)
 }
 
 /// Where a leg's swing will land, from the gait layers it swings in.
@@ -257,7 +274,7 @@ pub(super) fn swing_plan(leg: &Limb, layers: &[Layer]) -> SwingPlan {
             plan.land_start += s.land_start * l.weight;
             plan.share += l.weight;
             plan.progress += progress * l.weight;
-            plan.ahead += left * l.clip.cycle_distance * l.weight;
+            plan.ahead += left * l.clip.cycle_distance * l.stride * l.weight;
         }
     }
     if plan.share > 0.0 {
@@ -297,6 +314,8 @@ mod tests {
                 weight: 1.0,
                 looping: true,
                 still: false,
+                rate: 1.0,
+                stride: 1.0,
                 held: None,
             };
             let ahead = layer_contact_ahead(leg, &[layer], &steps);
@@ -317,5 +336,37 @@ mod tests {
             changed += usize::from((ahead - now).abs() > 0.5);
         }
         assert!(changed > 0, "the run's contact never changed in a step");
+    }
+
+    #[test]
+    fn a_landing_keeps_clear_of_a_riser_ahead_and_a_step_behind() {
+        use crate::sim::world::Level;
+        // A floor from -5 to 1 m, then `next` from 1 to 5 m at `h`.
+        let level = |h: f32| {
+            let floors = vec![
+                GroundSegment::ground(-5.0, 1.0, 0.0, 0.0),
+                GroundSegment::ground(1.0, 5.0, h, h),
+            ];
+            Level::from_profile("edge", floors, vec![], Vec2::ZERO, Vec2::new(4.0, h), -10.0)
+        };
+        let land = |level: &Level, x: f32| {
+            let hit = level.floor_below(x, 0.5, 1.0).unwrap();
+            let (at, _, moved) = clear_of_edge(level, x, x, hit, 1.0);
+            assert!((at - (x + moved)).abs() < 1e-6);
+            at
+        };
+        // A step up 5 cm ahead of the landing: the toe would be in its
+        // riser, so the foot lands EDGE_MARGIN short of it.
+        let up = level(0.2);
+        assert!((land(&up, 0.95) - (1.0 - EDGE_MARGIN)).abs() < 1e-5);
+        // Far enough short of it, or past it (its heel then clear of the
+        // step behind): no move.
+        assert_eq!(land(&up, 0.8), 0.8);
+        assert_eq!(land(&up, 1.3), 1.3);
+        // Landing just past a step up behind the heel: moved on.
+        assert!((land(&up, 1.05) - (1.0 + EDGE_MARGIN)).abs() < 1e-5);
+        // No riser ahead (the floor goes on level, or steps down): no move.
+        assert_eq!(land(&level(0.0), 0.95), 0.95);
+        assert_eq!(land(&level(-0.2), 0.95), 0.95);
     }
 }

@@ -240,6 +240,7 @@ impl PosePipeline {
             PoseStage::Sample => {
                 self.debug = PoseDebug::default();
                 self.debug.transition = sample_blend::is_transition(c, input.layers);
+                self.debug.gait_rates = sample_blend::gait_rates(c, input.layers);
                 self.sampler.sample(c, input.layers, &mut self.pose.locals);
             }
             PoseStage::Blend => self.sampler.blend(c, input.layers, &mut self.pose.locals),

@@ -212,6 +212,32 @@ pub(super) fn single_layer(layers: &[Layer]) -> Option<&Layer> {
         _ => None,
     }
 }
+
+/// The frame's locomotion layers as (playback rate, share of the layers'
+/// weight), the heaviest first (see [`super::PoseDebug::gait_rates`]).
+pub(super) fn gait_rates(c: &Character, layers: &[Layer]) -> [Option<(f32, f32)>; 2] {
+    let gait = [c.clip_set.walk.index, c.clip_set.run.index];
+    let total: f32 = layers.iter().map(|l| l.weight.max(0.0)).sum();
+    let mut out = [None; 2];
+    if total <= 0.0 {
+        return out;
+    }
+    let playing = layers
+        .iter()
+        .filter(|l| l.held.is_none() && !l.still && gait.contains(&l.clip.index));
+    for l in playing {
+        let this = (l.rate, l.weight.max(0.0) / total);
+        match out {
+            [None, _] => out[0] = Some(this),
+            [Some(a), _] if l.weight > a.1 => out = [Some(this), Some(a)],
+            [Some(_), None] => out[1] = Some(this),
+            [Some(_), Some(b)] if l.weight > b.1 => out[1] = Some(this),
+            _ => {}
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testing::{fastest_joint, knight_on_flat_ground};
