@@ -708,24 +708,7 @@ fn a_model_with_no_clips_walks_with_the_knights_retargeted_motion() {
         "{}",
         inf.rig.walk_cycle_distance
     );
-    let metrics = tmp("auto_rig_no_clips.json");
-    let out = ironstep(&[
-        "run",
-        "--input",
-        "assets/scripts/slopes_walk.txt",
-        "--frames",
-        "900",
-        "--character",
-        path.to_str().unwrap(),
-        "--metrics",
-        metrics.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap();
+    let doc = walk_slopes(&path, "auto_rig_no_clips");
     let s = &doc["summary"];
     eprintln!("no clips: {s}");
     assert_eq!(s["nan_count"], 0);
@@ -798,24 +781,7 @@ fn feet_hung_off_the_root_are_found_and_follow_the_shins() {
         let note = format!("foot 'foot_{side}' hangs off 'root', not its shin 'shin_{side}'");
         assert!(text.contains(&note), "{note} missing from:\n{text}");
     }
-    let metrics = tmp("auto_rig_feet_off_root.json");
-    let out = ironstep(&[
-        "run",
-        "--input",
-        "assets/scripts/slopes_walk.txt",
-        "--frames",
-        "900",
-        "--character",
-        path.to_str().unwrap(),
-        "--metrics",
-        metrics.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap();
+    let doc = walk_slopes(&path, "auto_rig_feet_off_root");
     let s = &doc["summary"];
     eprintln!("feet off the root: {s}");
     assert_eq!(s["nan_count"], 0);
@@ -826,6 +792,29 @@ fn feet_hung_off_the_root_are_found_and_follow_the_shins() {
     );
     assert!(s["stance_slide_max_m"].as_f64().unwrap() <= 0.01, "{s}");
     assert!(s["final_pos"][0].as_f64().unwrap() > 5.0, "{s}");
+}
+
+/// The metrics of `model` walking the builtin level's slopes for 900
+/// frames (`slopes_walk.txt`), written as `TAG.json`; the run must succeed.
+fn walk_slopes(model: &Path, tag: &str) -> Value {
+    let metrics = tmp(&format!("{tag}.json"));
+    let out = ironstep(&[
+        "run",
+        "--input",
+        "assets/scripts/slopes_walk.txt",
+        "--frames",
+        "900",
+        "--character",
+        model.to_str().unwrap(),
+        "--metrics",
+        metrics.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap()
 }
 
 /// A skinned model of `joints` (name, parent, model-space rest position),
