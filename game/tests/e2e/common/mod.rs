@@ -97,3 +97,30 @@ pub fn recorder_limited_share(rec: &game::tools::metrics::Recorder) -> f64 {
     assert!(s.frames > 0);
     s.joint_speed_limited_frames as f64 / s.frames as f64
 }
+
+/// Runs `script` in a fresh X display from `dir`; returns the game's
+/// stdout (`out.txt`) after checking the script ended with `exit 0`.
+pub fn run_in_xvfb(script: &str, dir: &std::path::Path) -> String {
+    let out = xvfb("1280x720x24")
+        .args(["sh", "-c", script])
+        .current_dir(dir)
+        .env("WGPU_DEBUG", "0")
+        .env("IRONSTEP_DATA_DIR", dir.join("data"))
+        .output()
+        .expect("running xvfb-run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let game_out = std::fs::read_to_string(dir.join("out.txt")).unwrap_or_default();
+    let game_err = std::fs::read_to_string(dir.join("err.txt")).unwrap_or_default();
+    assert!(
+        out.status.success() && stdout.contains("exit 0"),
+        "{stdout}\n{}\ngame stdout:\n{game_out}\ngame stderr:\n{game_err}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    game_out
+}
+
+/// The shell functions scripts wait with: `waitcount PATTERN N` until
+/// `out.txt` has N lines matching the grep pattern, `waitfor PATTERN` until
+/// it has one; each gives up after 60 s.
+pub const WAITFOR: &str = r#"waitcount() { n=0; until [ "$(grep -c "$1" out.txt)" -ge "$2" ]; do n=$((n+1)); [ $n -gt 600 ] && { echo "timed out waiting for $2 of $1"; kill $game; exit 1; }; sleep 0.1; done; }
+waitfor() { waitcount "$1" 1; }"#;
