@@ -68,8 +68,8 @@ use super::math::{
 };
 use super::two_bone::{
     CONFORMAL_TOLERANCE, DEGENERATE_LEN, FAST_AIM_MIN_W, FAST_HALF_TURN_NORM_SQ, FAST_MIN_LEN_SQ,
-    KneeStrategy, POLE_FALLBACK_SINE, Pole, REACHED_RELATIVE_TOLERANCE, SINGULAR_DET,
-    TRACE_FORM_MIN, TwoBoneCorrection, TwoBoneOptions, solve_core,
+    HINGE_BEND_BIAS, KneeStrategy, POLE_FALLBACK_SINE, Pole, REACHED_RELATIVE_TOLERANCE,
+    SINGULAR_DET, TRACE_FORM_MIN, TwoBoneCorrection, TwoBoneOptions, solve_core,
 };
 
 /// The inputs of one chain for [`solve_core_batch`]: the model matrices of
@@ -1206,7 +1206,17 @@ fn solve_lanes_inline(g: &Gathered) -> Solved {
     fallback = fallback | !e2.gt(FAST_MIN_LEN_SQ);
     let inv_e2 = 1.0 / e2;
     let e_len = e2.sqrt();
-    let f = u - e * (u.dot(e) * inv_e2);
+    // The knee's offset across e with the hinge's bend direction (the
+    // scalar path's HINGE_BEND_BIAS).
+    let side = sel((h_min + h_max).ge(0.0), -1.0, 1.0);
+    let cross = hm_raw.cross(e);
+    let c2 = cross.length_squared();
+    let bend_scale = sel(
+        c2.gt(FAST_MIN_LEN_SQ),
+        side * HINGE_BEND_BIAS * l1 / c2.sqrt(),
+        0.0,
+    );
+    let f = u - e * (u.dot(e) * inv_e2) + cross * bend_scale;
     let gp = hint - n * hint.dot(n);
     let (f2, g2) = (f.length_squared(), gp.length_squared());
     let w1 = e_len + e.dot(n);

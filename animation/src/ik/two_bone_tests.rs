@@ -776,3 +776,63 @@ proptest! {
         }
     }
 }
+
+/// A hinged leg straightening onto a target out of reach, whose shin leans
+/// a third of a millimetre along its knee's hinge axis (Mannequiny's shins
+/// lean so), keeps its hinge axis where it was: the knee's tiny sideways
+/// offset must not decide how the leg turns about its hip→target line
+/// (turned toward the pole, it spun Mannequiny's leg a quarter turn in one
+/// frame as his knee straightened). Both the fast and the general path.
+#[test]
+fn a_straightening_hinged_leg_does_not_spin_about_its_axis() {
+    let leg = Leg {
+        rotations: [Quat::IDENTITY; 4],
+        thigh: Vec3::NEG_Y * 0.45,
+        twist_at: 0.5,
+        shin: Vec3::NEG_Y * 0.45 + Vec3::X * 3e-4,
+        foot: Vec3::Z * 0.1,
+    };
+    // A positive bend about +X swings the shin back, so the knee goes
+    // forward (+Z): the pole.
+    let limit = HingeLimit::new(Vec3::X, 0.0, 2.7);
+    for kind in [RootKind::Identity, RootKind::Rotated, RootKind::Mirrored] {
+        let mut last: Option<Vec3> = None;
+        for i in 0..=100 {
+            let rig = rig(&leg, kind);
+            // From a bent knee (0.8 m) to out of reach (1.0 m; the leg is 0.9 m).
+            let d = 0.8 + 0.2 * i as f32 / 100.0;
+            let dir = Vec3::new(0.0, -1.0, 0.05).normalize();
+            let t = rig.to_model(rig.chain_pos(HIP) + dir * d);
+            let root = Mat3A::from_mat4(rig.models[ROOT]);
+            let opts = TwoBoneOptions {
+                knee: KneeStrategy::Pole {
+                    pole: Pole::Direction((root * Vec3A::Z).into()),
+                    twist: 0.0,
+                },
+                hinge: Some(limit),
+                ..TwoBoneOptions::new(t)
+            };
+            let a = |j: usize| Affine3A::from_mat4(rig.models[j]);
+            let fast = solve_core_fast(&a(HIP), &a(KNEE), &a(ANKLE), &opts)
+                .expect("the fast path takes a plain leg");
+            let general = solve_core_general(&a(HIP), &a(KNEE), &a(ANKLE), &opts).unwrap();
+            let hip = Mat3A::from_mat4(rig.models[HIP]);
+            let before = (hip * Vec3A::X).normalize();
+            for (path, fix) in [("fast", fast), ("general", general)] {
+                let after = (hip * (fix.start * Vec3A::X)).normalize();
+                let turned = before.dot(after).clamp(-1.0, 1.0).acos().to_degrees();
+                assert!(
+                    turned < 3.0,
+                    "{kind:?} {path} at {d} m: the hinge axis turned {turned}°"
+                );
+                if path == "fast" {
+                    if let Some(prev) = last {
+                        let step = prev.dot(after.into()).clamp(-1.0, 1.0).acos().to_degrees();
+                        assert!(step < 1.0, "{kind:?} at {d} m: hinge jumped {step}°");
+                    }
+                    last = Some(after.into());
+                }
+            }
+        }
+    }
+}
