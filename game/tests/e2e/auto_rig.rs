@@ -182,10 +182,13 @@ fn shared_humanoids_map_with_no_rig_file_as_written() {
             // 3.77 units tall, scaled to 1.8 m.
             scale: 1.8 / 3.765,
             forward: Vec3::Z,
+            // His run turns his knees at 44 rad/s at the 1.40 times over it
+            // plays at running pace, past the joint speed limit: the
+            // knight's run instead.
             clips: [
                 "00_idle",
                 "01_walk",
-                "02_run",
+                "knight run",
                 "06_jump",
                 "knight fall",
                 "00_idle",
@@ -205,14 +208,17 @@ fn shared_humanoids_map_with_no_rig_file_as_written() {
             scale: 1.0,
             forward: Vec3::Z,
             // No walk (his run would play 0.37 times over at walking pace,
-            // a moonwalk: the knight's walk instead, issue 32); no fall clip.
+            // a moonwalk: the knight's walk instead, issue 32); no fall
+            // clip. His run (35 rad/s at its loop's seam, whose ends are 31°
+            // apart), jump (38 rad/s) and land (27 rad/s) turn his knees
+            // past the joint speed limit: the knight's instead.
             clips: [
                 "idle_root.001",
                 "knight walk",
-                "run_root.001",
-                "air_jump_root.001",
+                "knight run",
+                "knight jump",
                 "knight fall",
-                "air_land_root.001",
+                "knight land",
             ],
         },
     ];
@@ -1007,15 +1013,35 @@ fn the_rig_command_prints_a_rig_file_that_rig_reads_back() {
     assert!(err.to_string().starts_with("part.rig.ron: "), "{err}");
 }
 
+/// The most each shared humanoid's autopilot runs may show, on any
+/// shipped level, with no rig file: the share of frames the joint speed
+/// limit acted on, planted foot error, stance slide and hands and feet on
+/// rungs (metres). Where a figure meets the project's target it is the
+/// target (2 %, 5 mm, 1 cm, 5 mm); where it does not yet, today's figure
+/// with a little room, marked as a known gap of issue 32, so that it
+/// cannot get worse unnoticed.
+const HUMANOID_BOUNDS: [(&str, f64, f64, f64, f64); 4] = [
+    // Known gap: the limit acts on 1.9–6.4 % (his walk at 1.6 times over).
+    ("CesiumMan/CesiumMan.glb", 0.07, 0.005, 0.01, 0.005),
+    // Known gap: 3.6–7.3 % (the knight's clips at up to 1.96 times over).
+    ("RiggedFigure/RiggedFigure.glb", 0.08, 0.005, 0.01, 0.005),
+    // Known gap: 9.8–13.5 % (short legs, the pelvis bobbing for the stride).
+    (
+        "KenneyCharacterMedium/characterMedium.glb",
+        0.15,
+        0.005,
+        0.01,
+        0.005,
+    ),
+    // Known gaps: 1.3–2.4 % limited; on `long` a foot planted at the foot
+    // of a slope 10.7 mm into it, and a rung missed by 27 mm.
+    ("Mannequiny/mannequiny.glb", 0.03, 0.012, 0.01, 0.03),
+];
+
 #[test]
 fn every_shared_humanoid_plays_every_shipped_level_with_no_rig_file() {
-    let models = [
-        "CesiumMan/CesiumMan.glb",
-        "RiggedFigure/RiggedFigure.glb",
-        "KenneyCharacterMedium/characterMedium.glb",
-        "Mannequiny/mannequiny.glb",
-    ];
-    for m in models {
+    let f = |s: &Value, k: &str| s[k].as_f64().unwrap_or_else(|| panic!("{k}: {s}"));
+    for (m, limited, planted, slide, rung) in HUMANOID_BOUNDS {
         for level in ["builtin", "tutorial", "long", "tower"] {
             let name = format!("auto_rig_{}_{level}.json", m.split('/').next().unwrap());
             let metrics = tmp(&name);
@@ -1041,6 +1067,17 @@ fn every_shared_humanoid_plays_every_shipped_level_with_no_rig_file() {
             assert_eq!(s["exit_reached"], true, "{m} on {level}");
             assert_eq!(s["nan_count"], 0, "{m} on {level}");
             assert_eq!(s["ik_errors"], 0, "{m} on {level}");
+            let share = f(s, "joint_speed_limited_frames") / f(s, "frames");
+            assert!(share <= limited, "{m} on {level}: limited on {share}");
+            for (k, bound) in [
+                ("planted_foot_max_error_m", planted),
+                ("stance_slide_max_m", slide),
+                ("rung_contact_max_error_m", rung),
+                ("hand_hold_max_error_m", rung),
+                ("max_root_snap_m", 0.01),
+            ] {
+                assert!(f(s, k) <= bound, "{m} on {level}: {k} {}", f(s, k));
+            }
         }
     }
 }

@@ -508,16 +508,59 @@ fn infer_skin(model: &ImportedModel, s: usize, vrm: Option<&VrmBones>) -> Result
             knight("run", &mut knight_wanted, "run"),
         ),
     };
+    // A gait of the model's own that turns a joint faster than the joint
+    // speed limit at the rate it would play at is not shown as it is
+    // authored: the knight's, retargeted, plays instead (see
+    // `too_fast_to_show`). A walk standing in for the run is judged at
+    // each pace.
+    let too_fast = |ci: usize, speed: f32| {
+        if ci == usize::MAX {
+            return None;
+        }
+        let rate = ratio(ci, speed).map_or(1.0, |k| played_rate(k, longest(ci)));
+        too_fast_to_show(&nskel, &nclips[ci], true, rate)
+    };
+    let walk_fast = too_fast(walk.0, speeds.walk_speed);
+    let run_fast = too_fast(run.0, speeds.run_speed);
+    let walk = match walk_fast {
+        Some(fast) => {
+            let (ci, _) = knight("walk", &mut knight_wanted, "walk");
+            let own = &nclips[walk.0].name;
+            (ci, format!("the knight's walk, retargeted: '{own}' {fast}"))
+        }
+        None => walk,
+    };
+    let run = match run_fast {
+        Some(fast) => {
+            let (ci, _) = knight("run", &mut knight_wanted, "run");
+            let own = &nclips[run.0].name;
+            (ci, format!("the knight's run, retargeted: '{own}' {fast}"))
+        }
+        None => run,
+    };
     let own_walk = walk.0 != usize::MAX;
     let idle = match role_clip[Role::Idle as usize].clone() {
         Some(i) => Some(i),
         None if own_walk => None,
         None => Some(knight("idle", &mut knight_wanted, "idle")),
     };
-    let mut other = |role: Role, k: &'static str| {
-        role_clip[role as usize]
-            .clone()
-            .unwrap_or_else(|| knight(k, &mut knight_wanted, k))
+    // A jump or fall of the model's own too fast to show (see
+    // `too_fast_to_show`, played once at its own rate) gives way to the
+    // knight's too.
+    let own_fast = |ci: usize| too_fast_to_show(&nskel, &nclips[ci], false, 1.0);
+    let mut other = |role: Role, k: &'static str| match role_clip[role as usize].clone() {
+        Some((ci, why)) => match own_fast(ci) {
+            Some(fast) => {
+                let (ki, _) = knight(k, &mut knight_wanted, k);
+                let own = &nclips[ci].name;
+                (
+                    ki,
+                    format!("the knight's {k}, retargeted: '{own}' ({why}) {fast}"),
+                )
+            }
+            None => (ci, why),
+        },
+        None => knight(k, &mut knight_wanted, k),
     };
     let jump = other(Role::Jump, "jump");
     let fall = other(Role::Fall, "fall");
@@ -525,7 +568,23 @@ fn infer_skin(model: &ImportedModel, s: usize, vrm: Option<&VrmBones>) -> Result
     // knight's land, retargeted onto CesiumMan, raised his planted-foot
     // error on `long` from 1.5 to 4.9 mm and the joint speed limit's share
     // of frames); one without lands as the knight does.
+    // A land clip too fast to show counts as none.
+    let land_fast = role_clip[Role::Land as usize]
+        .as_ref()
+        .and_then(|(ci, _)| own_fast(*ci).map(|fast| format!("'{}' {fast}", nclips[*ci].name)));
     let land = match (&role_clip[Role::Land as usize], own_walk) {
+        (Some(_), true) if land_fast.is_some() => (
+            usize::MAX - 1,
+            format!(
+                "the idle (a landing settles into standing): {}",
+                land_fast.clone().unwrap_or_default()
+            ),
+        ),
+        (Some(_), false) if land_fast.is_some() => {
+            let (ki, _) = knight("land", &mut knight_wanted, "land");
+            let fast = land_fast.clone().unwrap_or_default();
+            (ki, format!("the knight's land, retargeted: {fast}"))
+        }
         (Some(l), _) => l.clone(),
         (None, true) => (
             usize::MAX - 1,
@@ -859,6 +918,40 @@ fn name_check(
 /// The most a stand-in gait's stride is shortened: a run played at walking
 /// pace with strides under two thirds of its own reads as a shuffle.
 const STAND_IN_SHORTEST_STRIDE: f32 = 2.0 / 3.0;
+
+/// The rate a gait whose authored speed would have to play `k` times over
+/// for the game's pace plays at, stride warping making up the rest (see
+/// `anim_state::warp_gait`): no slower than `MIN_PLAYBACK_RATE`, no faster
+/// than `MAX_PLAYBACK_RATE` unless its stride, lengthened `longest` times,
+/// still falls short.
+fn played_rate(k: f32, longest: f32) -> f32 {
+    use crate::character::anim_state::{MAX_PLAYBACK_RATE, MIN_PLAYBACK_RATE};
+    if k < MIN_PLAYBACK_RATE {
+        MIN_PLAYBACK_RATE
+    } else if k > MAX_PLAYBACK_RATE {
+        (k / longest.max(1.0)).max(MAX_PLAYBACK_RATE)
+    } else {
+        k
+    }
+}
+
+/// Why `clip` cannot be shown as authored at `rate` (1 for a clip played
+/// once at its own pace), or `None` when it can: its fastest joint
+/// ([`roles::peak_joint_speed`]) would turn faster than the joint speed
+/// limit (`pose_pipeline::MAX_JOINT_SPEED`), which would then hold it back
+/// on most of its frames. Kenney's run turns his knees at 31 rad/s as
+/// authored (44 at the 1.40 times it plays at running pace), and
+/// Mannequiny's jump his at 38: the limit acted on 13–24 % of their frames.
+fn too_fast_to_show(skeleton: &Skeleton, clip: &Clip, looping: bool, rate: f32) -> Option<String> {
+    use crate::character::pose_pipeline::MAX_JOINT_SPEED;
+    let (shown, joint) = roles::peak_joint_speed(skeleton, clip, looping, rate);
+    (shown > MAX_JOINT_SPEED).then(|| {
+        format!(
+            "turns '{}' at {shown:.1} rad/s played {rate:.2} times over, faster than the joint speed limit's {MAX_JOINT_SPEED} rad/s",
+            skeleton.name(joint)
+        )
+    })
+}
 
 /// The speeds, as shares of its own authored speed, at which a model's one
 /// gait stands in for the gait it lacks (its walk for running, its run for

@@ -129,6 +129,52 @@ pub struct Gait {
     pub alternating: bool,
 }
 
+/// Phases per game frame at which [`peak_joint_speed`] samples a clip: the
+/// fastest turn between two of a clip's keys is seen whichever frame it
+/// falls in.
+pub const SPEED_PHASES: usize = 8;
+
+/// The fastest any joint of `clip` turns relative to its parent as the game
+/// shows it played `rate` times over, rad/s of game time, and that joint:
+/// the angle between local rotations one game step (`sim::player::DT`)
+/// apart, over the whole clip at [`SPEED_PHASES`] phases per step (the wrap
+/// from the end back to the start included for a `looping` clip: a loop
+/// whose ends differ turns there all at once). Joints the clip does not
+/// animate keep their rest rotation and never count.
+pub fn peak_joint_speed(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    looping: bool,
+    rate: f32,
+) -> (f32, usize) {
+    let dt = crate::sim::player::DT;
+    let step = rate * dt;
+    if clip.duration <= 1e-3 || step.is_nan() || step <= 0.0 {
+        return (0.0, 0);
+    }
+    let wrap = if looping { Wrap::Loop } else { Wrap::Clamp };
+    let at = |t: f32| {
+        let mut locals = skeleton.rest_locals().to_vec();
+        sample_at(clip, t, wrap, &mut locals);
+        locals
+    };
+    let h = step / SPEED_PHASES as f32;
+    let n = ((clip.duration / h).ceil() as usize).max(1);
+    let mut best = (0.0f32, 0usize);
+    for i in 0..n {
+        let t = i as f32 * h;
+        let (a, b) = (at(t), at(t + step));
+        for (j, (a, b)) in a.iter().zip(&b).enumerate() {
+            let d = a.rotation.conjugate() * b.rotation;
+            let speed = 2.0 * d.xyz().length().atan2(d.w.abs()) / dt;
+            if speed > best.0 {
+                best = (speed, j);
+            }
+        }
+    }
+    best
+}
+
 /// Model matrices of `skeleton` at `samples` times over `clip`.
 pub fn sample_models(skeleton: &Skeleton, clip: &Clip, samples: usize) -> Vec<Vec<Mat4>> {
     let dt = clip.duration / samples as f32;
@@ -233,5 +279,54 @@ mod tests {
         assert_eq!(role_by_name("03_attack"), None);
         // Fewer other words is a better match.
         assert!(role_by_name("idle").unwrap().1 < role_by_name("fight_idle").unwrap().1);
+    }
+}
+
+#[cfg(test)]
+mod speed_tests {
+    use super::*;
+    use animation::{Interpolation, JointDef, Track, Transform};
+    use glam::Quat;
+
+    /// A root and one child whose clip turns it 0.5 rad about Z over one
+    /// second, evenly: 0.5 rad/s as authored.
+    fn turning() -> (Skeleton, Clip) {
+        let joint = |name: &str, parent| JointDef {
+            name: name.into(),
+            parent,
+            rest: Transform::IDENTITY,
+            inverse_bind: Mat4::IDENTITY,
+        };
+        let skeleton = Skeleton::new(vec![joint("root", None), joint("arm", Some(0))]).unwrap();
+        let clip = Clip {
+            name: "turn".into(),
+            duration: 1.0,
+            translations: Vec::new(),
+            rotations: vec![Track {
+                joint: 1,
+                interpolation: Interpolation::Linear,
+                times: vec![0.0, 1.0],
+                values: vec![Quat::IDENTITY, Quat::from_rotation_z(0.5)],
+            }],
+            scales: Vec::new(),
+        };
+        (skeleton, clip)
+    }
+
+    #[test]
+    fn a_clips_fastest_joint_is_measured_as_the_game_shows_it() {
+        let (skeleton, clip) = turning();
+        // Played once, evenly: its own speed, times the rate.
+        let (once, joint) = peak_joint_speed(&skeleton, &clip, false, 1.0);
+        assert_eq!(joint, 1);
+        assert!((once - 0.5).abs() < 1e-3, "{once}");
+        let (twice, _) = peak_joint_speed(&skeleton, &clip, false, 2.0);
+        assert!((twice - 1.0).abs() < 1e-3, "{twice}");
+        // Looped, its ends 0.5 rad apart turn at once: 0.5 rad in one
+        // 1/64 s step (32 rad/s), plus the motion of that step.
+        let (looped, _) = peak_joint_speed(&skeleton, &clip, true, 1.0);
+        assert!((looped - 32.0).abs() < 0.6, "{looped}");
+        // An empty clip or no rate measures nothing.
+        assert_eq!(peak_joint_speed(&skeleton, &clip, true, 0.0).0, 0.0);
     }
 }
