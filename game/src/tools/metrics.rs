@@ -354,7 +354,9 @@ impl Recorder {
                         .map(|(l, d)| (l, d, c.rig.ankle_from_rung, false)),
                 );
             for (limb, d, offset, hand) in limbs {
-                if d.contact < PLANTED_CONTACT {
+                // A hand letting go of a rung the body rose out of its
+                // reach is counted as releasing (see the hand hold below).
+                if d.contact < PLANTED_CONTACT || (hand && d.weight < 0.999) {
                     continue;
                 }
                 let end = (p.world * p.models[limb.end]).w_axis.truncate();

@@ -20,14 +20,19 @@ use crate::character::{Character, Grip};
 use crate::sim::player::Locomotion;
 use crate::sim::world::Ladder;
 
-/// Climbing over a ladder's top, a hand lets go of a hold farther from the
-/// shoulder than this fraction of the arm's length (the arm stretched
-/// past what it reaches)...
+/// Climbing over a ladder's top or up its rungs, a hand lets go of a hold
+/// farther from the shoulder than this fraction of the arm's length (the
+/// arm stretched past what it reaches; softened, see [`LADDER_SOFTEN`], it
+/// already falls a few millimetres short)...
 pub(super) const ARM_LET_GO_REACH: f32 = 0.97;
 /// ... over this many seconds: the hand travels back up to its animation,
 /// up to a metre, without whipping the shoulder round (over 0.6 s it turned
 /// 33 rad/s).
 pub(super) const ARM_LET_GO_TIME: f32 = 1.2;
+/// A hand that let go of a rung out of its reach while climbing (see
+/// [`ARM_LET_GO_REACH`]) takes the next rung once the climb's contact
+/// for it has fallen below this: it is swinging up for that rung.
+pub(super) const CLIMB_REGRIP_CONTACT: f32 = 0.1;
 /// Fastest a hand is carried onto its hold getting on or off a ladder, m/s
 /// (1 m/s left a hand 4 cm off its rung when the climb began).
 pub(super) const ARM_REACH_SPEED: f32 = 1.5;
@@ -133,15 +138,24 @@ pub(super) fn ladder_ik(job: LadderIk) {
         // leaving at once (the hold's share falls as (1 − t)², so the
         // arm is never dragged a frame longer) and settling gently,
         // travelling back to its animation.
+        // Climbing the rungs, a hand whose rung the body rises out of
+        // its reach lets go the same way, until the climb swings it up
+        // for the next rung (its contact gone): held on, Mannequiny's
+        // short arms were stretched and his hand slid 27 mm off its rung
+        // near a ladder's top.
         let leaving = on_ladder && input.player.ladder_move.is_some_and(|m| m.leaving);
-        let hold = if is_arm && leaving {
+        let climbing = on_ladder && input.player.ladder_move.is_none();
+        let contact = limb.contact[climb_index].at(phase);
+        let hold = if is_arm && (leaving || climbing) {
             let k = slot - 2;
             let [shoulder, elbow, wrist] = limb_animated[slot].each_ref().map(pos);
             let arm = (elbow - shoulder).length() + (wrist - elbow).length();
             let shoulder_w = world.transform_point3(shoulder);
             let ratio = (aw + reach - shoulder_w).length() / arm.max(1e-3);
             let g = &mut smooth.arm_let_go[k];
-            if ratio > ARM_LET_GO_REACH || *g > 0.0 {
+            if climbing && contact < CLIMB_REGRIP_CONTACT {
+                *g = 0.0;
+            } else if ratio > ARM_LET_GO_REACH || *g > 0.0 {
                 *g = (*g + input.dt.max(0.0) / ARM_LET_GO_TIME).min(1.0);
             }
             cw * (1.0 - *g).powi(2)
@@ -205,7 +219,7 @@ pub(super) fn ladder_ik(job: LadderIk) {
             target: target_w,
             probe: Vec3::new(target_w.x, rung.unwrap_or(target_w.y), 0.0),
             weight: hold,
-            contact: limb.contact[climb_index].at(phase),
+            contact,
             rung,
             locked: false,
             stepping: false,
