@@ -41,6 +41,15 @@ pub struct FootFrame {
     /// The same for a foot the clip puts on the ground that is not locked
     /// yet (see [`Summary::unlocked_contact_max_error_m`]).
     pub unlocked_error_m: Option<f32>,
+    /// How deep the skinned foot's deepest vertex lies under the floor
+    /// beneath it, for a foot the clip has on the ground (see
+    /// [`Summary::sole_penetration_max_m`]), metres; 0 when none is under.
+    pub sole_penetration_m: Option<f32>,
+    /// How high the skinned foot's nearest vertex floats above the floor
+    /// beneath it, for a foot the clip has on the ground (see
+    /// [`Summary::sole_float_max_m`]), metres; 0 when one touches or is
+    /// under.
+    pub sole_float_m: Option<f32>,
 }
 
 /// One frame of a run.
@@ -162,6 +171,21 @@ pub struct Summary {
     /// Largest distance from the ground of a foot the clip has in contact
     /// but the pipeline has not locked yet, metres.
     pub unlocked_contact_max_error_m: f32,
+    /// Largest depth of a foot's skinned mesh under the floor, over every
+    /// foot the clip has on the ground (contact at least
+    /// [`PLANTED_CONTACT`], on settled ground; locked or not): each vertex
+    /// of the foot (skinned at least half to the ankle or a joint below it)
+    /// is posed on the CPU from the frame's palette and measured across the
+    /// floor beneath it, heel, ball and toe alike, metres. Measured in the
+    /// metrics only, never in the game loop.
+    pub sole_penetration_max_m: f32,
+    /// Largest gap between such a foot's mesh and the floor: the nearest
+    /// vertex's height above the floor beneath it when no vertex touches,
+    /// metres (see [`Summary::sole_penetration_max_m`]).
+    pub sole_float_max_m: f32,
+    /// Foot-frames counted in [`Summary::sole_penetration_max_m`] and
+    /// [`Summary::sole_float_max_m`] (0 for a character without a mesh).
+    pub sole_frames: u64,
     /// Limb-frames in a grip with no rung within half a rung spacing (a hand
     /// above the ladder's top, a foot below its first rung).
     pub rung_missing_frames: u64,
@@ -239,6 +263,9 @@ pub struct Recorder {
     prev_turn: Option<Quat>,
     /// Every frame's pose so far.
     checksum: crate::sim::record::PoseChecksum,
+    /// Each foot's mesh vertices (see [`foot_vertices`]), found on the
+    /// first frame.
+    soles: Option<[Vec<usize>; 2]>,
 }
 
 impl Recorder {
@@ -291,11 +318,22 @@ impl Recorder {
                     unlocked_error = Some(err);
                 }
             }
+            let soles = self.soles.get_or_insert_with(|| foot_vertices(c));
+            let mesh_gap = (on_ground && contact >= PLANTED_CONTACT)
+                .then(|| sole_gap(level, player, c, p, &soles[i]))
+                .flatten();
+            if let Some((under, over)) = mesh_gap {
+                s.sole_frames += 1;
+                s.sole_penetration_max_m = s.sole_penetration_max_m.max(under);
+                s.sole_float_max_m = s.sole_float_max_m.max(over);
+            }
             feet[i] = FootFrame {
                 contact,
                 planted,
                 ground_error_m: None,
                 unlocked_error_m: unlocked_error,
+                sole_penetration_m: mesh_gap.map(|g| g.0),
+                sole_float_m: mesh_gap.map(|g| g.1),
             };
             if !planted {
                 self.plant_start[i] = None;
@@ -576,6 +614,105 @@ impl Recorder {
             flat_ik_delta_m: flat_delta,
         });
     }
+}
+
+/// How far beyond a floor's end [`sole_gap`] looks for lower ground (a
+/// riser face), and how much lower it must be, metres.
+const RISER_PROBE: f32 = 0.02;
+
+/// Each leg's foot as mesh vertices: those skinned at least half to the
+/// ankle joint or a joint below it (the toe), by index into the
+/// character's mesh; none without a mesh.
+fn foot_vertices(c: &Character) -> [Vec<usize>; 2] {
+    let Some(mesh) = &c.mesh else {
+        return [Vec::new(), Vec::new()];
+    };
+    [0, 1].map(|i| {
+        let Some(leg) = c.legs.get(i) else {
+            return Vec::new();
+        };
+        let sk = &c.skeleton;
+        let in_foot = |j: usize| {
+            let mut k = Some(j);
+            while let Some(a) = k {
+                if a == leg.end {
+                    return true;
+                }
+                k = sk.parent(a);
+            }
+            false
+        };
+        let foot: Vec<bool> = (0..sk.len()).map(in_foot).collect();
+        mesh.joints
+            .iter()
+            .zip(&mesh.weights)
+            .enumerate()
+            .filter(|(_, (js, ws))| {
+                let share: f32 = js
+                    .iter()
+                    .zip(ws.iter())
+                    .filter(|(j, _)| foot.get(usize::from(**j)).copied().unwrap_or(false))
+                    .map(|(_, w)| *w)
+                    .sum();
+                share >= 0.5
+            })
+            .map(|(v, _)| v)
+            .collect()
+    })
+}
+
+/// The skinned foot (vertices `verts` of the character's mesh, posed by
+/// the frame's palette) against the floor beneath each vertex, measured
+/// across the floor: how deep the deepest vertex lies under it (0 when
+/// none does) and how high the nearest floats above it when none touches
+/// (0 otherwise), metres. `None` without vertices or floor.
+fn sole_gap(
+    level: &Level,
+    player: &Player,
+    c: &Character,
+    p: &PosePipeline,
+    verts: &[usize],
+) -> Option<(f32, f32)> {
+    let mesh = c.mesh.as_ref()?;
+    let palette = p.palette();
+    let (mut under, mut nearest) = (0.0f32, f32::INFINITY);
+    for &v in verts {
+        let (js, ws) = (mesh.joints.get(v)?, mesh.weights.get(v)?);
+        let rest = *mesh.positions.get(v)?;
+        let mut at = Vec3::ZERO;
+        for (j, w) in js.iter().zip(ws) {
+            if *w > 0.0 {
+                at += palette.get(usize::from(*j))?.transform_point3(rest) * *w;
+            }
+        }
+        let at = p.world.transform_point3(at);
+        let Some(f) = foot_floor(level, player, at.x) else {
+            continue;
+        };
+        let seg = f.segment;
+        let gap = (at.y - seg.height_at(at.x)) * f.normal().y;
+        nearest = nearest.min(gap);
+        if gap >= 0.0 {
+            continue;
+        }
+        // Under a floor near its end where the ground beyond steps down
+        // (a stair's tread, a block's top), the vertex is as deep in the
+        // solid as it is from the riser face, if that is nearer: a toe
+        // 2 cm into a step's riser is 2 cm in, not a step's height.
+        let mut depth = -gap;
+        for (end, beyond) in [
+            (seg.x0, seg.x0 - RISER_PROBE),
+            (seg.x1, seg.x1 + RISER_PROBE),
+        ] {
+            let drops = foot_floor(level, player, beyond)
+                .is_none_or(|g| g.segment.height_at(beyond) < seg.height_at(end) - RISER_PROBE);
+            if drops {
+                depth = depth.min((at.x - end).abs());
+            }
+        }
+        under = under.max(depth);
+    }
+    nearest.is_finite().then(|| (under, nearest.max(0.0)))
 }
 
 /// How far `p` lies outside the box with corners `a` and `b`, on each axis:

@@ -23,6 +23,16 @@ fn repo() -> PathBuf {
 /// with the joint speed limit's share of its frames added as
 /// `limited_share` (see [`common::limited_share`]).
 fn run(script: &str, frames: u32) -> Value {
+    let doc = run_doc(script, frames);
+    let mut summary = doc["summary"].clone();
+    summary["limited_share"] = common::limited_share(&doc).into();
+    eprintln!("{script}: {summary}");
+    summary
+}
+
+/// Runs a script through the real binary and returns its whole metrics
+/// document (summary and frames).
+fn run_doc(script: &str, frames: u32) -> Value {
     let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let metrics = out_dir.join(format!("{script}.metrics.json"));
     let out = Command::new(env!("CARGO_BIN_EXE_ironstep"))
@@ -44,10 +54,7 @@ fn run(script: &str, frames: u32) -> Value {
         Some(frames as usize),
         "one record per frame"
     );
-    let mut summary = doc["summary"].clone();
-    summary["limited_share"] = common::limited_share(&doc).into();
-    eprintln!("{script}: {summary}");
-    summary
+    doc
 }
 
 /// A number of the summary; `a/b` reads a nested key.
@@ -270,6 +277,61 @@ fn known_gap_feet_put_down_reach_the_floor_late() {
         let v = f(&run(script, frames), "unlocked_contact_max_error_m");
         if v > 0.01 {
             over.push(format!("{script}: {v:.4} m"));
+        }
+    }
+    assert!(over.is_empty(), "over the 1 cm target: {over:?}");
+}
+
+/// The feet's skinned mesh against the floor (`sole_penetration_m`,
+/// `sole_float_m`, from the CPU-skinned foot vertices in the metrics path):
+/// measured on every foot the clip has on the ground, and a knight standing
+/// still on level floor rests both soles on it, within 2 mm either way (his
+/// toe caps reached 7 mm under it until they were raised; 1.1 mm at most
+/// today, as the idle settles). While he moves
+/// they do not yet: see `known_gap_soles_neither_sink_nor_float`.
+#[test]
+fn a_standing_knight_rests_his_soles_on_level_floor() {
+    let doc = run_doc("transitions", 1700);
+    let s = &doc["summary"];
+    assert!(f(s, "sole_frames") > 500.0, "the soles are measured: {s}");
+    let frames = doc["frames"].as_array().unwrap();
+    let mut standing = 0;
+    for (prev, frame) in frames.iter().zip(frames.iter().skip(1)) {
+        let level = frame["pos"][1].as_f64() == Some(0.0);
+        let still = frame["pos"] == prev["pos"];
+        let feet = frame["feet"].as_array().unwrap();
+        if !(level && still && feet.iter().all(|foot| foot["planted"] == true)) {
+            continue;
+        }
+        for foot in feet {
+            let under = foot["sole_penetration_m"].as_f64().unwrap();
+            let over = foot["sole_float_m"].as_f64().unwrap();
+            assert!(
+                under <= 0.002 && over <= 0.002,
+                "frame {}: sole {under} m under, {over} m over the floor",
+                frame["frame"]
+            );
+        }
+        standing += 1;
+    }
+    assert!(standing > 100, "{standing} frames standing on level floor");
+}
+
+/// Known gap (issue 32, item 4: foot roll): the skinned feet of a foot the
+/// clip has on the ground reach up to 7–11 cm into the ground (a toe into a
+/// step's riser at its foot, a toe into an upward slope at a heel strike,
+/// landings) and float up to 6 cm above it. This test asserts the 1 cm
+/// targets and fails until they are met.
+#[test]
+#[ignore = "known gap: soles up to 11 cm into the ground and 6 cm above it, target 1 cm (issue 32)"]
+fn known_gap_soles_neither_sink_nor_float() {
+    let mut over = Vec::new();
+    for (script, frames) in [("slopes_walk", 1700), ("transitions", 4500)] {
+        let s = run(script, frames);
+        for k in ["sole_penetration_max_m", "sole_float_max_m"] {
+            if f(&s, k) > 0.01 {
+                over.push(format!("{script}: {k} {:.4} m", f(&s, k)));
+            }
         }
     }
     assert!(over.is_empty(), "over the 1 cm target: {over:?}");
