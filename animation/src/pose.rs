@@ -108,12 +108,19 @@ pub fn translate_subtree(skeleton: &Skeleton, from: usize, offset: Vec3, models:
 
 /// Calls `visit(joint, parent)` for `from` and then each of its descendants,
 /// every parent before its children (the skeleton's order); `parent` is
-/// `None` for a root. Only `from..skeleton.subtree_end(from)` is walked; the
-/// subtree is marked in a stack bitset of [`MAX_JOINTS`] bits, so nothing is
-/// allocated.
+/// `None` for a root. Only `from..skeleton.subtree_end(from)` is walked: all
+/// of it when the subtree fills it ([`Skeleton::subtree_is_contiguous`], a
+/// depth-first order there), else with the subtree marked in a stack bitset
+/// of [`MAX_JOINTS`] bits; nothing is allocated.
 #[inline]
 fn for_subtree(skeleton: &Skeleton, from: usize, mut visit: impl FnMut(usize, Option<usize>)) {
     let parents = &skeleton.raw_parents()[..skeleton.subtree_end(from)];
+    if skeleton.subtree_is_contiguous(from) {
+        for (i, &p) in parents.iter().enumerate().skip(from) {
+            visit(i, (p != u16::MAX).then_some(p as usize));
+        }
+        return;
+    }
     let mut inside = [0u64; MAX_JOINTS / 64];
     for (i, &p) in parents.iter().enumerate().skip(from) {
         let parent = (p != u16::MAX).then_some(p as usize);
@@ -228,6 +235,63 @@ mod tests {
             let got = compose(&parent, &local);
             let bits = |m: Mat4| m.to_cols_array().map(f32::to_bits);
             proptest::prop_assert_eq!(bits(got), bits(want));
+        }
+    }
+
+    proptest::proptest! {
+        /// On any parent-before-child skeleton (depth-first or with
+        /// subtrees interleaved), re-propagating from a changed joint gives
+        /// the whole pass's matrices bit for bit, and moving a subtree moves
+        /// exactly its joints.
+        #[test]
+        fn partial_walks_cover_exactly_the_subtree(
+            picks in proptest::collection::vec(0.0f64..1.0, 1..40),
+            from_pick in 0.0f64..1.0,
+            angle in -3.0f32..3.0,
+        ) {
+            // Joint i > 0 hangs from a joint before it.
+            let joints = picks.len() + 1;
+            let parents: Vec<Option<usize>> = std::iter::once(None)
+                .chain(picks.iter().enumerate().map(|(i, &u)| Some((u * (i + 1) as f64) as usize)))
+                .collect();
+            let s = Skeleton::from_parts(
+                (0..joints).map(|i| format!("j{i}")).collect(),
+                parents.clone(),
+                (0..joints)
+                    .map(|i| Transform::new(Vec3::new(0.1, 0.3 + i as f32 * 0.01, -0.2), Quat::from_rotation_z(0.3), Vec3::ONE))
+                    .collect(),
+                vec![Mat4::IDENTITY; joints],
+            )
+            .unwrap();
+            let from = ((from_pick * joints as f64) as usize).min(joints - 1);
+            let inside = |mut j: usize| loop {
+                if j == from {
+                    break true;
+                }
+                match parents[j] {
+                    Some(p) => j = p,
+                    None => break false,
+                }
+            };
+            let range_filled = (from..s.subtree_end(from)).all(inside);
+            proptest::prop_assert_eq!(s.subtree_is_contiguous(from), range_filled);
+            let mut pose = s.rest_pose();
+            let mut models = vec![Mat4::IDENTITY; joints];
+            local_to_model(&s, &pose.locals, &mut models);
+            pose.locals[from].rotation = Quat::from_rotation_x(angle);
+            local_to_model_from(&s, from, &pose.locals, &mut models);
+            let mut full = vec![Mat4::IDENTITY; joints];
+            local_to_model(&s, &pose.locals, &mut full);
+            let bits = |m: &Mat4| m.to_cols_array().map(f32::to_bits);
+            for j in 0..joints {
+                proptest::prop_assert_eq!(bits(&models[j]), bits(&full[j]), "joint {}", j);
+            }
+            let before = models.clone();
+            translate_subtree(&s, from, Vec3::X, &mut models);
+            for j in 0..joints {
+                let moved = models[j].w_axis != before[j].w_axis;
+                proptest::prop_assert_eq!(moved, inside(j), "joint {}", j);
+            }
         }
     }
 

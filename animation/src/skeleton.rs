@@ -89,6 +89,10 @@ pub struct Skeleton {
     /// (joints are sorted parent-before-child, so a subtree lies within
     /// `joint..subtree_end[joint]`, possibly interleaved with other joints).
     subtree_end: Vec<u16>,
+    /// For every joint, whether its subtree is exactly
+    /// `joint..subtree_end[joint]` (no other joint interleaved: depth-first
+    /// order there), so a walk over it needs no membership test.
+    subtree_contiguous: Vec<bool>,
     by_name: HashMap<String, u16>,
 }
 
@@ -158,12 +162,18 @@ impl Skeleton {
         // Children come after their parents: one backward pass carries each
         // subtree's end up to its root.
         let mut subtree_end: Vec<u16> = (1..=n as u16).collect();
+        // And each subtree's size: contiguous where it fills its range.
+        let mut size = vec![1usize; n];
         for i in (0..n).rev() {
             if packed[i] != NO_PARENT {
                 let p = packed[i] as usize;
                 subtree_end[p] = subtree_end[p].max(subtree_end[i]);
+                size[p] += size[i];
             }
         }
+        let subtree_contiguous = (0..n)
+            .map(|j| size[j] == subtree_end[j] as usize - j)
+            .collect();
         let mut by_name = HashMap::with_capacity(n);
         for (i, name) in names.iter().enumerate().rev() {
             by_name.insert(name.clone(), i as u16);
@@ -174,6 +184,7 @@ impl Skeleton {
             rest,
             inverse_bind,
             subtree_end,
+            subtree_contiguous,
             by_name,
         })
     }
@@ -210,6 +221,15 @@ impl Skeleton {
     #[inline]
     pub fn subtree_end(&self, joint: usize) -> usize {
         self.subtree_end[joint] as usize
+    }
+
+    /// Whether every joint in `joint..subtree_end(joint)` belongs to
+    /// `joint`'s subtree (no joint of another subtree interleaved, as in a
+    /// depth-first order): a walk over the subtree is then a walk over the
+    /// range.
+    #[inline]
+    pub fn subtree_is_contiguous(&self, joint: usize) -> bool {
+        self.subtree_contiguous[joint]
     }
 
     /// Joint names in joint order.

@@ -7,7 +7,10 @@
 //! frame, its input (the scripted "brains"), one simulation step, and then
 //! the pose pipeline stage by stage for the whole group
 //! ([`PosePipeline::run_stage`], same result per knight as
-//! [`PosePipeline::run`]), except foot IK, whose leg solves go through the
+//! [`PosePipeline::run`]), except sampling and blending, done knight by
+//! knight in one pass with one set of layer poses per group
+//! ([`PosePipeline::sample_with`], so a knight keeps none of its own), and
+//! foot IK, whose leg solves go through the
 //! batched two-bone solver sixteen legs at a time
 //! ([`PosePipeline::foot_ik_group`], equal to the per-knight stage within
 //! 1e-5); groups run in parallel on a rayon pool. Every knight's result
@@ -22,7 +25,7 @@ use rayon::prelude::*;
 
 use crate::character::Character;
 use crate::character::anim_state::{AnimState, Layer, MAX_LAYERS};
-use crate::character::pose_pipeline::{FrameInput, PosePipeline, PoseStage};
+use crate::character::pose_pipeline::{FrameInput, LayerScratch, PosePipeline, PoseStage};
 use crate::profile::{STAGE_COUNT, Scope, Stage};
 use crate::sim::player::{DT, Input, Locomotion, MoveParams, Player};
 use crate::sim::world::Level;
@@ -134,7 +137,9 @@ pub struct GroupTiming {
     pub worker: usize,
     /// Start of each [`Stage`] (only input, sim and the pose stages are set).
     pub start: [Option<Instant>; STAGE_COUNT],
-    /// Nanoseconds of each stage.
+    /// Nanoseconds of each stage. A group samples and blends each knight in
+    /// one pass (see [`PosePipeline::sample_with`]): its sample time
+    /// includes blending, and its blend time is only the clock's own.
     pub ns: [u64; STAGE_COUNT],
 }
 
@@ -155,6 +160,8 @@ pub struct Crowd {
     character: Arc<Character>,
     agents: Vec<Agent>,
     pipelines: Vec<PosePipeline>,
+    /// Each group's layer poses, shared by its knights' sample and blend.
+    scratch: Vec<LayerScratch>,
     /// Timing of each group in the latest frame.
     pub timings: Vec<GroupTiming>,
     /// Simulation steps run (the moving platforms' clock).
@@ -224,12 +231,16 @@ impl Crowd {
             });
         }
         let pipelines = (0..n).map(|_| PosePipeline::lean(&character)).collect();
+        let scratch = (0..n.div_ceil(GROUP))
+            .map(|_| LayerScratch::new(&character))
+            .collect();
         Self {
             level,
             params: MoveParams::default(),
             character,
             agents,
             pipelines,
+            scratch,
             timings: vec![GroupTiming::default(); n.div_ceil(GROUP)],
             steps: 0,
         }
@@ -280,9 +291,10 @@ impl Crowd {
         self.agents
             .par_chunks_mut(GROUP)
             .zip(self.pipelines.par_chunks_mut(GROUP))
+            .zip(self.scratch.par_iter_mut())
             .zip(self.timings.par_iter_mut())
-            .for_each(|((agents, pipelines), timing)| {
-                group_frame(level, params, character, agents, pipelines, timing);
+            .for_each(|(((agents, pipelines), scratch), timing)| {
+                group_frame(level, params, character, agents, pipelines, scratch, timing);
             });
     }
 
@@ -326,6 +338,7 @@ fn group_frame(
     character: &Character,
     agents: &mut [Agent],
     pipelines: &mut [PosePipeline],
+    scratch: &mut LayerScratch,
     timing: &mut GroupTiming,
 ) {
     timing.worker = rayon::current_thread_index().unwrap_or(0);
@@ -366,16 +379,17 @@ fn group_frame(
     let frame_inputs = &frame_inputs[..agents.len()];
     for stage in PoseStage::ALL {
         let _s = Scope::new(Stage::of_pose(stage));
-        let run = match stage {
-            PoseStage::Sample => stage_sample,
-            PoseStage::Blend => stage_blend,
-            PoseStage::LocalToModel => stage_local_to_model,
-            PoseStage::FootIk => stage_foot_ik,
-            PoseStage::LadderIk => stage_ladder_ik,
-            PoseStage::Limit => stage_limit,
-            PoseStage::Palette => stage_palette,
-        };
-        run(pipelines, character, frame_inputs);
+        let (p, c, inputs) = (&mut *pipelines, character, frame_inputs);
+        match stage {
+            PoseStage::Sample => stage_sample_blend(p, c, inputs, scratch),
+            // Done knight by knight with sampling, just above.
+            PoseStage::Blend => {}
+            PoseStage::LocalToModel => stage_local_to_model(p, c, inputs),
+            PoseStage::FootIk => stage_foot_ik(p, c, inputs),
+            PoseStage::LadderIk => stage_ladder_ik(p, c, inputs),
+            PoseStage::Limit => stage_limit(p, c, inputs),
+            PoseStage::Palette => stage_palette(p, c, inputs),
+        }
         lap(Stage::of_pose(stage), &mut t, timing);
     }
 }
@@ -383,7 +397,8 @@ fn group_frame(
 // One function per stage of a group's frame, never inlined: `tests/cost`
 // reads each stage's instruction count as the inclusive cost of its
 // function in Callgrind's profile (one call per group and stage, a few
-// instructions each). Their names are listed in `tests/cost`.
+// instructions each; sampling and blending one call per knight). Their
+// names are listed in `tests/cost`.
 
 /// The scripted input of every knight of a group.
 #[inline(never)]
@@ -422,16 +437,31 @@ fn each(stage: PoseStage, pipelines: &mut [PosePipeline], c: &Character, inputs:
     }
 }
 
-/// Clip sampling for every knight of a group.
+/// Clip sampling and blending for every knight of a group, one knight after
+/// another, all through the group's layer poses.
 #[inline(never)]
-fn stage_sample(pipelines: &mut [PosePipeline], c: &Character, inputs: &[FrameInput]) {
-    each(PoseStage::Sample, pipelines, c, inputs);
+fn stage_sample_blend(
+    pipelines: &mut [PosePipeline],
+    c: &Character,
+    inputs: &[FrameInput],
+    scratch: &mut LayerScratch,
+) {
+    for (p, input) in pipelines.iter_mut().zip(inputs) {
+        knight_sample(p, c, input, scratch);
+        knight_blend(p, c, input, scratch);
+    }
 }
 
-/// Blending for every knight of a group.
+/// Clip sampling of one knight into the group's layer poses.
 #[inline(never)]
-fn stage_blend(pipelines: &mut [PosePipeline], c: &Character, inputs: &[FrameInput]) {
-    each(PoseStage::Blend, pipelines, c, inputs);
+fn knight_sample(p: &mut PosePipeline, c: &Character, input: &FrameInput, s: &mut LayerScratch) {
+    p.sample_with(c, input, s);
+}
+
+/// Blending of the layers [`knight_sample`] just sampled.
+#[inline(never)]
+fn knight_blend(p: &mut PosePipeline, c: &Character, input: &FrameInput, s: &LayerScratch) {
+    p.blend_with(c, input, s);
 }
 
 /// `local_to_model` and placement for every knight of a group.
@@ -559,6 +589,31 @@ mod tests {
             q.run_stage(stage, &character, &input);
         }
         assert_eq!(p.palette(), q.palette());
+    }
+
+    /// A knight's pose does not depend on the other knights of its group:
+    /// the layer poses a group's knights share carry nothing from one
+    /// knight to the next (nor do the batched leg solves' lanes).
+    #[test]
+    fn a_knights_pose_does_not_depend_on_the_rest_of_its_group() {
+        let character = Arc::new(Character::knight().unwrap());
+        let mut alone = Crowd::new(Level::builtin(), character.clone(), 3, 9);
+        let mut full = Crowd::new(Level::builtin(), character, GROUP, 9);
+        let mut blended = 0;
+        for frame in 0..400 {
+            alone.frame();
+            full.frame();
+            for k in 0..alone.len() {
+                let (a, b) = (&alone.pipelines[k], &full.pipelines[k]);
+                assert!(
+                    a.palette() == b.palette() && a.world == b.world,
+                    "knight {k} posed differently in frame {frame}"
+                );
+                blended += usize::from(alone.agents[k].count > 1);
+            }
+        }
+        // Knight-frames that blended layers (through the shared poses).
+        assert!(blended > 100, "only {blended} knight-frames blended");
     }
 
     /// The crowd's batched foot IK poses every knight as the per-knight

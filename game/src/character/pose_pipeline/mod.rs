@@ -37,7 +37,9 @@
 //!
 //! Everything the pipeline needs is passed in ([`FrameInput`], `frame.rs`);
 //! everything it remembers between frames (`Smoothing`) and its scratch
-//! buffers live in [`PosePipeline`], allocated once per character. Two-bone
+//! buffers live in [`PosePipeline`], allocated once per character, except
+//! stage 1's layer poses ([`LayerScratch`]), which characters posed one
+//! after another may share (a crowd keeps one per group). Two-bone
 //! limb geometry the stages share is in `limb.rs`, small math in `math.rs`.
 //! A frame allocates nothing.
 
@@ -63,6 +65,7 @@ pub use gait::layer_contact;
 pub use joint_limit::MAX_JOINT_SPEED;
 pub(crate) use limb::HINGE_RANGE;
 pub use limb::required_drop;
+pub use sample_blend::LayerScratch;
 
 use crate::character::Character;
 use crate::character::ledge_ik::LedgeIk;
@@ -119,8 +122,13 @@ impl StageObserver for () {
 /// One character's pose pipeline: scratch buffers and smoothing state.
 #[derive(Clone, Debug)]
 pub struct PosePipeline {
-    /// Stage 1's cursors, per-layer poses, clip steps and held pose.
+    /// Stage 1's cursors, clip steps and held pose.
     sampler: Sampler,
+    /// Stage 1's layer poses when the pipeline is posed on its own
+    /// ([`PosePipeline::run_stage`]); a [`PosePipeline::lean`] one has none
+    /// until it is (a crowd passes each knight its group's, see
+    /// [`PosePipeline::sample_with`]).
+    scratch: Option<LayerScratch>,
     /// The final local pose.
     pub pose: Pose,
     /// The final local rotations of the previous frame (the joint speed
@@ -165,6 +173,7 @@ impl PosePipeline {
         let n = character.skeleton.len();
         Self {
             sampler: Sampler::new(character),
+            scratch: Some(LayerScratch::new(character)),
             pose: character.skeleton.rest_pose(),
             prev_rotations: Vec::with_capacity(n),
             animated: vec![Mat4::IDENTITY; n],
@@ -181,14 +190,18 @@ impl PosePipeline {
     }
 
     /// Like [`PosePipeline::new`], without the full copy of the animated
-    /// model matrices ([`PosePipeline::animated`] stays empty) and with the
-    /// palette written over the model matrices: a crowd's pipeline, which
-    /// no metrics or debug drawing read, saves those two buffers' time and
-    /// memory. Poses and palettes are the same as a full pipeline's.
+    /// model matrices ([`PosePipeline::animated`] stays empty), with the
+    /// palette written over the model matrices and without layer poses of
+    /// its own (the caller passes them, [`PosePipeline::sample_with`]): a
+    /// crowd's pipeline, which no metrics or debug drawing read, saves those
+    /// buffers' time and memory. Poses and palettes are the same as a full
+    /// pipeline's. Posed on its own ([`PosePipeline::run_stage`]), a lean
+    /// pipeline allocates its layer poses once, the first time.
     pub fn lean(character: &Character) -> Self {
         Self {
             animated: Vec::new(),
             palette: Vec::new(),
+            scratch: None,
             ..Self::new(character)
         }
     }
@@ -237,13 +250,16 @@ impl PosePipeline {
     /// character's result is the same as with [`PosePipeline::run`]).
     pub fn run_stage(&mut self, stage: PoseStage, c: &Character, input: &FrameInput) {
         match stage {
-            PoseStage::Sample => {
-                self.debug = PoseDebug::default();
-                self.debug.transition = sample_blend::is_transition(c, input.layers);
-                self.debug.gait_rates = sample_blend::gait_rates(c, input.layers);
-                self.sampler.sample(c, input.layers, &mut self.pose.locals);
+            PoseStage::Sample | PoseStage::Blend => {
+                // Taken out and put back: no allocation once it exists.
+                let mut scratch = self.scratch.take().unwrap_or_else(|| LayerScratch::new(c));
+                if stage == PoseStage::Sample {
+                    self.sample_with(c, input, &mut scratch);
+                } else {
+                    self.blend_with(c, input, &scratch);
+                }
+                self.scratch = Some(scratch);
             }
-            PoseStage::Blend => self.sampler.blend(c, input.layers, &mut self.pose.locals),
             PoseStage::LocalToModel => {
                 local_to_model(&c.skeleton, &self.pose.locals, &mut self.models);
                 if !self.animated.is_empty() {
@@ -311,6 +327,27 @@ impl PosePipeline {
                 };
             }
         }
+    }
+
+    /// [`PoseStage::Sample`] with the layer poses in `scratch` instead of the
+    /// pipeline's own. [`PosePipeline::blend_with`] with the same `scratch`
+    /// must follow it before anything else is sampled into `scratch`: the
+    /// two together are [`PoseStage::Sample`] and [`PoseStage::Blend`], with
+    /// the same result. A crowd poses its knights this way one after
+    /// another, sample and blend per knight, with one `scratch` per group.
+    pub fn sample_with(&mut self, c: &Character, input: &FrameInput, scratch: &mut LayerScratch) {
+        self.debug = PoseDebug::default();
+        self.debug.transition = sample_blend::is_transition(c, input.layers);
+        self.debug.gait_rates = sample_blend::gait_rates(c, input.layers);
+        self.sampler
+            .sample(c, input.layers, &mut self.pose.locals, scratch);
+    }
+
+    /// [`PoseStage::Blend`] of the layers [`PosePipeline::sample_with`] just
+    /// sampled into `scratch`.
+    pub fn blend_with(&mut self, c: &Character, input: &FrameInput, scratch: &LayerScratch) {
+        self.sampler
+            .blend(c, input.layers, &mut self.pose.locals, scratch);
     }
 
     /// Stage 3, first half ([`foot_ik::foot_targets`]) when IK is on,

@@ -5,10 +5,14 @@
 //! Reads the character's clips and the frame's [`Layer`]s; writes the
 //! animated local pose (the pipeline's `pose.locals`). Keeps, in
 //! [`Sampler`], each clip's sampling cursor, each clip's time and last step
-//! (`clip_steps`, which foot IK reads for contacts a frame ahead), and the
-//! latest animated pose, which an outgoing crossfade layer holds
-//! ([`Layer::held`]). [`snapshot_limbs`] then copies each limb's animated
-//! model matrices, all that foot and ladder IK read of the animated pose.
+//! (`clip_steps`, which foot IK reads for contacts a frame ahead), the
+//! pose an outgoing crossfade layer holds ([`Layer::held`]) and the latest
+//! frame's layers, from which that pose is blended again when a crossfade
+//! begins. The layer poses sampling fills and blending reads are
+//! a [`LayerScratch`], which only one character's sample-and-blend needs at
+//! a time: a crowd keeps one per group of knights, not one per knight.
+//! [`snapshot_limbs`] then copies each limb's animated model matrices, all
+//! that foot and ladder IK read of the animated pose.
 
 use animation::{BlendLayer, SamplingCursor, Transform, Wrap, blend, sample};
 use glam::Mat4;
@@ -20,24 +24,66 @@ use crate::character::anim_state::{Layer, MAX_LAYERS};
 /// [`AnimState`](crate::character::anim_state::AnimState) gives at most one
 /// held layer (the outgoing state of a crossfade, which blends from
 /// `held_pose` with no copy) and at most three others (idle, walk and run
-/// of the new state), so a pipeline keeps three buffers, not four (each is
-/// a whole local pose: 1,152 bytes for the knight's 24 joints).
+/// of the new state), so a [`LayerScratch`] holds three buffers, not four
+/// (each is a whole local pose: 1,152 bytes for the knight's 24 joints).
 const SAMPLED_LAYERS: usize = MAX_LAYERS - 1;
 
-/// Stage 1's memory and scratch: one local pose per sampled layer, the
-/// sampling cursors, each clip's time and step, and the pose a crossfade
-/// holds.
+/// The local poses of one frame's sampled layers ([`SAMPLED_LAYERS`] of
+/// them, each a whole local pose of the character), written by sampling and
+/// read by the blend that follows it. Nothing in it outlives one
+/// character's sample and blend (every layer is sampled over the rest pose
+/// first), so characters posed one after another share one: a crowd keeps
+/// one per group of knights ([`super::PosePipeline::sample_with`]) instead
+/// of one per knight, 3,456 bytes less per knight.
+#[derive(Clone, Debug)]
+pub struct LayerScratch {
+    /// The layer poses one after another, `joints` transforms each.
+    locals: Vec<Transform>,
+    joints: usize,
+}
+
+impl LayerScratch {
+    /// Allocates the layer poses for `character`.
+    pub fn new(character: &Character) -> Self {
+        let joints = character.skeleton.len();
+        Self {
+            locals: vec![Transform::IDENTITY; joints * SAMPLED_LAYERS],
+            joints,
+        }
+    }
+
+    /// Resizes the buffers for `character` if they were made for a skeleton
+    /// of another size (the only time this allocates).
+    fn fit(&mut self, character: &Character) {
+        let joints = character.skeleton.len();
+        if self.joints != joints {
+            *self = Self::new(character);
+        }
+    }
+
+    /// Layer pose `slot` (below [`SAMPLED_LAYERS`]).
+    fn layer(&self, slot: usize) -> &[Transform] {
+        &self.locals[slot * self.joints..(slot + 1) * self.joints]
+    }
+}
+
+/// Stage 1's memory: the sampling cursors, each clip's time and step, the
+/// pose a crossfade holds and the layers of the latest frame.
 #[derive(Clone, Debug)]
 pub(super) struct Sampler {
-    layer_locals: Vec<Vec<Transform>>,
     cursors: Vec<SamplingCursor>,
     /// Each clip's time when a layer last played it, and how far that time
     /// moved in the frame before, seconds (NaN: not played yet): what the
     /// clip will do next frame, for contacts about to end.
     pub(super) clip_steps: Vec<[f32; 2]>,
-    /// The animated local pose (clips blended, before IK) of the latest
-    /// frame, and whether there was one.
-    last_animated: Vec<Transform>,
+    /// The layers the latest frame blended (at most [`MAX_LAYERS`], the
+    /// capacity, so keeping them never allocates), and whether there was
+    /// such a frame. A crossfade that begins holds that frame's animated
+    /// pose, which is blended again from them then (sampling depends only
+    /// on the clip and the time, so it is that pose bit for bit): the
+    /// pipeline keeps a few layers instead of a whole pose (1,152 bytes for
+    /// the knight) and copies nothing per frame.
+    last_layers: Vec<Layer>,
     has_last: bool,
     /// The pose an outgoing crossfade layer holds (see [`Layer::held`]) and
     /// the number of the crossfade it was taken for.
@@ -49,20 +95,25 @@ impl Sampler {
     /// Allocates the buffers for `character`.
     pub(super) fn new(character: &Character) -> Self {
         Self {
-            layer_locals: vec![character.skeleton.rest_locals().to_vec(); SAMPLED_LAYERS],
             cursors: character.clips.iter().map(SamplingCursor::new).collect(),
             clip_steps: vec![[f32::NAN, 0.0]; character.clips.len()],
-            last_animated: character.skeleton.rest_locals().to_vec(),
+            last_layers: Vec::with_capacity(MAX_LAYERS),
             has_last: false,
             held_pose: character.skeleton.rest_locals().to_vec(),
             held_id: None,
         }
     }
 
-    /// Step 1a: sample every layer into its own local pose. A held layer
-    /// (the outgoing state of a crossfade, [`Layer::held`]) takes the
-    /// animated pose of the frame before its crossfade began.
-    pub(super) fn sample(&mut self, c: &Character, layers: &[Layer], pose: &mut [Transform]) {
+    /// Step 1a: sample every layer into its own local pose in `scratch`. A
+    /// held layer (the outgoing state of a crossfade, [`Layer::held`]) takes
+    /// the animated pose of the frame before its crossfade began.
+    pub(super) fn sample(
+        &mut self,
+        c: &Character,
+        layers: &[Layer],
+        pose: &mut [Transform],
+        scratch: &mut LayerScratch,
+    ) {
         // A held layer's clip does not move; a still one's contact does
         // not depend on its time (and a rig whose idle is its walk held at
         // one frame plays the same clip there as in its gait).
@@ -89,6 +140,40 @@ impl Sampler {
             *e = [layer.time, step];
         }
         let n = layers.len().min(MAX_LAYERS);
+        // A crossfade that begins holds the pose the frame before showed.
+        let new_hold = layers[..n]
+            .iter()
+            .find_map(|l| l.held.filter(|&id| self.held_id != Some(id)));
+        if let Some(id) = new_hold {
+            self.held_id = Some(id);
+            if self.has_last {
+                // The latest frame's blend again, into `pose` (this frame's
+                // is written over it below), with the layer poses in
+                // `scratch` (sampled over below) and the held pose as it
+                // was then; then kept.
+                let last = std::mem::take(&mut self.last_layers);
+                self.sample_layers(c, &last, pose, scratch);
+                self.blend_layers(c, &last, pose, scratch);
+                self.last_layers = last;
+                self.held_pose.copy_from_slice(pose);
+            } else if let Some(layer) = layers[..n].iter().find(|l| l.held == Some(id)) {
+                // No frame before this one: the clip where it was.
+                sample_layer(c, layer, &mut self.cursors, &mut self.held_pose);
+            }
+        }
+        self.sample_layers(c, &layers[..n], pose, scratch);
+    }
+
+    /// Samples `layers` (at most [`MAX_LAYERS`]): one clip alone straight
+    /// into `pose`, else every layer that is not held into its own local
+    /// pose in `scratch`, in order.
+    fn sample_layers(
+        &mut self,
+        c: &Character,
+        layers: &[Layer],
+        pose: &mut [Transform],
+        scratch: &mut LayerScratch,
+    ) {
         if let Some(layer) = single_layer(layers)
             && layer.held.is_none()
         {
@@ -97,38 +182,41 @@ impl Sampler {
             sample_layer(c, layer, &mut self.cursors, pose);
             return;
         }
-        let mut slots = self.layer_locals.iter_mut();
-        for layer in &layers[..n] {
-            let Some(id) = layer.held else {
-                // More than `SAMPLED_LAYERS` layers that are not held are
-                // never given (see `SAMPLED_LAYERS`); one would blend as
-                // its rest pose.
-                if let Some(locals) = slots.next() {
-                    sample_layer(c, layer, &mut self.cursors, locals);
-                }
-                continue;
-            };
-            if self.held_id != Some(id) {
-                self.held_id = Some(id);
-                if self.has_last {
-                    self.held_pose.copy_from_slice(&self.last_animated);
-                } else {
-                    // No frame before this one: the clip where it was.
-                    sample_layer(c, layer, &mut self.cursors, &mut self.held_pose);
-                }
+        scratch.fit(c);
+        let mut slots = scratch.locals.chunks_exact_mut(scratch.joints);
+        // More than `SAMPLED_LAYERS` layers that are not held are never
+        // given (see `SAMPLED_LAYERS`); one would blend as its rest pose.
+        for layer in layers.iter().filter(|l| l.held.is_none()) {
+            if let Some(locals) = slots.next() {
+                sample_layer(c, layer, &mut self.cursors, locals);
             }
         }
     }
 
-    /// Step 1b: blend the sampled layers into `pose`, and keep the result
-    /// for the next crossfade to hold.
-    pub(super) fn blend(&mut self, c: &Character, layers: &[Layer], pose: &mut [Transform]) {
-        self.blend_layers(c, layers, pose);
-        self.last_animated.copy_from_slice(pose);
+    /// Step 1b: blend the layers sampled into `scratch` by the
+    /// [`Sampler::sample`] just before into `pose`, and keep the layers: the
+    /// next crossfade holds their blend.
+    pub(super) fn blend(
+        &mut self,
+        c: &Character,
+        layers: &[Layer],
+        pose: &mut [Transform],
+        scratch: &LayerScratch,
+    ) {
+        self.blend_layers(c, layers, pose, scratch);
+        self.last_layers.clear();
+        self.last_layers
+            .extend_from_slice(&layers[..layers.len().min(MAX_LAYERS)]);
         self.has_last = true;
     }
 
-    fn blend_layers(&mut self, c: &Character, layers: &[Layer], pose: &mut [Transform]) {
+    fn blend_layers(
+        &mut self,
+        c: &Character,
+        layers: &[Layer],
+        pose: &mut [Transform],
+        scratch: &LayerScratch,
+    ) {
         if single_layer(layers).is_some_and(|l| l.held.is_none()) {
             // Sampled straight into the pose (see `sample`).
             return;
@@ -143,7 +231,7 @@ impl Sampler {
                 Some(l) if i < n && l.held.is_some() => &self.held_pose,
                 Some(_) if i < n && slot < SAMPLED_LAYERS => {
                     slot += 1;
-                    &self.layer_locals[slot - 1]
+                    scratch.layer(slot - 1)
                 }
                 _ => rest,
             };
@@ -280,6 +368,63 @@ mod tests {
             prev = now;
         }
         (before, after)
+    }
+
+    /// A crossfade that begins holds the animated pose of the frame before
+    /// it bit for bit, blended again from that frame's layers: after one
+    /// clip alone, after two blended, and after a crossfade half done (its
+    /// own held pose among the layers).
+    #[test]
+    fn a_new_crossfade_holds_the_last_frames_pose_exactly() {
+        use super::{LayerScratch, Sampler};
+        use crate::character::Character;
+        use crate::character::anim_state::Layer;
+        let c = Character::knight().unwrap();
+        let set = c.clip_set;
+        let layer = |clip, time: f32, weight, held| Layer {
+            clip,
+            time,
+            weight,
+            looping: true,
+            still: false,
+            rate: 1.0,
+            stride: 1.0,
+            held,
+        };
+        let mut sampler = Sampler::new(&c);
+        let mut scratch = LayerScratch::new(&c);
+        let mut pose = c.skeleton.rest_locals().to_vec();
+        let mut shown = pose.clone();
+        let mut held = 0;
+        for frame in 0..60u32 {
+            let t = frame as f32 / 64.0;
+            let w = (frame % 10) as f32 / 10.0;
+            // Crossfade k from frame 10 k on; walk alone before.
+            let id = (frame >= 10).then_some(frame / 10);
+            let layers: Vec<Layer> = match frame / 10 {
+                0 => vec![layer(set.walk, t, 1.0, None)],
+                1 | 3 => vec![
+                    layer(set.walk, t, 1.0 - w, id),
+                    layer(set.run, 0.7 * t, 0.3 + w, None),
+                ],
+                _ => vec![
+                    layer(set.run, t, 0.4, id),
+                    layer(set.walk, 0.9 * t, 0.2 + w, None),
+                    layer(set.idle, 0.0, 0.3, None),
+                    layer(set.run, 1.1 * t, 0.1 + w, None),
+                ],
+            };
+            sampler.sample(&c, &layers, &mut pose, &mut scratch);
+            if frame % 10 == 0 && frame > 0 {
+                assert_eq!(sampler.held_pose, shown, "crossfade of frame {frame}");
+                held += 1;
+            }
+            sampler.blend(&c, &layers, &mut pose, &scratch);
+            shown.copy_from_slice(&pose);
+            // IK works on the pose after the blend.
+            pose.fill(animation::Transform::IDENTITY);
+        }
+        assert_eq!(held, 5);
     }
 
     #[test]
