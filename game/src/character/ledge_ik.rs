@@ -3,11 +3,13 @@
 //! — one job with named inputs and outputs, run by the pose pipeline after
 //! the ladder IK and before the joint speed limit.
 //!
-//! The pose under it is the character's climb clip (authored for the knight,
-//! generated for any other humanoid by [`crate::character::procedural_climb`]):
-//! arms up in front, feet on a wall, its phase moving with the height
-//! climbed, so climbing over a ledge the legs step up the wall. This job
-//! puts it on the ledge:
+//! The pose under it is the rig's authored ledge clips where it names them
+//! (the knight's `hang` and `climb_up`: the hang loop, and the climb over the
+//! top played at the controller's progress, its hands on the corner while
+//! they hold), else the character's climb clip (generated for a humanoid
+//! without one by [`crate::character::procedural_climb`]): arms up in front,
+//! feet on a wall, its phase moving with the height climbed, so climbing
+//! over a ledge the legs step up the wall. This job puts it on the ledge:
 //!
 //! - **Hands.** Each wrist is held at the corner plus the rig's
 //!   `wrist_from_rung` (the fist over the edge, as around a rung), straight
@@ -90,8 +92,11 @@ pub struct LedgeIk {
     /// [`LIFT_RELEASE_TIME`] off the ledge.
     lift_share: f32,
     /// Each arm's local rotations (shoulder, elbow, wrist) the last frame
-    /// its hand gripped fully: a hand letting go turns from them back to
-    /// the animation.
+    /// its hand was held (fully, or by a hold fading over the climb): a
+    /// hand letting go turns from them back to the animation, so it starts
+    /// from where it was (kept only from full grips, a release climbing
+    /// over the top started from the pose at the fade's start and turned
+    /// the knight's forearms at the speed limit).
     held: [Option<[Quat; 3]>; 2],
     /// Off the ledge, the feet's height above the floor below when the
     /// hands let go (see [`LedgeIk::solve`]'s lift), metres.
@@ -267,6 +272,7 @@ impl LedgeIk {
             }
             let joints = [arm.start, arm.mid, arm.end];
             let releasing = hang.is_none() || self.let_go[k] > 0.0;
+
             if releasing {
                 let w = if hang.is_none() {
                     eased
@@ -312,9 +318,7 @@ impl LedgeIk {
                 errors += 1;
                 continue;
             }
-            if w >= 1.0 {
-                self.held[k] = Some(joints.map(|j| pose.locals[j].rotation));
-            }
+            self.held[k] = Some(joints.map(|j| pose.locals[j].rotation));
             self.grip[k] = w;
             self.hold[k] = hold;
             hands[k] = LimbDebug {

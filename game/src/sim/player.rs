@@ -17,7 +17,7 @@ use crate::sim::world::{FloorFilter, FloorHit, FloorKind, Ladder, Level};
 mod ledge;
 pub use ledge::{
     GRAB_REACH_DOWN, GRAB_REACH_UP, GRAB_REACH_X, GRAB_TIME, LEDGE_CLIMB_TIME, LEDGE_REGRAB_TIME,
-    LedgeHang,
+    LedgeHang, climb_offset,
 };
 
 /// Simulation steps per second. 64 Hz is exact in binary floating point and
