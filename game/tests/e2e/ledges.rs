@@ -2,7 +2,7 @@
 //! authored hang and climb_up clips) and for CesiumMan (his hang and climb
 //! procedural, from his generated climb clip): a jump short of a 3 m wall's
 //! top catches it rising, the body hangs and climbs over; walking off the
-//! far side and turning back catches that ledge falling, down lets go; a
+//! far side and turning back at once catches that ledge falling, down lets go; a
 //! jump from beside it catches it again and jump pushes off away from the
 //! wall. On every frame the gripping hands stay on the corner (5 mm), the
 //! root never snaps (1 cm), no joint turns faster than 20 rad/s and nothing
@@ -125,11 +125,11 @@ fn ledge_run(character: &Arc<Character>) -> Recorder {
     r.until("on the top", up, 3.0, |p| p.state == Locomotion::Ground);
     assert!((r.sim.player_state().pos.y - 3.0).abs() < 1e-3);
     r.hold(none, 0.5);
-    // Falling: walk off the far side, turn back toward the face.
+    // Falling: walk off the far side, turn back toward the face at once
+    // (falling past the corner with the legs over the block's side, the
+    // body is moved out continuously, see `Level::corner_clearance`: it
+    // was snapped out of the side by 13.6 cm in one step).
     r.until("off the edge", right, 6.0, |p| p.state == Locomotion::Air);
-    // Clear of the face before turning back (turned at once, the body
-    // overlapping the block's side would be pushed out of it).
-    r.until("clear of the face", right, 1.0, |p| p.pos.x > 10.3);
     r.until("a catch falling", left, 1.0, |p| {
         p.state == Locomotion::Ledge
     });
