@@ -96,6 +96,10 @@ pub struct ClipSet {
     pub land: ClipInfo,
     /// Climb cycle (one cycle climbs `cycle_distance`).
     pub climb: ClipInfo,
+    /// Authored ledge clips, when the rig names them: the hang (loops) and
+    /// the climb over the top (played at the climb's progress). Without
+    /// them a ledge plays the climb clip.
+    pub ledge: Option<LedgeClips>,
     /// The mean length of the legs (hip to ankle along the bones), metres:
     /// bounds how far stride warping lengthens a gait's stride (see
     /// [`longest_stride_scale`]; 0: never lengthened).
@@ -104,6 +108,15 @@ pub struct ClipSet {
     /// is not a standing animation of its own (see `RigFile::idle_time`):
     /// standing then holds that one frame instead of playing the clip.
     pub idle_hold: Option<f32>,
+}
+
+/// A character's authored ledge clips (see [`ClipSet::ledge`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LedgeClips {
+    /// Hanging by the hands (loops).
+    pub hang: ClipInfo,
+    /// From hanging to standing on the top; its length is the whole climb.
+    pub climb_up: ClipInfo,
 }
 
 /// One clip to sample: which, at what time, how much.
@@ -153,6 +166,9 @@ pub struct AnimState {
     stride_scale: f32,
 
     climb_phase: f32,
+    /// How far through a climb over a ledge the player is (0 to 1): the
+    /// climb-up clip's time.
+    ledge_progress: f32,
     speed_blend: f32,
     current: Mode,
     previous: Option<(Mode, f32)>,
@@ -177,6 +193,10 @@ enum Mode {
     Fall,
     Land,
     Climb,
+    /// Hanging from a ledge with the authored hang clip.
+    Hang,
+    /// Climbing over a ledge with the authored climb-up clip.
+    ClimbUp,
 }
 
 impl Default for AnimState {
@@ -187,6 +207,7 @@ impl Default for AnimState {
             stride_scale: 1.0,
 
             climb_phase: 0.0,
+            ledge_progress: 0.0,
             speed_blend: 0.0,
             current: Mode::Locomotion,
             previous: None,
@@ -250,11 +271,17 @@ impl AnimState {
             // wall; its phase moves with the height climbed, so the legs
             // step up the wall climbing over); the gait for the step
             // across onto the top.
-            Locomotion::Ledge => match player.ledge.and_then(|h| h.motion) {
-                Some(o) if o.leaving && o.off_ladder() >= 0.5 => Mode::Locomotion,
-                _ => Mode::Climb,
+            // With authored ledge clips: the hang while catching and
+            // hanging, the climb-up clip through the whole climb over the
+            // top (it ends standing).
+            Locomotion::Ledge => match (clips.ledge, player.ledge.and_then(|h| h.motion)) {
+                (Some(_), Some(o)) if o.leaving => Mode::ClimbUp,
+                (Some(_), _) => Mode::Hang,
+                (None, Some(o)) if o.leaving && o.off_ladder() >= 0.5 => Mode::Locomotion,
+                (None, _) => Mode::Climb,
             },
         };
+        self.ledge_progress = player.ledge.map_or(0.0, |h| h.climb_progress());
         if mode != self.current
             && let Some((prev, prev_time)) = self.previous
             && prev == mode
@@ -471,6 +498,20 @@ impl AnimState {
                 none,
                 none,
             ],
+            // Only entered with the ledge clips (see `update`); the climb
+            // clip stands in should they be missing.
+            Mode::Hang => match c.ledge {
+                Some(l) => [one(l.hang, time, true), none, none],
+                None => [one(c.climb, 0.0, true), none, none],
+            },
+            Mode::ClimbUp => match c.ledge {
+                Some(l) => [
+                    one(l.climb_up, self.ledge_progress * l.climb_up.duration, false),
+                    none,
+                    none,
+                ],
+                None => [one(c.climb, 0.0, true), none, none],
+            },
         }
     }
 }
@@ -553,6 +594,7 @@ mod tests {
             fall: c(4, 0.5, 0.0),
             land: c(5, 0.4, 0.0),
             climb: c(6, 1.2, 0.6),
+            ledge: None,
             leg_length: 0.88,
             idle_hold: None,
         }
@@ -607,6 +649,84 @@ mod tests {
             &mut out,
         );
         assert_eq!(s.gait_phase(), before);
+    }
+
+    #[test]
+    fn a_ledge_plays_the_authored_hang_and_climb_up_or_the_climb_without_them() {
+        use crate::sim::ledge::Ledge;
+        use crate::sim::player::{LadderMove, LedgeHang};
+        let c = |index, duration| ClipInfo {
+            index,
+            duration,
+            cycle_distance: 0.0,
+        };
+        let with = ClipSet {
+            ledge: Some(LedgeClips {
+                hang: c(7, 2.4),
+                climb_up: c(8, 1.4),
+            }),
+            ..clips()
+        };
+        let ledge = Ledge {
+            corner: Vec2::new(2.0, 3.0),
+            side: -1.0,
+            platform: None,
+        };
+        let mut p = Player::new(ledge.hang_pos());
+        p.state = Locomotion::Ledge;
+        p.ledge = Some(LedgeHang {
+            ledge,
+            motion: None,
+        });
+        let climb = LadderMove {
+            leaving: true,
+            t: 0.7,
+            duration: 1.4,
+            windows: ((0.45, 1.0), (0.0, 0.65)),
+            from: ledge.hang_pos(),
+            to: Vec2::new(1.6, 3.0),
+            v_from: Vec2::ZERO,
+            v_to: Vec2::ZERO,
+            side: 1.0,
+        };
+        let dt = 1.0 / 64.0;
+        let main = |s: &mut AnimState, set: &ClipSet, p: &Player| {
+            let mut out = no_layers();
+            let mut last = out[0];
+            // Long enough for any crossfade to end.
+            for _ in 0..64 {
+                let n = s.update(set, p, &MoveParams::default(), Vec2::ZERO, dt, &mut out);
+                last = out[..n]
+                    .iter()
+                    .copied()
+                    .max_by(|a, b| a.weight.total_cmp(&b.weight))
+                    .unwrap();
+            }
+            last
+        };
+        // Hanging: the hang loop; climbing: the climb-up clip at the
+        // climb's progress (half way: half its length).
+        let mut s = AnimState::default();
+        let hang = main(&mut s, &with, &p);
+        assert_eq!(hang.clip.index, 7);
+        assert!(hang.looping);
+        p.ledge = Some(LedgeHang {
+            ledge,
+            motion: Some(climb),
+        });
+        let up = main(&mut s, &with, &p);
+        assert_eq!(up.clip.index, 8);
+        assert!(!up.looping);
+        assert!((up.time - 0.7).abs() < 1e-5, "{}", up.time);
+        // Without them, both are the climb clip (its phase moved by the
+        // height climbed).
+        let mut s = AnimState::default();
+        assert_eq!(main(&mut s, &clips(), &p).clip.index, 6);
+        p.ledge = Some(LedgeHang {
+            ledge,
+            motion: None,
+        });
+        assert_eq!(main(&mut s, &clips(), &p).clip.index, 6);
     }
 
     #[test]

@@ -1,13 +1,15 @@
 //! Ledge IK: the hands onto a ledge's corner, the feet against its wall, and
-//! the body raised so a character shorter than the controller's hang reaches
+//! the body raised or lowered so each character hangs by arms of its own length
 //! — one job with named inputs and outputs, run by the pose pipeline after
 //! the ladder IK and before the joint speed limit.
 //!
-//! The pose under it is the character's climb clip (authored for the knight,
-//! generated for any other humanoid by [`crate::character::procedural_climb`]):
-//! arms up in front, feet on a wall, its phase moving with the height
-//! climbed, so climbing over a ledge the legs step up the wall. This job
-//! puts it on the ledge:
+//! The pose under it is the rig's authored ledge clips where it names them
+//! (the knight's `hang` and `climb_up`: the hang loop, and the climb over the
+//! top played at the controller's progress, its hands on the corner while
+//! they hold), else the character's climb clip (generated for a humanoid
+//! without one by [`crate::character::procedural_climb`]): arms up in front,
+//! feet on a wall, its phase moving with the height climbed, so climbing
+//! over a ledge the legs step up the wall. This job puts it on the ledge:
 //!
 //! - **Hands.** Each wrist is held at the corner plus the rig's
 //!   `wrist_from_rung` (the fist over the edge, as around a rung), straight
@@ -19,10 +21,16 @@
 //!   (bounded joint speed whatever the two poses). Climbing over the top, a
 //!   hand lets go once the rising shoulder folds its arm past
 //!   [`LET_GO_FOLD`] or stretches it past [`LET_GO_REACH`].
-//! - **Body.** A character whose arms held up from its shoulders fall short
-//!   of the controller's [`HANG_DROP`] (the knight's hang) is raised by the
-//!   difference ([`LedgeIk::lift_full`], from its rest pose), eased in with
-//!   the hold: its feet hang higher than the knight's.
+//! - **Body.** The hang is the character's own: its body is raised or
+//!   lowered so that its arms, held up from its shoulders, reach the corner
+//!   at [`HANG_REACH`] of their length ([`LedgeIk::lift_full`], from its
+//!   rest pose: the shoulders' height and the arms' length), eased in with
+//!   the hold. A short character's feet hang higher than the controller's
+//!   hang ([`HANG_DROP`], the knight's), a tall one's lower, but never
+//!   nearer the floor under them than [`FLOOR_CLEARANCE`] (nor below it
+//!   when it lets go and the change fades with the fall). The controller
+//!   (its grabs, reach and hanging place) is the same for every character,
+//!   so what `check-level` finds holds for all of them.
 //! - **Feet.** Where the ledge's face goes on down past a foot, the ankle is
 //!   set against it (the ball of the foot on the wall: the rig's
 //!   `ankle_from_rung` from the face); where it does not (a thin platform's
@@ -41,7 +49,8 @@ use crate::sim::ledge::{HANG_DROP, HANG_OFFSET};
 use crate::sim::player::Locomotion;
 
 /// How much of an arm's length the hanging hands reach up to (the elbows a
-/// little bent): what [`LedgeIk::lift_full`] raises a short character for.
+/// little bent): what [`LedgeIk::lift_full`] raises a short character or
+/// lowers a tall one for.
 pub const HANG_REACH: f32 = 0.88;
 /// Climbing over the top, the share of its arm's length past which a hand
 /// lets go of the corner (the shoulder rising away from it): before the arm
@@ -55,9 +64,16 @@ pub const LET_GO_FOLD: f32 = 0.35;
 /// Seconds a hand takes to let go of the corner once out of reach, or the
 /// hold to fade after the hands let go (a drop or a jump off the ledge).
 pub const LET_GO_TIME: f32 = 0.5;
-/// Seconds a short character's lift takes to go once off the ledge (longer
+/// Seconds a character's lift (or lowering) takes to go once off the ledge (longer
 /// than the hands' release: the root eases down without a jerk).
 pub const LIFT_RELEASE_TIME: f32 = 0.7;
+/// The least room a lowered (tall) character's hanging feet keep above
+/// the floor under them, metres: they never touch it while hanging.
+pub const FLOOR_CLEARANCE: f32 = 0.1;
+/// The fastest a tall character's lowering changes while it hangs, m/s:
+/// the floor under a moving platform's edge may change in one step (the
+/// edge passing over a step), and the body must not jump with it.
+const LOWER_RATE: f32 = 0.5;
 /// Seconds a foot takes onto or off the wall.
 pub const FOOT_WALL_TIME: f32 = 0.5;
 /// Climbing over the top, the part of the climb's progress (start, length)
@@ -72,8 +88,13 @@ const LEG_SOFTEN: f32 = 0.98;
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LedgeIk {
     /// How far a hanging body of this character is raised, metres (0 for
-    /// one whose arms reach the knight's hang, see the module docs).
+    /// one whose arms reach the knight's hang, negative, lowered, for one
+    /// taller than that, see the module docs).
     pub lift_full: f32,
+    /// The lift at this ledge: [`LedgeIk::lift_full`] with a lowering kept
+    /// clear of the floor under the hanging feet (metres); held as it was
+    /// off the ledge.
+    lift_here: f32,
     /// How far the body is raised now, metres.
     pub lift: f32,
     /// The hold's share, 0 to 1 (eased where used): up over a catch, 1
@@ -90,8 +111,11 @@ pub struct LedgeIk {
     /// [`LIFT_RELEASE_TIME`] off the ledge.
     lift_share: f32,
     /// Each arm's local rotations (shoulder, elbow, wrist) the last frame
-    /// its hand gripped fully: a hand letting go turns from them back to
-    /// the animation.
+    /// its hand was held (fully, or by a hold fading over the climb): a
+    /// hand letting go turns from them back to the animation, so it starts
+    /// from where it was (kept only from full grips, a release climbing
+    /// over the top started from the pose at the fade's start and turned
+    /// the knight's forearms at the speed limit).
     held: [Option<[Quat; 3]>; 2],
     /// Off the ledge, the feet's height above the floor below when the
     /// hands let go (see [`LedgeIk::solve`]'s lift), metres.
@@ -137,9 +161,12 @@ impl LedgeIk {
                     .sqrt();
                 HANG_DROP + wrist_up - (up(&models[a.start]) + reach)
             })
-            .fold(0.0f32, f32::max);
+            .fold(f32::NEG_INFINITY, f32::max);
+        // No arms (nothing held) or a degenerate rest pose: no lift.
+        let lift_full = if need.is_finite() { need } else { 0.0 };
         Self {
-            lift_full: if need.is_finite() { need.max(0.0) } else { 0.0 },
+            lift_full,
+            lift_here: lift_full.max(0.0),
             ..Self::default()
         }
     }
@@ -148,6 +175,7 @@ impl LedgeIk {
     pub fn reset(&mut self) {
         *self = Self {
             lift_full: self.lift_full,
+            lift_here: self.lift_full.max(0.0),
             ..Self::default()
         };
     }
@@ -177,6 +205,8 @@ impl LedgeIk {
             None
         };
         self.grip = [0.0; 2];
+        // Whether the body was off any hold: a catch starts the lift afresh.
+        let fresh = self.lift_share <= 0.0;
         match hang {
             Some(h) => {
                 self.corner = Some((h.ledge.corner, -h.ledge.side));
@@ -232,7 +262,23 @@ impl LedgeIk {
                 _ => 1.0,
             }
         };
-        let lift = self.lift_full * smoothstep(self.lift_share) * fall;
+        if hang.is_some() {
+            // A tall character is lowered no nearer the floor under the
+            // hanging feet than FLOOR_CLEARANCE; so far that, letting go,
+            // the lowering fading with the fall (`smoothstep(h / h0)` of
+            // it, at most 1.125 h / h0) never puts the feet under the
+            // floor either.
+            let room = above(p.pos.y).unwrap_or(f32::INFINITY);
+            let lowest = -((room - FLOOR_CLEARANCE).max(0.0) / 1.125);
+            let want = self.lift_full.max(lowest);
+            let step = LOWER_RATE * dt;
+            self.lift_here = if fresh {
+                want
+            } else {
+                self.lift_here + (want - self.lift_here).clamp(-step, step)
+            };
+        }
+        let lift = self.lift_here * smoothstep(self.lift_share) * fall;
         world.w_axis.y += lift;
         self.lift = lift;
         if self.share <= 0.0 && self.lift_share <= 0.0 && self.foot == [0.0; 2] {
@@ -267,6 +313,7 @@ impl LedgeIk {
             }
             let joints = [arm.start, arm.mid, arm.end];
             let releasing = hang.is_none() || self.let_go[k] > 0.0;
+
             if releasing {
                 let w = if hang.is_none() {
                     eased
@@ -312,9 +359,7 @@ impl LedgeIk {
                 errors += 1;
                 continue;
             }
-            if w >= 1.0 {
-                self.held[k] = Some(joints.map(|j| pose.locals[j].rotation));
-            }
+            self.held[k] = Some(joints.map(|j| pose.locals[j].rotation));
             self.grip[k] = w;
             self.hold[k] = hold;
             hands[k] = LimbDebug {

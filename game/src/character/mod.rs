@@ -22,7 +22,7 @@ use animation::{Clip, Skeleton, Wrap, local_to_model, sample_at, validate_clip};
 use glam::{Mat4, Quat, Vec3};
 use thiserror::Error;
 
-use crate::character::anim_state::{ClipInfo, ClipSet};
+use crate::character::anim_state::{ClipInfo, ClipSet, LedgeClips};
 use crate::character::pose_pipeline::HINGE_RANGE;
 use crate::character::rig::{Rig, RigError, RigFile};
 use crate::knight;
@@ -282,6 +282,14 @@ impl Character {
                 }
             } else {
                 find(&names.climb, "climb", rig_file.climb_cycle_distance)?
+            },
+            ledge: if names.hang.is_empty() {
+                None
+            } else {
+                Some(LedgeClips {
+                    hang: find(&names.hang, "hang", 0.0)?,
+                    climb_up: find(&names.climb_up, "climb_up", 0.0)?,
+                })
             },
             leg_length: 0.0,
             idle_hold: rig_file.idle_time,

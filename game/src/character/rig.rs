@@ -48,6 +48,11 @@
 //!   needs two arms and positive `climb_cycle_distance` and
 //!   `climb_rung_distance`; a rig that names a climb clip and asks for a
 //!   procedural one too, or neither, is an error naming the file;
+//! - `hang: "NAME"` and `climb_up: "NAME"` in `clips`, for a model with
+//!   authored ledge clips (the knight's): hanging from a ledge plays `hang`,
+//!   climbing over it plays `climb_up` at the controller's progress; both or
+//!   neither, and only with two arms. A rig without them hangs and climbs
+//!   over ledges with its climb clip (see `character::ledge_ik`);
 //! - a leg's own `knee_hinge_axis: Some((x, y, z))`, for a model whose two
 //!   knees' local frames differ (mirrored rigs);
 //! - `up` and `scale`, which turn the model so that `up` points along +Y and
@@ -173,6 +178,17 @@ pub struct ClipNames {
     /// when [`RigFile::procedural_climb`] is set, and must be then.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub climb: String,
+    /// Hanging from a ledge by the hands (loops), facing its wall; optional
+    /// (empty: the climb clip serves, as for any humanoid without one, see
+    /// `character::ledge_ik`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub hang: String,
+    /// Climbing over a ledge from hanging to standing on its top, played
+    /// at the controller's progress through the climb (one pass over the
+    /// clip's length); optional (empty: the climb clip serves). Named only
+    /// with `hang`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub climb_up: String,
 }
 
 /// A rig file as written.
@@ -540,6 +556,7 @@ impl RigFile {
             }
         }
         self.check_climb(file)?;
+        self.check_ledge_clips(file)?;
         Ok(Rig {
             pelvis: find(&self.pelvis, "pelvis")?,
             legs,
@@ -821,6 +838,32 @@ impl RigFile {
             _ => Ok(()),
         }
     }
+
+    /// Checks the optional ledge clips: `hang` and `climb_up` are named
+    /// together or not at all (the climb over a ledge starts from the hang
+    /// it is authored with), and only for a rig with two arms (the ledge
+    /// IK holds a hand on the corner with each).
+    fn check_ledge_clips(&self, file: &str) -> Result<(), RigError> {
+        let (hang, up) = (&self.clips.hang, &self.clips.climb_up);
+        let reason = match (hang.is_empty(), up.is_empty()) {
+            (true, true) => return Ok(()),
+            (false, true) => format!(
+                "clips.hang names '{hang}' but clips.climb_up is missing: name both ledge clips, or neither (the climb clip then serves)"
+            ),
+            (true, false) => format!(
+                "clips.climb_up names '{up}' but clips.hang is missing: name both ledge clips, or neither (the climb clip then serves)"
+            ),
+            (false, false) if self.arms.len() != 2 => format!(
+                "clips.hang and clips.climb_up need two arms (left, right), the rig names {}",
+                self.arms.len()
+            ),
+            (false, false) => return Ok(()),
+        };
+        Err(RigError::Invalid {
+            file: file.to_string(),
+            reason,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -1085,6 +1128,46 @@ mod tests {
 
     /// [`RIG`] with two arms, the right one with `right` as its own elbow
     /// axis, and `extra` fields.
+    #[test]
+    fn ledge_clips_come_as_a_pair_and_need_two_arms() {
+        let both = with_arms("None", "").replace(
+            "climb: \"a\")",
+            "climb: \"a\", hang: \"a\", climb_up: \"a\")",
+        );
+        assert!(both.contains("climb_up"), "{both}");
+        let s = skeleton();
+        let ok = RigFile::parse(&both, "p.ron").unwrap();
+        assert_eq!(ok.clips.hang, "a");
+        assert!(ok.resolve(&s, "p.ron").is_ok());
+        for (text, says) in [
+            (
+                both.replace(", climb_up: \"a\"", ""),
+                "clips.hang names 'a' but clips.climb_up is missing",
+            ),
+            (
+                both.replace(", hang: \"a\"", ""),
+                "clips.climb_up names 'a' but clips.hang is missing",
+            ),
+        ] {
+            let err = RigFile::parse(&text, "p.ron")
+                .and_then(|r| r.resolve(&s, "p.ron").map(|_| ()))
+                .unwrap_err();
+            assert!(
+                err.to_string().starts_with(&format!("p.ron: {says}")),
+                "{err}"
+            );
+        }
+        // Without arms the ledge IK has no hands to hold the corner with.
+        let armless = RIG.replace(
+            "climb: \"a\")",
+            "climb: \"a\", hang: \"a\", climb_up: \"a\")",
+        );
+        let err = RigFile::parse(&armless, "p.ron")
+            .and_then(|r| r.resolve(&s, "p.ron").map(|_| ()))
+            .unwrap_err();
+        assert!(err.to_string().contains("need two arms"), "{err}");
+    }
+
     fn with_arms(right: &str, extra: &str) -> String {
         RIG.replace(
             "knee_hinge_axis:",

@@ -1,6 +1,6 @@
 //! The knight's clips, computed from pose functions of the cycle phase and
-//! baked into densely keyed LINEAR tracks: idle, walk, run, jump, fall, land
-//! and climb.
+//! baked into densely keyed LINEAR tracks: idle, walk, run, jump, fall, land,
+//! climb, and for ledges hang and climb_up.
 //!
 //! Locomotion clips play in place. The feet of walk and run follow explicit
 //! model-space paths (a planted foot slides backwards at exactly
@@ -14,8 +14,11 @@ use animation::{Clip, Interpolation, Skeleton, Track, Transform, local_to_model}
 use glam::{Mat3, Mat4, Quat, Vec3};
 
 use super::skeleton::{
-    ANKLE_HEIGHT, BALL_FORWARD, FOREARM, HIP_HALF_WIDTH, SHIN, THIGH, UPPER_ARM, joint,
+    ANKLE_HEIGHT, BALL_FORWARD, FOREARM, HIP_HALF_WIDTH, SHIN, SHOULDER_HALF_WIDTH, THIGH,
+    UPPER_ARM, joint,
 };
+use crate::sim::ledge::{HANG_DROP, HANG_OFFSET};
+use crate::sim::player::{LEDGE_CLIMB_TIME, climb_offset};
 
 /// Walk cycle (two steps), seconds: adults take ~1.0–1.1 s at 1.3–1.4 m/s.
 pub const WALK_DURATION: f32 = 1.05;
@@ -65,26 +68,43 @@ const KEYS_PER_SECOND: f32 = 40.0;
 /// limb has no defined bend direction.
 const MAX_STRETCH: f32 = 0.995;
 
+/// Hang loop (the body swaying a little under the hands), seconds.
+pub const HANG_DURATION: f32 = 2.4;
+/// Climb over a ledge, seconds: the controller's move
+/// ([`LEDGE_CLIMB_TIME`]), so the clip plays at its progress.
+pub const CLIMB_UP_DURATION: f32 = LEDGE_CLIMB_TIME;
+
 /// Clip names in the order they are written.
-pub const CLIP_NAMES: [&str; 7] = ["idle", "walk", "run", "jump", "fall", "land", "climb"];
+pub const CLIP_NAMES: [&str; 9] = [
+    "idle", "walk", "run", "jump", "fall", "land", "climb", "hang", "climb_up",
+];
 
 /// One leg's goal: ankle position (model space), foot pitch (radians, + lifts
-/// the toes) and toe bend.
+/// the toes), toe bend and the direction the knee bends toward (forward,
+/// +X, but for a leg swung up sideways onto a ledge).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct LegGoal {
     ankle: Vec3,
     pitch: f32,
     toe: f32,
+    pole: Vec3,
 }
 
 /// One arm's pose: forward swing, outward abduction and elbow flexion
-/// (radians), or a wrist goal with the direction the elbow should point.
+/// (radians), or a wrist goal with the direction the elbow should point;
+/// with both, `hold` (0 to 1) turns the arm from the angles to the goal
+/// (a hand letting go of a ledge). `reach` is the most of the arm's length
+/// the goal is reached at: farther, the hand stops short on the way to it
+/// (a shoulder rising away from a corner lifts the hand off it instead of
+/// snapping the elbow straight).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct ArmGoal {
     swing: f32,
     abduct: f32,
     elbow: f32,
     ik: Option<(Vec3, Vec3)>,
+    hold: f32,
+    reach: f32,
 }
 
 /// A whole-body pose before the limbs are solved.
@@ -104,12 +124,15 @@ fn lerp_spec(a: &PoseSpec, b: &PoseSpec, t: f32) -> PoseSpec {
         ankle: x.ankle.lerp(y.ankle, t),
         pitch: x.pitch + (y.pitch - x.pitch) * t,
         toe: x.toe + (y.toe - x.toe) * t,
+        pole: x.pole.lerp(y.pole, t),
     };
     let arm = |x: &ArmGoal, y: &ArmGoal| ArmGoal {
         swing: x.swing + (y.swing - x.swing) * t,
         abduct: x.abduct + (y.abduct - x.abduct) * t,
         elbow: x.elbow + (y.elbow - x.elbow) * t,
         ik: x.ik,
+        hold: x.hold + (y.hold - x.hold) * t,
+        reach: x.reach,
     };
     PoseSpec {
         pelvis: a.pelvis.lerp(b.pelvis, t),
@@ -180,7 +203,7 @@ fn solve(skeleton: &Skeleton, spec: &PoseSpec, locals: &mut [Transform], models:
     ];
     for (goal, [thigh, shin, foot, toe]) in spec.legs.iter().zip(legs) {
         let hip = models[thigh].w_axis.truncate();
-        let (qt, qs) = two_bone(hip, goal.ankle, THIGH, SHIN, Vec3::X, -1.0);
+        let (qt, qs) = two_bone(hip, goal.ankle, THIGH, SHIN, goal.pole, -1.0);
         locals[thigh].rotation = pelvis_rot.inverse() * qt;
         locals[shin].rotation = qt.inverse() * qs;
         locals[foot].rotation = qs.inverse() * Quat::from_rotation_z(goal.pitch);
@@ -191,15 +214,33 @@ fn solve(skeleton: &Skeleton, spec: &PoseSpec, locals: &mut [Transform], models:
         [joint::CLAVICLE_R, joint::UPPER_ARM_R, joint::FOREARM_R],
     ];
     for (i, (goal, [clav, upper, fore])) in spec.arms.iter().zip(arms).enumerate() {
+        let angles = || {
+            (
+                Quat::from_rotation_z(goal.swing) * Quat::from_rotation_x(-SIDE[i] * goal.abduct),
+                Quat::from_rotation_z(goal.elbow),
+            )
+        };
         if let Some((wrist, pole)) = goal.ik {
             let shoulder = models[upper].w_axis.truncate();
+            let arm = UPPER_ARM + FOREARM;
+            let wrist = if goal.reach < 1.0 {
+                shoulder + (wrist - shoulder).clamp_length_max(goal.reach * arm)
+            } else {
+                wrist
+            };
             let (qu, qf) = two_bone(shoulder, wrist, UPPER_ARM, FOREARM, pole, 1.0);
-            locals[upper].rotation = rotation_of(&models[clav]).inverse() * qu;
-            locals[fore].rotation = qu.inverse() * qf;
+            let (u, f) = (rotation_of(&models[clav]).inverse() * qu, qu.inverse() * qf);
+            if goal.hold >= 1.0 {
+                locals[upper].rotation = u;
+                locals[fore].rotation = f;
+            } else {
+                let (au, af) = angles();
+                let h = goal.hold.max(0.0);
+                locals[upper].rotation = au.slerp(u, h);
+                locals[fore].rotation = af.slerp(f, h);
+            }
         } else {
-            locals[upper].rotation =
-                Quat::from_rotation_z(goal.swing) * Quat::from_rotation_x(-SIDE[i] * goal.abduct);
-            locals[fore].rotation = Quat::from_rotation_z(goal.elbow);
+            (locals[upper].rotation, locals[fore].rotation) = angles();
         }
     }
     local_to_model(skeleton, locals, models);
@@ -213,12 +254,16 @@ fn guard_arms(breath: f32) -> [ArmGoal; 2] {
             abduct: 0.22,
             elbow: 1.25,
             ik: None,
+            hold: 0.0,
+            reach: 1.0,
         },
         ArmGoal {
             swing: 0.15 + breath,
             abduct: 0.14,
             elbow: 0.55,
             ik: None,
+            hold: 0.0,
+            reach: 1.0,
         },
     ]
 }
@@ -233,6 +278,7 @@ fn idle(p: f32) -> PoseSpec {
         ankle: Vec3::new(x, ANKLE_HEIGHT, z),
         pitch: 0.0,
         toe: 0.0,
+        pole: Vec3::X,
     };
     PoseSpec {
         pelvis: hip_to_pelvis(0.925 - 0.006 * s, 0.0),
@@ -294,6 +340,7 @@ fn gait(g: &Gait, p: f32) -> PoseSpec {
         ankle: Vec3::ZERO,
         pitch: 0.0,
         toe: 0.0,
+        pole: Vec3::X,
     }; 2];
     let mut hip_limit = f32::MAX;
     for (i, leg) in legs.iter_mut().enumerate() {
@@ -347,6 +394,7 @@ fn air(tuck: f32, spread: f32) -> PoseSpec {
         ankle: Vec3::new(x, y, z),
         pitch,
         toe: 0.0,
+        pole: Vec3::X,
     };
     PoseSpec {
         pelvis: hip_to_pelvis(0.95, 0.0),
@@ -374,12 +422,16 @@ fn air(tuck: f32, spread: f32) -> PoseSpec {
                 abduct: 0.25 + spread,
                 elbow: 1.1,
                 ik: None,
+                hold: 0.0,
+                reach: 1.0,
             },
             ArmGoal {
                 swing: 0.3 + spread,
                 abduct: 0.2 + spread,
                 elbow: 0.6,
                 ik: None,
+                hold: 0.0,
+                reach: 1.0,
             },
         ],
     }
@@ -489,12 +541,15 @@ fn climb(spacing: f32, p: f32) -> PoseSpec {
         ankle: Vec3::ZERO,
         pitch: 0.0,
         toe: 0.0,
+        pole: Vec3::X,
     }; 2];
     let mut arms = [ArmGoal {
         swing: 0.0,
         abduct: 0.0,
         elbow: 0.0,
         ik: None,
+        hold: 1.0,
+        reach: 1.0,
     }; 2];
     for i in 0..2 {
         let (y, arc, _) = climb_limb(spacing, foot_top, p, foot_move[i]);
@@ -516,6 +571,254 @@ fn climb(spacing: f32, p: f32) -> PoseSpec {
         legs,
         arms,
     }
+}
+
+/// Where a ledge's corner is in model space while the knight hangs from it:
+/// the controller's hang, [`HANG_OFFSET`] ahead of the feet and
+/// [`HANG_DROP`] above them.
+fn hang_corner() -> Vec3 {
+    Vec3::new(HANG_OFFSET, HANG_DROP, 0.0)
+}
+
+/// The wrists' goals on a corner at `corner` (model space): the rig's
+/// `wrist_from_rung` from it, a shoulder's width apart.
+fn on_corner(corner: Vec3) -> [Vec3; 2] {
+    SIDE.map(|s| corner + WRIST_FROM_RUNG + Vec3::Z * s * SHOULDER_HALF_WIDTH)
+}
+
+/// The elbows' directions hanging (out and back, under the raised arms).
+fn hang_poles() -> [Vec3; 2] {
+    SIDE.map(|s| Vec3::new(-0.4, -0.6, s * 0.9))
+}
+
+/// Hanging from a ledge by the hands, facing its wall (+X): arms up onto
+/// the corner, nearly straight; the body straight under them; the balls of
+/// the feet against the wall, the legs swaying a little; the head turned
+/// up to the hands. `p` is the phase of the slow sway.
+fn hang(p: f32) -> PoseSpec {
+    let s = (p * std::f32::consts::TAU).sin();
+    let wrists = on_corner(hang_corner());
+    let poles = hang_poles();
+    let wall = HANG_OFFSET + ANKLE_FROM_RUNG.x;
+    let leg = |i: usize, y: f32| LegGoal {
+        ankle: Vec3::new(wall, y, SIDE[i] * (HIP_HALF_WIDTH + 0.02)),
+        pitch: HANG_FOOT_PITCH,
+        toe: 0.0,
+        pole: Vec3::X,
+    };
+    let arm = |i: usize| ArmGoal {
+        swing: 0.0,
+        abduct: 0.0,
+        elbow: 0.0,
+        ik: Some((wrists[i], poles[i])),
+        hold: 1.0,
+        reach: CLIMB_UP_REACH,
+    };
+    PoseSpec {
+        pelvis: Vec3::new(HANG_PELVIS.x + 0.01 * s, HANG_PELVIS.y, 0.0),
+        pelvis_rot: Quat::IDENTITY,
+        spine: Quat::from_rotation_z(-0.03 * s),
+        chest: Quat::from_rotation_y(0.03 * s),
+        head: Quat::from_rotation_z(0.3),
+        legs: [leg(0, 0.15 + 0.02 * s), leg(1, 0.12 - 0.02 * s)],
+        arms: [arm(0), arm(1)],
+    }
+}
+
+/// The pelvis hanging (model space): straight under the shoulders, the
+/// arms reaching the corner at about 90 % of their length.
+const HANG_PELVIS: Vec3 = Vec3::new(-0.02, 0.97, 0.0);
+
+/// One key of the climb over a ledge, in the corner's frame (the corner at
+/// the origin, model axes: the top toward +X, up +Y): the pelvis, the
+/// forward lean of the spine (radians), the head's tilt up, and each
+/// ankle with the way its knee bends.
+#[derive(Clone, Copy, Debug)]
+struct ClimbKey {
+    u: f32,
+    pelvis: Vec3,
+    lean: f32,
+    head: f32,
+    ankles: [Vec3; 2],
+    poles: [Vec3; 2],
+}
+
+/// A knee swung up sideways (left, right) instead of forward through the
+/// wall.
+const KNEE_OUT: [Vec3; 2] = [Vec3::new(0.4, 0.0, -1.0), Vec3::new(0.4, 0.0, 1.0)];
+
+/// The keys of the climb over a ledge: a pull-up with the body off the
+/// wall, the shoulders passing over the hands into a press, the right leg
+/// swung up sideways onto the top and planted, the left brought over the
+/// edge, and the stand (the idle's pose, see [`climb_up`]). Spaced so that
+/// no joint turns faster than a ladder climber's (see the tests).
+const CLIMB_KEYS: [ClimbKey; 7] = {
+    const fn v(x: f32, y: f32, z: f32) -> Vec3 {
+        Vec3::new(x, y, z)
+    }
+    const L: f32 = -(HIP_HALF_WIDTH + 0.02);
+    const R: f32 = HIP_HALF_WIDTH + 0.02;
+    const FWD: Vec3 = Vec3::X;
+    [
+        ClimbKey {
+            u: 0.0,
+            pelvis: v(-0.27, -0.98, 0.0),
+            lean: 0.0,
+            head: 0.3,
+            ankles: [v(-0.15, -1.80, L), v(-0.15, -1.83, R)],
+            poles: [FWD, FWD],
+        },
+        ClimbKey {
+            u: 0.2,
+            pelvis: v(-0.32, -0.80, 0.0),
+            lean: 0.1,
+            head: 0.3,
+            ankles: [v(-0.17, -1.62, L), v(-0.21, -1.68, R)],
+            poles: [FWD, FWD],
+        },
+        ClimbKey {
+            u: 0.34,
+            pelvis: v(-0.44, -0.50, 0.0),
+            lean: 0.28,
+            head: 0.25,
+            ankles: [v(-0.22, -1.34, L), v(-0.30, -1.32, R)],
+            poles: [FWD, FWD],
+        },
+        ClimbKey {
+            u: 0.48,
+            pelvis: v(-0.36, -0.10, 0.0),
+            lean: 0.62,
+            head: 0.1,
+            ankles: [v(-0.30, -0.92, L), v(-0.42, -0.80, R + 0.05)],
+            poles: [FWD, KNEE_OUT[1]],
+        },
+        ClimbKey {
+            u: 0.6,
+            pelvis: v(-0.14, 0.14, 0.0),
+            lean: 0.6,
+            head: 0.0,
+            ankles: [v(-0.32, -0.66, L), v(-0.20, -0.05, R + 0.1)],
+            poles: [FWD, KNEE_OUT[1]],
+        },
+        ClimbKey {
+            u: 0.72,
+            pelvis: v(0.10, 0.42, 0.0),
+            lean: 0.42,
+            head: 0.0,
+            ankles: [v(-0.26, -0.36, L - 0.05), v(0.24, 0.07, R + 0.04)],
+            poles: [KNEE_OUT[0], FWD],
+        },
+        ClimbKey {
+            u: 0.86,
+            pelvis: v(0.30, 0.76, 0.0),
+            lean: 0.15,
+            head: 0.0,
+            ankles: [v(0.22, 0.26, L), v(0.27, 0.07, R + 0.02)],
+            poles: [FWD, FWD],
+        },
+    ]
+};
+
+/// Over how much of the climb the hands let go of the corner (start,
+/// length), turning back to the guard: the shoulders are then over the
+/// top and pressing away from the hands.
+const CLIMB_LET_GO: (f32, f32) = (0.42, 0.58);
+
+/// A value through keys at `us` (rising) by a cubic through each (slopes
+/// from the neighbours, zero at both ends): smooth, without stopping at
+/// every key as easing each span would.
+fn through_keys(u: f32, us: &[f32], value: impl Fn(usize) -> f32) -> f32 {
+    let n = us.len();
+    let k = (1..n).find(|&k| u <= us[k]).unwrap_or(n - 1);
+    let (u0, u1) = (us[k - 1], us[k]);
+    let h = (u1 - u0).max(1e-6);
+    let s = ((u - u0) / h).clamp(0.0, 1.0);
+    let slope = |i: usize| {
+        if i == 0 || i == n - 1 {
+            0.0
+        } else {
+            (value(i + 1) - value(i - 1)) / (us[i + 1] - us[i - 1])
+        }
+    };
+    let (p0, p1) = (value(k - 1), value(k));
+    let (m0, m1) = (slope(k - 1) * h, slope(k) * h);
+    let (s2, s3) = (s * s, s * s * s);
+    (2.0 * s3 - 3.0 * s2 + 1.0) * p0
+        + (s3 - 2.0 * s2 + s) * m0
+        + (-2.0 * s3 + 3.0 * s2) * p1
+        + (s3 - s2) * m1
+}
+
+/// Climbing over a ledge from hanging to standing on its top, `u` of the
+/// way through (0 to 1), posed about the feet where the controller has
+/// them then ([`climb_offset`]): the keys ([`CLIMB_KEYS`]) are in the
+/// corner's frame, so the hands stay on the corner and a planted foot
+/// stays on the top while the feet's point moves; the pose ends in the
+/// idle's first frame, where the standing body takes over.
+fn climb_up(u: f32) -> PoseSpec {
+    let corner = corner_at(u);
+    let stand = idle(0.0);
+    let end = corner_at(1.0);
+    // The last key is the stand itself, in the corner's frame.
+    let last = ClimbKey {
+        u: 1.0,
+        pelvis: stand.pelvis - end,
+        lean: 0.0,
+        head: 0.0,
+        ankles: stand.legs.map(|l| l.ankle - end),
+        poles: [Vec3::X, Vec3::X],
+    };
+    let mut keys = [last; CLIMB_KEYS.len() + 1];
+    keys[..CLIMB_KEYS.len()].copy_from_slice(&CLIMB_KEYS);
+    let us = keys.map(|k| k.u);
+    let at = |f: &dyn Fn(&ClimbKey) -> f32| through_keys(u, &us, |i| f(&keys[i]));
+    let vec = |f: &dyn Fn(&ClimbKey) -> Vec3| {
+        Vec3::new(at(&|k| f(k).x), at(&|k| f(k).y), at(&|k| f(k).z))
+    };
+    // Into the stand the rotations turn to the idle's own.
+    let to_stand = smooth((u - CLIMB_KEYS[CLIMB_KEYS.len() - 1].u) / (1.0 - 0.86));
+    let lean = Quat::from_rotation_z(-at(&|k| k.lean));
+    let mut legs = stand.legs;
+    for (i, leg) in legs.iter_mut().enumerate() {
+        leg.ankle = corner + vec(&|k| k.ankles[i]);
+        leg.pole = vec(&|k| k.poles[i]).normalize_or(Vec3::X);
+        leg.pitch = HANG_FOOT_PITCH * (1.0 - smooth(u / 0.6));
+        leg.toe = 0.0;
+    }
+    let hold = 1.0 - smooth((u - CLIMB_LET_GO.0) / CLIMB_LET_GO.1);
+    let wrists = on_corner(corner);
+    let poles = hang_poles();
+    let press = smooth(u / 0.5);
+    let mut arms = stand.arms;
+    for (i, arm) in arms.iter_mut().enumerate() {
+        let pole = poles[i].lerp(Vec3::new(-1.0, 0.2, SIDE[i] * 0.5), press);
+        arm.ik = Some((wrists[i], pole));
+        arm.hold = hold;
+        arm.reach = CLIMB_UP_REACH;
+    }
+    PoseSpec {
+        pelvis: corner + vec(&|k| k.pelvis),
+        pelvis_rot: Quat::IDENTITY.slerp(stand.pelvis_rot, to_stand),
+        spine: lean.slerp(stand.spine, to_stand),
+        chest: Quat::IDENTITY.slerp(stand.chest, to_stand),
+        head: Quat::from_rotation_z(at(&|k| k.head)).slerp(stand.head, to_stand),
+        legs,
+        arms,
+    }
+}
+
+/// The most of its length an arm reaches for the corner in the ledge clips:
+/// as far as the ledge IK holds a hand climbing (its `LET_GO_REACH`, 0.93)
+/// less a margin, so the elbow never snaps straight.
+const CLIMB_UP_REACH: f32 = 0.9;
+
+/// The feet's pitch hanging (toes up a little, the balls on the wall).
+const HANG_FOOT_PITCH: f32 = 0.15;
+
+/// The corner in model space `u` of the way through the climb over it.
+fn corner_at(u: f32) -> Vec3 {
+    let feet = climb_offset(u);
+    hang_corner() - Vec3::new(feet.x, feet.y, 0.0)
 }
 
 /// Bakes a pose function into a clip with one key every 1/[`KEYS_PER_SECOND`]
@@ -576,7 +879,7 @@ fn bake(
     }
 }
 
-/// Builds all seven clips (in [`CLIP_NAMES`] order); the climb cycle is
+/// Builds all nine clips (in [`CLIP_NAMES`] order); the climb cycle is
 /// authored for `rung_spacing` metres between rungs.
 pub fn build(skeleton: &Skeleton, rung_spacing: f32) -> Vec<Clip> {
     vec![
@@ -589,6 +892,8 @@ pub fn build(skeleton: &Skeleton, rung_spacing: f32) -> Vec<Clip> {
         bake(skeleton, "climb", CLIMB_DURATION, true, |p| {
             climb(rung_spacing, p)
         }),
+        bake(skeleton, "hang", HANG_DURATION, true, hang),
+        bake(skeleton, "climb_up", CLIMB_UP_DURATION, false, climb_up),
     ]
 }
 
@@ -596,7 +901,7 @@ pub fn build(skeleton: &Skeleton, rung_spacing: f32) -> Vec<Clip> {
 mod tests {
     use super::*;
     use crate::knight::skeleton;
-    use animation::{Wrap, sample_at, validate_clip};
+    use animation::{Transform, Wrap, sample_at, validate_clip};
     use proptest::prelude::*;
 
     fn joint_pos(s: &Skeleton, clip: &Clip, t: f32, j: usize) -> Vec3 {
@@ -672,6 +977,96 @@ mod tests {
                         clip.name
                     );
                 }
+            }
+        }
+    }
+
+    /// The fastest any joint turns (local rotation, rad/s) sampling `clip`
+    /// at 64 Hz, with the joint and the time.
+    fn fastest_joint(s: &Skeleton, clip: &Clip) -> (f32, usize, f32) {
+        let dt = 1.0 / 64.0;
+        let n = (clip.duration / dt).floor() as usize;
+        let mut prev = s.rest_locals().to_vec();
+        sample_at(clip, 0.0, Wrap::Clamp, &mut prev);
+        let mut worst = (0.0, 0, 0.0);
+        for k in 1..=n {
+            let t = k as f32 * dt;
+            let mut locals = s.rest_locals().to_vec();
+            sample_at(clip, t, Wrap::Clamp, &mut locals);
+            for (j, (a, b)) in prev.iter().zip(&locals).enumerate() {
+                let w = a.rotation.angle_between(b.rotation) / dt;
+                if w > worst.0 {
+                    worst = (w, j, t);
+                }
+            }
+            prev = locals;
+        }
+        worst
+    }
+
+    #[test]
+    fn the_ledge_clips_turn_every_joint_at_climbing_speeds() {
+        // The hang sways (today 0.4 rad/s); the climb over the top turns
+        // no joint faster than 14 rad/s (today 12.9, a shoulder as it
+        // passes over its hand), leaving the ledge IK's corrections room
+        // under the 20 rad/s target.
+        let s = skeleton::build().unwrap();
+        let clips = build(&s, DEFAULT_RUNG_SPACING);
+        for (name, bound) in [("hang", 2.0), ("climb_up", 14.0)] {
+            let clip = clips.iter().find(|c| c.name == name).unwrap();
+            let (w, j, t) = fastest_joint(&s, clip);
+            assert!(
+                w <= bound,
+                "{name}: joint {} turns {w:.1} rad/s at {t:.3} s",
+                s.name(j)
+            );
+        }
+    }
+
+    #[test]
+    fn the_climb_up_starts_from_the_hang_and_ends_standing_with_the_hands_on_the_corner() {
+        let s = skeleton::build().unwrap();
+        let mut locals = s.rest_locals().to_vec();
+        let mut models = vec![Mat4::IDENTITY; s.len()];
+        let mut other = locals.clone();
+        let mut other_models = models.clone();
+        let same = |a: &[Transform], b: &[Transform]| {
+            a.iter().zip(b).all(|(x, y)| {
+                x.rotation.angle_between(y.rotation) < 1e-3
+                    && x.translation.distance(y.translation) < 1e-4
+            })
+        };
+        solve(&s, &climb_up(0.0), &mut locals, &mut models);
+        solve(&s, &hang(0.0), &mut other, &mut other_models);
+        assert!(same(&locals, &other), "the climb starts from the hang");
+        solve(&s, &climb_up(1.0), &mut locals, &mut models);
+        solve(&s, &idle(0.0), &mut other, &mut other_models);
+        assert!(same(&locals, &other), "the climb ends in the idle's pose");
+        // While they hold (the pull-up and the press), the wrists are on
+        // the corner, which the keys follow as the feet's point moves
+        // (within 2.5 cm: an arm reaches at most 90 % of its length, the
+        // ledge IK places the hand exactly).
+        for k in 0..=40 {
+            let u = CLIMB_LET_GO.0 * k as f32 / 40.0;
+            solve(&s, &climb_up(u), &mut locals, &mut models);
+            let goals = on_corner(corner_at(u));
+            for (hand, goal) in [joint::HAND_L, joint::HAND_R].into_iter().zip(goals) {
+                let d = models[hand].w_axis.truncate().distance(goal);
+                assert!(d < 0.025, "u {u}: {} {d} m off the corner", s.name(hand));
+            }
+        }
+        // Standing up, each foot once on the top stays on it (the right
+        // from its step up, the left once brought over the edge).
+        for (foot, from) in [(joint::FOOT_R, 0.72), (joint::FOOT_L, 0.86)] {
+            for k in 0..=20 {
+                let u = from + (1.0 - from) * k as f32 / 20.0;
+                solve(&s, &climb_up(u), &mut locals, &mut models);
+                let top = corner_at(u).y;
+                let y = models[foot].w_axis.y;
+                assert!(
+                    y >= top + ANKLE_HEIGHT - 0.01,
+                    "u {u}: ankle at {y}, top {top}"
+                );
             }
         }
     }

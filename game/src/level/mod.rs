@@ -1981,7 +1981,14 @@ mod tests {
             a.x == b.x && b.y - a.y >= 2.0,
             "the tower's lift is vertical: {a} {b}"
         );
-        assert!(tower.spawn.y < 2.0 && tower.exit.y < 2.0 && tower.exit.x > tower.spawn.x);
+        // Spawn on the ground; the exit east of it on the top of a 3 m wall
+        // (caught by its corner: issue 34).
+        assert!(tower.spawn.y < 2.0 && tower.exit.x > tower.spawn.x);
+        assert!(
+            (tower.exit.y - tower.spawn.y - 3.0).abs() < 0.01,
+            "{}",
+            tower.exit
+        );
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::sim::world::{FloorFilter, FloorHit, FloorKind, Ladder, Level};
 mod ledge;
 pub use ledge::{
     GRAB_REACH_DOWN, GRAB_REACH_UP, GRAB_REACH_X, GRAB_TIME, LEDGE_CLIMB_TIME, LEDGE_REGRAB_TIME,
-    LedgeHang,
+    LedgeHang, climb_offset,
 };
 
 /// Simulation steps per second. 64 Hz is exact in binary floating point and
@@ -425,6 +425,11 @@ pub struct Player {
     /// Seconds since the hands last let go of a ledge (large when never):
     /// no ledge is caught for [`LEDGE_REGRAB_TIME`] after.
     pub since_ledge_release: f32,
+    /// The body's own horizontal speed in a step in which a corner moved
+    /// it out ([`Level::corner_clearance`]; `vel.x` is then the speed of
+    /// that move): the next step goes on from it, so the deflection does
+    /// not carry the body away (from a ledge it is about to catch).
+    pub corner_vx: Option<f32>,
 }
 
 impl Player {
@@ -449,6 +454,7 @@ impl Player {
             ladder_move: None,
             ledge: None,
             since_ledge_release: f32::INFINITY,
+            corner_vx: None,
         }
     }
 
@@ -541,6 +547,9 @@ impl Player {
     /// Advances the player by one fixed step [`DT`].
     pub fn step(&mut self, level: &Level, params: &MoveParams, input: &Input) {
         let input = sanitize(input);
+        if let Some(vx) = self.corner_vx.take() {
+            self.vel.x = vx;
+        }
         self.just_landed = false;
         self.state_time += DT;
         self.since_ledge_release += DT;
@@ -792,6 +801,7 @@ impl Player {
     }
 
     fn step_air_motion(&mut self, level: &Level, params: &MoveParams, input: &Input) {
+        let start_x = self.pos.x;
         self.since_grounded += DT;
         if self.since_grounded <= params.coyote_time
             && self.since_jump_pressed <= params.jump_buffer
@@ -890,6 +900,32 @@ impl Player {
             // passing through the ground, and the jump goes on.
             Some(h) if new_y < h.y && h.kind() != FloorKind::OneWay => self.pos = Vec2::new(x, h.y),
             _ => self.pos = Vec2::new(x, new_y),
+        }
+        // Falling past a corner beside the body with its legs over the
+        // solid's side (walked off an edge and turned back at once): the
+        // corner moves it out as it falls (see `Level::corner_clearance`),
+        // continuously and with the velocity that carries it this step
+        // (the next goes on from its own, `corner_vx`), so the body never
+        // enters the side and is never snapped out of it.
+        // Only where the body falls on past the corner (no floor within a
+        // step under it: dropping down a stair it lands first, as before).
+        if self.state == Locomotion::Air
+            && level
+                .floor_below(self.pos.x, self.pos.y, MAX_STEP_UP)
+                .is_none()
+            && let Some(clear) =
+                level.corner_clearance(self.pos.x, BODY_HALF_WIDTH, self.pos.y, MAX_STEP_UP)
+            && !level.solid_overlaps(
+                clear - BODY_HALF_WIDTH,
+                clear + BODY_HALF_WIDTH,
+                self.pos.y + MAX_STEP_UP,
+                self.pos.y + BODY_HEIGHT,
+            )
+        {
+            self.corner_vx = Some(self.vel.x);
+            self.vel.x = (clear - start_x) / DT;
+            self.carry_vx = 0.0;
+            self.pos.x = clear;
         }
         // Still in the air and overlapping a block (stepping off a ledge
         // slowly, a platform's push): moved out sideways to the nearer free
@@ -1388,6 +1424,79 @@ mod tests {
             (p.pos.x - (2.0 + BODY_HALF_WIDTH)).abs() < 1e-3,
             "stopped at the low tunnel: {p:?}"
         );
+    }
+
+    #[test]
+    fn walking_off_an_edge_and_turning_back_at_once_slides_off_the_corner_without_a_snap() {
+        // A 3 m block over x -2..2 on the ground. Walked (or run) off its
+        // right edge, the body turns back toward it at once: falling past
+        // the corner with its legs over the block's side, it is moved out
+        // continuously (the corner deflects it as it falls), never snapped
+        // out of the block's side in one step (it was: by up to 13.6 cm),
+        // and never overlaps the block. Every step's displacement is
+        // explained by the velocities before and after it within 1 cm (the
+        // root snap's measure).
+        let block = SolidBox {
+            x0: -2.0,
+            x1: 2.0,
+            bottom: 0.0,
+            top0: 3.0,
+            top1: 3.0,
+        };
+        let level = level_with(
+            vec![GroundSegment::ground(-2.0, 2.0, 3.0, 3.0)],
+            vec![block],
+            vec![],
+        );
+        for (running, back_after) in [(false, 0), (false, 3), (true, 0), (true, 2)] {
+            let mut p = Player::new(Vec2::new(1.0, 3.0));
+            settle(&mut p, &level);
+            let right = Input {
+                move_x: 1.0,
+                run: running,
+                ..Input::default()
+            };
+            let mut steps = 0;
+            while p.state == Locomotion::Ground {
+                p.step(&level, &MoveParams::default(), &right);
+                steps += 1;
+                assert!(steps < 400, "never walked off: {p:?}");
+            }
+            run(&mut p, &level, right, back_after);
+            let left = Input {
+                move_x: -1.0,
+                ..right
+            };
+            let mut worst: f32 = 0.0;
+            for _ in 0..200 {
+                let (x, vx) = (p.pos.x, p.vel.x);
+                p.step(&level, &MoveParams::default(), &left);
+                if p.state == Locomotion::Ledge {
+                    break;
+                }
+                let dx = p.pos.x - x;
+                let (lo, hi) = (vx.min(p.vel.x) * DT, vx.max(p.vel.x) * DT);
+                let snap = (lo - dx).max(dx - hi).max(0.0);
+                worst = worst.max(snap);
+                assert!(
+                    !level.solid_overlaps(
+                        p.pos.x - BODY_HALF_WIDTH,
+                        p.pos.x + BODY_HALF_WIDTH,
+                        p.pos.y + MAX_STEP_UP,
+                        p.pos.y + BODY_HEIGHT
+                    ),
+                    "inside the block: {p:?}"
+                );
+                if p.state == Locomotion::Ground {
+                    break;
+                }
+            }
+            assert!(
+                worst <= 0.01,
+                "run {running}, back after {back_after}: snapped {worst} m out of the block's side"
+            );
+            assert!(p.pos.x >= 2.0 + BODY_HALF_WIDTH - 1e-3, "{p:?}");
+        }
     }
 
     #[test]

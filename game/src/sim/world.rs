@@ -835,6 +835,52 @@ impl Level {
             || self.platforms.iter().any(|p| hit(&p.solid()))
     }
 
+    /// Where a body in the air at `x` (half width `half_width`, feet at
+    /// `feet`) must be so that its legs clear the corners of solids beside
+    /// it as it falls past them: a solid whose top lies within `band` above
+    /// the feet (below the body's lower edge, `feet + band`, so not yet a
+    /// wall for it) and which the body overlaps from one side (its centre
+    /// outside the solid) may overlap it by at most the height its lower
+    /// edge is still above that top. The corner so acts as a 45° chamfer
+    /// that moves a falling body out continuously, the amount shrinking to
+    /// nothing exactly when the solid's face would become a wall, instead
+    /// of the body entering the solid's side and being pushed out of it in
+    /// one step. `None` when no corner constrains it (or corners on both
+    /// sides leave it no room).
+    pub fn corner_clearance(&self, x: f32, half_width: f32, feet: f32, band: f32) -> Option<f32> {
+        let (x0, x1) = (x - half_width, x + half_width);
+        let edge = feet + band;
+        let (mut lo, mut hi) = (f32::NEG_INFINITY, f32::INFINITY);
+        let mut consider = |s: &SolidBox| {
+            if s.x1 <= x0 + FLOOR_EPS || s.x0 >= x1 - FLOOR_EPS || s.bottom >= edge {
+                return;
+            }
+            if x >= s.x1 {
+                // Beside its right face: its top at that edge.
+                let top = s.top1;
+                if top > feet + FLOOR_EPS && top < edge {
+                    lo = lo.max(s.x1 + half_width - (edge - top));
+                }
+            } else if x <= s.x0 {
+                let top = s.top0;
+                if top > feet + FLOOR_EPS && top < edge {
+                    hi = hi.min(s.x0 - half_width + (edge - top));
+                }
+            }
+        };
+        for i in self.index.solids.span(x0, x1) {
+            consider(&self.solids[i as usize]);
+        }
+        for p in &self.platforms {
+            consider(&p.solid());
+        }
+        if lo > hi {
+            return None;
+        }
+        let c = x.clamp(lo, hi);
+        (c != x).then_some(c)
+    }
+
     /// Where a body at `x` (half width `half_width`, heights `y_lo..y_hi`)
     /// that overlaps solids goes to be clear of them: the nearer of just
     /// left of the leftmost overlapped face and just right of the

@@ -91,7 +91,7 @@ type Gap = (&'static str, &'static str, f64, f64);
 /// What CesiumMan does not meet yet (issue 32). The joint speed limit acts
 /// on more than 2 % of his frames on most runs: his run is his walk played
 /// about four times over, a scurry the limit holds back (met walking the
-/// slopes, 1.65 %, and on the tower's script, 1.67 %). IK moves his feet
+/// slopes, 1.65 %, and on the tower's script, 1.87 %). IK moves his feet
 /// up to 10 cm from his clip on flat ground (the knight's target 1 mm): his
 /// walk's contact curve calls a foot planted while the clip moves it 15 cm.
 /// On `long.txt` a foot locked in his heel strike at the foot of the 45°
@@ -104,12 +104,12 @@ const KNOWN_GAPS: [Gap; 11] = [
     ("all_transitions", "limited_share", 0.02, 0.112),
     ("all_slopes_run", "limited_share", 0.02, 0.075),
     ("all_tutorial", "limited_share", 0.02, 0.065),
-    ("all_long", "limited_share", 0.02, 0.079),
+    ("all_long", "limited_share", 0.02, 0.083),
     ("all_long", "planted_foot_max_error_m", 0.005, 0.0155),
     ("all_autopilot_builtin", "limited_share", 0.02, 0.225),
     ("all_autopilot_tutorial", "limited_share", 0.02, 0.142),
-    ("all_autopilot_long", "limited_share", 0.02, 0.142),
-    ("all_autopilot_tower", "limited_share", 0.02, 0.129),
+    ("all_autopilot_long", "limited_share", 0.02, 0.136),
+    ("all_autopilot_tower", "limited_share", 0.02, 0.104),
 ];
 
 /// Asserts `key` of run `name` at its target `bound`, or, for a known gap,
@@ -293,7 +293,7 @@ fn cesium_man_meets_the_motion_targets_on_every_script_and_level() {
     // pulled onto a lock placed at the end of a swing the limit had
     // slowed, a foot held on a rung fully, and the pelvis lowering at once
     // for one foot while the other was locked. Issue 32's share of frames
-    // for the joint speed limit, 2 %: met on the tower's script (1.67 %),
+    // for the joint speed limit, 2 %: met on the tower's script (1.87 %),
     // a known gap on the others (see KNOWN_GAPS).
     let mut table = Vec::new();
     for (name, args) in every_run() {
@@ -305,6 +305,21 @@ fn cesium_man_meets_the_motion_targets_on_every_script_and_level() {
         } else {
             assert_eq!(s["goal_reached"], true, "{name}: {s}");
         }
+        // Every shipped level needs a grab (see check_level.rs): its
+        // script and the autopilot catch a corner and climb over it with
+        // his procedural hang and climb, the hands on the corner (issue 34).
+        let shipped = game::level::shipped::shipped_names();
+        if shipped
+            .iter()
+            .any(|l| name == format!("all_{l}") || name == format!("all_autopilot_{l}"))
+        {
+            assert!(f(&s, "ledge_frames") > 0.0, "{name}: no ledge frame: {s}");
+        }
+        assert!(
+            f(&s, "ledge_hand_max_error_m") <= 0.005,
+            "{name}: ledge hands {}",
+            f(&s, "ledge_hand_max_error_m")
+        );
         // Planted feet within 5 mm everywhere (1.2–1.5 mm) but on the long
         // level's script, a known gap (see KNOWN_GAPS).
         for (key, bound) in [

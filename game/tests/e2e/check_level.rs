@@ -174,3 +174,46 @@ fn check_level_reports_ladder_feet_platform_paths_and_the_unreachable_place() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn every_shipped_level_needs_a_ledge_grab_to_reach_its_exit() {
+    // Issue 34: each shipped level has a place only a grab reaches (the
+    // tutorial, the Long Climb and the Tower each hold their exit on top of
+    // a 3 m wall). The level as shipped passes; the same map with a NoGrab
+    // rectangle over all of it (no corner can be caught) has its exit
+    // unreachable, the first place not reached being the wall's top.
+    let dir = std::env::temp_dir().join(format!("ironstep-needs-grab-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in game::level::shipped::shipped_names() {
+        let shipped = format!("../assets/levels/{name}.tmx");
+        let (code, out, err) = ironstep(&["check-level", &shipped]);
+        assert_eq!(code, 0, "{name}: stdout {out}\nstderr {err}");
+        let text =
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(&shipped)).unwrap();
+        assert_eq!(text.matches(" </objectgroup>").count(), 1, "{name}");
+        let text = text.replace(
+            " </objectgroup>",
+            "  <object id=\"9999\" type=\"NoGrab\" x=\"0\" y=\"0\" width=\"100000\" height=\"100000\"/>\n </objectgroup>",
+        );
+        let path = dir.join(format!("{name}.tmx"));
+        std::fs::write(&path, text).unwrap();
+        let file = path.display().to_string();
+        let (code, out, _) = ironstep(&["check-level", &file]);
+        assert_ne!(code, 0, "{name}: reached without a grab: {out}");
+        let exit = level::load(&path).unwrap().level.exit;
+        let unreachable = out
+            .lines()
+            .find(|l| l.contains("error: exit at"))
+            .unwrap_or_else(|| panic!("{name}: {out}"));
+        // The first place not reached is the floor at the exit's height
+        // (the wall's top), named before the farthest place reached.
+        let first = unreachable.split("; the farthest reached").next().unwrap();
+        assert!(
+            first.contains(
+                "is unreachable from the spawn: the first place not reached is the floor"
+            ) && first.ends_with(&format!("at height {:.2}..{:.2} m", exit.y, exit.y)),
+            "{name}: {unreachable}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

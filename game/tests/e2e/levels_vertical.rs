@@ -8,7 +8,8 @@
 //! through a third, climbs a ladder through a plank and rides the moving
 //! platform over the pit; the Long Climb's run takes the upper route of
 //! floating platforms; the Tower's run rides the lift, climbs through the
-//! roof plank and drops through two planks. Each run must end at the
+//! roof plank and drops through two planks; each climbs over the wall its
+//! exit stands on by catching its corner. Each run must end at the
 //! level's exit with no NaN and the foot figures of the issue (planted foot
 //! ≤ 5 mm from its floor, on a moving platform in the platform's frame;
 //! stance slide ≤ 1 cm; rung contact ≤ 5 mm).
@@ -55,7 +56,7 @@ const CASES: [Case; 3] = [
     },
     Case {
         level: "long",
-        frames: 3700,
+        frames: 4200,
         climbs: 4,
         // Target 5 mm: met (2.8 mm). It read 28.6 mm at frame 2860 (x 91.27
         // m) when the metric judged only the sole point: the left foot rests
@@ -76,7 +77,7 @@ const CASES: [Case; 3] = [
     },
     Case {
         level: "tower",
-        frames: 4300,
+        frames: 5100,
         climbs: 3,
         planted: 0.005,
         // 19.0 rad/s with the speed limit (22.5 before it, a shoulder
@@ -176,7 +177,7 @@ fn scripted_runs_reach_the_exit_of_every_shipped_level_with_feet_on_the_floors()
             "{name}: rung contact"
         );
         // The joint speed limit acts on at most 0.5 % of the knight's
-        // frames (issue 32). Met: tutorial 0.38 %, long 0.24 %, tower 0.21 %.
+        // frames (issue 32). Met: tutorial 0.34 %, long 0.21 %, tower 0.18 %.
         let share = crate::common::limited_share(&doc);
         assert!(
             share <= crate::common::KNIGHT_LIMITED_SHARE,
@@ -204,6 +205,13 @@ fn scripted_runs_reach_the_exit_of_every_shipped_level_with_feet_on_the_floors()
             jump < 1.0,
             "{name}: moved {jump} m in one frame (a respawn?)"
         );
+        // Every shipped level's exit stands on a wall whose corner is
+        // caught and climbed over (the tutorial's at (82, 4) m, long's at
+        // (104.5, 6) m, the tower's at (31, 4.5) m), the hands on it
+        // (issue 34).
+        let hanging = t.iter().filter(|(_, _, st)| st == "ledge").count();
+        assert!(hanging > 64, "{name}: on the ledge {hanging} frames");
+        assert!(num(s, "ledge_hand_max_error_m") <= 0.005, "{name}: {s}");
         match name {
             "tutorial" => {
                 // Carried over the pit (x 67–73 m) standing on the platform.
@@ -214,11 +222,6 @@ fn scripted_runs_reach_the_exit_of_every_shipped_level_with_feet_on_the_floors()
                     })
                     .count();
                 assert!(riding > 64 * 4, "{name}: rode the platform {riding} frames");
-                // The exit's ledge (its corner at (82, 4) m) caught and
-                // climbed over, the hands on it (issue 34).
-                let hanging = t.iter().filter(|(_, _, st)| st == "ledge").count();
-                assert!(hanging > 64, "{name}: on the ledge {hanging} frames");
-                assert!(num(s, "ledge_hand_max_error_m") <= 0.005, "{name}: {s}");
             }
             "tower" => {
                 // Lifted from 4.5 m to 7.5 m standing on the lift.

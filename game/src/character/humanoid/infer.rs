@@ -844,6 +844,10 @@ fn infer_skin(model: &ImportedModel, s: usize, vrm: Option<&VrmBones>) -> Result
             fall: nclips[fall.0].name.clone(),
             land: nclips[land.0].name.clone(),
             climb: climb_name,
+            // Ledges: the climb clip serves (no model brings hang clips
+            // the inference could tell apart).
+            hang: String::new(),
+            climb_up: String::new(),
         },
         idle_time,
         walk_cycle_distance: walk_cycle,

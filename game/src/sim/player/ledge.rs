@@ -106,6 +106,26 @@ impl LedgeHang {
     }
 }
 
+/// Where the feet are `u` of the way (0 to 1) through a climb over a ledge
+/// whose top is level with its corner, from the hanging place, the top
+/// lying toward +x: the path [`climb_move`] takes (rising first, then
+/// stepping across, at rest at both ends). Authored climb-up clips follow
+/// it (see `knight::clips`), so the body they pose keeps to the corner.
+pub fn climb_offset(u: f32) -> Vec2 {
+    let m = LadderMove {
+        leaving: true,
+        t: 0.0,
+        duration: LEDGE_CLIMB_TIME,
+        windows: CLIMB_WINDOWS,
+        from: Vec2::ZERO,
+        to: Vec2::new(HANG_OFFSET + crate::sim::ledge::CLIMB_STEP, HANG_DROP),
+        v_from: Vec2::ZERO,
+        v_to: Vec2::ZERO,
+        side: 1.0,
+    };
+    m.at(u.clamp(0.0, 1.0) * LEDGE_CLIMB_TIME).0
+}
+
 /// The climb over `ledge`'s top from its hanging place, if there is a floor
 /// to climb onto and the whole move is clear of solids (the standing body's
 /// headroom on the top included).
@@ -453,6 +473,27 @@ mod tests {
             ..Input::default()
         };
         assert!(until(&mut p, &level, down, Locomotion::Ground, 200));
+    }
+
+    #[test]
+    fn climb_offset_is_the_climb_over_a_flat_topped_ledge_either_way() {
+        // The authored climb-up clips follow `climb_offset`: it must be the
+        // controller's own move, from the hanging place toward the top.
+        let level = wall_level(3.0, &[], vec![]);
+        for (x, side) in [(2.0, -1.0), (4.0, 1.0)] {
+            let ledge = level
+                .ledge_near((x - 0.1, x + 0.1), (2.9, 3.1), side, Vec2::new(x, 3.0))
+                .expect("a ledge");
+            let m = climb_move(&level, &ledge).expect("a climb");
+            for k in 0..=20 {
+                let u = k as f32 / 20.0;
+                let (feet, _) = m.at(u * m.duration);
+                let d = climb_offset(u);
+                let want = ledge.hang_pos() + Vec2::new(-side * d.x, d.y);
+                assert!(feet.distance(want) < 1e-4, "u {u}: {feet} vs {want}");
+            }
+        }
+        assert_eq!(climb_offset(0.0), Vec2::ZERO);
     }
 
     #[test]
