@@ -1021,11 +1021,11 @@ fn the_rig_command_prints_a_rig_file_that_rig_reads_back() {
 /// with a little room, marked as a known gap of issue 32, so that it
 /// cannot get worse unnoticed.
 const HUMANOID_BOUNDS: [(&str, f64, f64, f64, f64); 4] = [
-    // Known gap: the limit acts on 1.9–6.4 % (his walk at 1.6 times over).
+    // Known gap: the limit acts on 2.5–6.3 % (his walk at 1.6 times over).
     ("CesiumMan/CesiumMan.glb", 0.07, 0.005, 0.01, 0.005),
-    // Known gap: 3.6–7.3 % (the knight's clips at up to 1.96 times over).
+    // Known gap: 4.1–7.3 % (the knight's clips at up to 2.01 times over).
     ("RiggedFigure/RiggedFigure.glb", 0.08, 0.005, 0.01, 0.005),
-    // Known gap: 9.8–13.5 % (short legs, the pelvis bobbing for the stride).
+    // Known gap: 11.1–13.3 % (short legs, the stride at its longest).
     (
         "KenneyCharacterMedium/characterMedium.glb",
         0.15,
@@ -1033,7 +1033,7 @@ const HUMANOID_BOUNDS: [(&str, f64, f64, f64, f64); 4] = [
         0.01,
         0.005,
     ),
-    // Known gaps: 1.3–2.4 % limited; on `long` a foot planted at the foot
+    // Known gaps: 1.6–2.4 % limited; on `long` a foot planted at the foot
     // of a slope 10.7 mm into it (his hand slid 27 mm off a rung there
     // until a hand lets go of a rung out of its reach).
     ("Mannequiny/mannequiny.glb", 0.03, 0.012, 0.01, 0.005),
