@@ -1039,32 +1039,42 @@ const HUMANOID_BOUNDS: [(&str, f64, f64, f64, f64); 4] = [
     ("Mannequiny/mannequiny.glb", 0.03, 0.012, 0.01, 0.005),
 ];
 
+/// The autopilot's metrics summary for shared model `m` on `level`, with no
+/// rig file (the run's success checked); `test` names the calling test, so
+/// tests running at once write their own files.
+fn humanoid_autopilot(m: &str, level: &str, test: &str) -> Value {
+    let name = format!("{test}_{}_{level}.json", m.split('/').next().unwrap());
+    let metrics = tmp(&name);
+    let path = shared(m);
+    let out = ironstep(&[
+        "run",
+        "--autopilot",
+        "--level",
+        level,
+        "--character",
+        path.to_str().unwrap(),
+        "--metrics",
+        metrics.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{m} on {level}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap();
+    let s = doc["summary"].clone();
+    eprintln!("{m} on {level}: {s}");
+    s
+}
+
+const SHIPPED_LEVELS: [&str; 4] = ["builtin", "tutorial", "long", "tower"];
+
 #[test]
 fn every_shared_humanoid_plays_every_shipped_level_with_no_rig_file() {
     let f = |s: &Value, k: &str| s[k].as_f64().unwrap_or_else(|| panic!("{k}: {s}"));
     for (m, limited, planted, slide, rung) in HUMANOID_BOUNDS {
-        for level in ["builtin", "tutorial", "long", "tower"] {
-            let name = format!("auto_rig_{}_{level}.json", m.split('/').next().unwrap());
-            let metrics = tmp(&name);
-            let path = shared(m);
-            let out = ironstep(&[
-                "run",
-                "--autopilot",
-                "--level",
-                level,
-                "--character",
-                path.to_str().unwrap(),
-                "--metrics",
-                metrics.to_str().unwrap(),
-            ]);
-            assert!(
-                out.status.success(),
-                "{m} on {level}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let doc: Value = serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap();
-            let s = &doc["summary"];
-            eprintln!("{m} on {level}: {s}");
+        for level in SHIPPED_LEVELS {
+            let s = &humanoid_autopilot(m, level, "auto_rig");
             assert_eq!(s["exit_reached"], true, "{m} on {level}");
             assert_eq!(s["nan_count"], 0, "{m} on {level}");
             assert_eq!(s["ik_errors"], 0, "{m} on {level}");
@@ -1081,6 +1091,36 @@ fn every_shared_humanoid_plays_every_shipped_level_with_no_rig_file() {
             }
         }
     }
+}
+
+/// Known gaps (issues 31 and 32): the targets every shared humanoid's
+/// autopilot runs must meet with no rig file, asserted for all of them:
+/// the joint speed limit acting on at most 2 % of the frames, planted feet
+/// within 5 mm, hands on a ledge within 5 mm. Today the limit acts on up to
+/// 6.3 % (CesiumMan), 7.3 % (RiggedFigure), 13.3 % (Kenney) and 2.4 %
+/// (Mannequiny), Mannequiny plants a foot 10.7 mm into a slope on `long` and
+/// RiggedFigure's hands hold a ledge 26 mm off (see `HUMANOID_BOUNDS`). It
+/// fails until they are met.
+#[test]
+#[ignore = "known gap: the joint speed limit acts on up to 13.3 % of a foreign humanoid's frames, target 2 % (issues 31, 32)"]
+fn known_gap_every_shared_humanoid_meets_the_targets() {
+    let f = |s: &Value, k: &str| s[k].as_f64().unwrap_or_else(|| panic!("{k}: {s}"));
+    let mut over = Vec::new();
+    for (m, ..) in HUMANOID_BOUNDS {
+        for level in SHIPPED_LEVELS {
+            let s = &humanoid_autopilot(m, level, "auto_rig_gap");
+            let share = f(s, "joint_speed_limited_frames") / f(s, "frames");
+            if share > 0.02 {
+                over.push(format!("{m} on {level}: limited {share:.3}"));
+            }
+            for k in ["planted_foot_max_error_m", "ledge_hand_max_error_m"] {
+                if f(s, k) > 0.005 {
+                    over.push(format!("{m} on {level}: {k} {:.4}", f(s, k)));
+                }
+            }
+        }
+    }
+    assert!(over.is_empty(), "over the targets: {over:#?}");
 }
 
 /// The autopilot's summary for CesiumMan on `level`, with `rig` or inferred.
