@@ -24,11 +24,16 @@ use glam::Vec2;
 
 /// Ground at 0 m, a block 3 m tall over x = 5..10, ground again after it.
 fn ledge_level() -> Level {
+    wall_level(3.0)
+}
+
+/// A floor, a wall of `height` metres from x = 5 m to 10 m, a floor beyond.
+fn wall_level(height: f32) -> Level {
     Level::from_profile(
         "ledges",
         vec![
             GroundSegment::ground(-5.0, 5.0, 0.0, 0.0),
-            GroundSegment::ground(5.0, 10.0, 3.0, 3.0),
+            GroundSegment::ground(5.0, 10.0, height, height),
             GroundSegment::ground(10.0, 16.0, 0.0, 0.0),
         ],
         vec![],
@@ -249,8 +254,13 @@ fn scaled_knight(scale: f32) -> Arc<Character> {
 /// reach to the wrist as a share of its length, the root's height above
 /// the controller's feet, and the run's figures.
 fn hang_of(character: &Arc<Character>) -> ([f32; 2], f32, Recorder) {
+    hang_from(character, ledge_level())
+}
+
+/// [`hang_of`] on `level` (a wall rising at x = 5 m).
+fn hang_from(character: &Arc<Character>, level: Level) -> ([f32; 2], f32, Recorder) {
     let mut r = Run {
-        sim: Sim::new(ledge_level(), character.clone()),
+        sim: Sim::new(level, character.clone()),
         rec: Recorder::default(),
         steps: 0,
         events: EventTracker::new(),
@@ -339,4 +349,34 @@ fn a_taller_or_shorter_character_hangs_with_its_arms_at_their_length() {
         lifts[0] > lifts[1] + 0.2 && lifts[2] < lifts[1] - 0.2,
         "{lifts:?}"
     );
+}
+
+#[test]
+fn a_tall_character_is_lowered_no_nearer_the_floor_than_its_clearance() {
+    // At a wall whose hang leaves little room under the feet, the knight
+    // scaled 1.25 (lowered 0.48 m at the 3 m wall) is lowered only as far
+    // as keeps his feet (the model's origin) FLOOR_CLEARANCE above the
+    // floor under him: at 2.4 m the clearance limits it (0.31 m), at 2.6 m
+    // it does not (0.48 m).
+    let tall = scaled_knight(1.25);
+    for height in [2.4f32, 2.6] {
+        let (_, lift, rec) = hang_from(&tall, wall_level(height));
+        println!("wall {height} m: root {lift:+.3} m from the controller's feet");
+        assert_eq!(rec.summary.nan_count, 0);
+        assert!(
+            rec.summary.max_root_snap_m <= 0.01,
+            "{}",
+            rec.summary.max_root_snap_m
+        );
+        // The controller hangs the feet HANG_DROP under the corner; the
+        // lowering takes at most what leaves the clearance.
+        let room = height - game::sim::ledge::HANG_DROP;
+        let clearance = game::character::ledge_ik::FLOOR_CLEARANCE;
+        assert!(
+            room + lift >= clearance - 1e-3,
+            "wall {height} m: lowered {lift} m, the feet {} m over the floor",
+            room + lift
+        );
+        assert!(lift < 0.0, "wall {height} m: not lowered at all ({lift})");
+    }
 }
