@@ -799,7 +799,7 @@ pub(super) fn other_drift(s: &Smoothing, i: usize, free: &[Vec3; 2]) -> f32 {
 }
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{fastest_joint, knight_on};
+    use super::super::testing::{fastest_joint, knight_on, local_rotations};
     use super::*;
 
     /// Walks (or runs, when `run`) right over a flight of `steps` stairs,
@@ -833,13 +833,7 @@ mod tests {
             sim.pose(DT);
             let x = sim.player_state().pos.x;
             let body = sim.world.get::<&Body>(sim.player).unwrap();
-            let now: Vec<Quat> = body
-                .pipeline
-                .pose
-                .locals
-                .iter()
-                .map(|t| t.rotation)
-                .collect();
+            let now = local_rotations(&body.pipeline);
             let on_stairs = (3.5..end + 1.0).contains(&x);
             if !prev.is_empty() && on_stairs {
                 joint = joint.max(fastest_joint(&prev, &now, DT));

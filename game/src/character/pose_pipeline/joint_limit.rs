@@ -260,7 +260,7 @@ pub(super) fn limit_joint_speed(job: JointLimit) {
 }
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{fastest_joint, knight_on};
+    use super::super::testing::{fastest_joint, knight_on, local_rotations};
     use super::*;
     use glam::Vec2;
 
@@ -295,7 +295,7 @@ mod tests {
             sim.pose(DT);
             let body = sim.world.get::<&Body>(sim.player).unwrap();
             let p = &body.pipeline;
-            let now: Vec<Quat> = p.pose.locals.iter().map(|t| t.rotation).collect();
+            let now = local_rotations(p);
             if !prev.is_empty() {
                 fastest = fastest.max(fastest_joint(&prev, &now, DT));
             }

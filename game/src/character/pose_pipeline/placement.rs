@@ -297,7 +297,7 @@ pub(super) fn wrap_pi(a: f32) -> f32 {
 }
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{fastest_joint, knight_on_flat_ground};
+    use super::super::testing::{fastest_joint, knight_on_flat_ground, local_rotations};
     use super::*;
 
     #[test]
@@ -336,13 +336,7 @@ mod tests {
             sim.step(&Input::default());
             sim.pose(DT);
             let body = sim.world.get::<&Body>(sim.player).unwrap();
-            let now: Vec<Quat> = body
-                .pipeline
-                .pose
-                .locals
-                .iter()
-                .map(|t| t.rotation)
-                .collect();
+            let now = local_rotations(&body.pipeline);
             landed |= sim.player_state().state == Locomotion::Ground;
             if landed {
                 deepest = deepest.max(body.pipeline.debug.pelvis_drop);

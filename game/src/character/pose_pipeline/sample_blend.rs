@@ -328,7 +328,7 @@ pub(super) fn gait_rates(c: &Character, layers: &[Layer]) -> [Option<(f32, f32)>
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{fastest_joint, knight_on_flat_ground};
+    use super::super::testing::{fastest_joint, knight_on_flat_ground, local_rotations};
     use glam::Quat;
 
     /// Runs right on flat ground (running when `run`), jumping at frame 90;
@@ -350,13 +350,7 @@ mod tests {
             });
             sim.pose(DT);
             let body = sim.world.get::<&Body>(sim.player).unwrap();
-            let now: Vec<Quat> = body
-                .pipeline
-                .pose
-                .locals
-                .iter()
-                .map(|t| t.rotation)
-                .collect();
+            let now = local_rotations(&body.pipeline);
             if !prev.is_empty() {
                 let speed = fastest_joint(&prev, &now, DT);
                 if (60..90).contains(&frame) {

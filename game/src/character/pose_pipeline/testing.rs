@@ -14,6 +14,11 @@ pub(super) fn fastest_joint(prev: &[Quat], now: &[Quat], dt: f32) -> f32 {
         .fold(0.0, f32::max)
 }
 
+/// The local rotations of `pipeline`'s current pose, in joint order.
+pub(super) fn local_rotations(pipeline: &super::PosePipeline) -> Vec<Quat> {
+    pipeline.pose.locals.iter().map(|t| t.rotation).collect()
+}
+
 /// The knight at `spawn` on a level of these ground `segments` (no
 /// ladders) whose exit is at `exit`.
 pub(super) fn knight_on(
