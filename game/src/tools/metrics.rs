@@ -252,7 +252,7 @@ pub struct Recorder {
     /// The summary so far.
     pub summary: Summary,
     prev_rotations: Vec<Quat>,
-    plant_start: [Option<Vec3>; 2],
+    plant_start: [Option<(Vec3, Option<u16>)>; 2],
     flat_time: f32,
     prev_speed: f32,
     /// The root's position and its displacement over the frame before.
@@ -355,12 +355,22 @@ impl Recorder {
             }
             // On a moving platform the foot is measured in the platform's
             // frame: riding along is not sliding.
-            let frame = match floor.map(|f| f.kind()) {
-                Some(FloorKind::Platform(k)) => level.platforms[k as usize].pos.extend(0.0),
-                _ => Vec3::ZERO,
+            // A foot planted across the edge of a platform may find the
+            // platform under its sole on one frame and the ground beside it
+            // on the next: the plant's start is carried over into the new
+            // frame where it was last frame, so the change of frame itself
+            // is not a slide (it read as 68 m).
+            let platform = match floor.map(|f| f.kind()) {
+                Some(FloorKind::Platform(k)) => Some(k),
+                _ => None,
             };
-            let start = *self.plant_start[i].get_or_insert(ankle - frame);
-            slide[i] = (ankle - frame - start).length();
+            let frame_of = |k: Option<u16>| {
+                k.and_then(|k| level.platforms.get(k as usize))
+                    .map_or(Vec3::ZERO, |p| p.pos.extend(0.0))
+            };
+            let start = plant_start_in(self.plant_start[i], platform, ankle, frame_of);
+            self.plant_start[i] = Some((start, platform));
+            slide[i] = (ankle - frame_of(platform) - start).length();
             s.stance_slide_max_m = s.stance_slide_max_m.max(slide[i]);
         }
         if feet.iter().any(|f| f.planted) {
@@ -768,6 +778,24 @@ fn sole_error(level: &Level, player: &Player, sole: Vec3, fwd: Vec3) -> Option<f
 
 /// The floor a foot at `x` should stand on: what the foot probe looks for
 /// ([`foot_probe_range`]), moving platforms included.
+/// Where a planted ankle started, in the frame of the floor now under its
+/// sole (`platform`, `None` for the level's fixed floors; `frame_of` gives a
+/// frame's origin now): the recorded start, carried over from the frame it
+/// was recorded in where the floor under the sole changed during the plant,
+/// or the ankle itself for a new plant.
+fn plant_start_in(
+    recorded: Option<(Vec3, Option<u16>)>,
+    platform: Option<u16>,
+    ankle: Vec3,
+    frame_of: impl Fn(Option<u16>) -> Vec3,
+) -> Vec3 {
+    match recorded {
+        Some((start, was)) if was == platform => start,
+        Some((start, was)) => start + frame_of(was) - frame_of(platform),
+        None => ankle - frame_of(platform),
+    }
+}
+
 fn foot_floor(level: &Level, player: &Player, x: f32) -> Option<FloorHit> {
     let x = player.foot_probe_x(x);
     let (top, depth) = foot_probe_range(player.pos, x);
@@ -777,6 +805,25 @@ fn foot_floor(level: &Level, player: &Player, x: f32) -> Option<FloorHit> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_plant_keeps_its_start_when_the_floor_under_it_changes_frame() {
+        // A lift 67 m along, moving right 1.5 cm a frame; a foot planted on
+        // the ground beside it at x 67.3 whose sole finds the lift on the
+        // next frame, not having moved: no slide (it read as the lift's 67 m
+        // offset from the level's origin).
+        let lift = Vec3::new(67.0, 4.0, 0.0);
+        let frame_of = |k: Option<u16>| if k.is_some() { lift } else { Vec3::ZERO };
+        let ankle = Vec3::new(67.3, 4.1, 0.0);
+        let start = plant_start_in(None, None, ankle, frame_of);
+        assert_eq!(start, ankle);
+        let on_lift = plant_start_in(Some((start, None)), Some(0), ankle, frame_of);
+        assert!((ankle - lift - on_lift).length() < 1e-6);
+        // Within one frame the recorded start stands.
+        let moved = Vec3::new(0.015, 0.0, 0.0);
+        let kept = plant_start_in(Some((on_lift, Some(0))), Some(0), ankle + moved, frame_of);
+        assert_eq!(kept, on_lift);
+    }
 
     #[test]
     fn each_axis_is_explained_by_its_own_velocity_change() {
