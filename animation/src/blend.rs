@@ -5,7 +5,10 @@
 //! All blending happens on local transforms. Rotations are blended by
 //! normalized weighted sums (nlerp): every contribution is first brought into
 //! the hemisphere of the first contributing layer, because `q` and `-q` are
-//! the same rotation and must blend the same way. Allocates nothing.
+//! the same rotation and must blend the same way; or, with [`blend_near`],
+//! into the hemisphere of a rotation the caller gives per joint (the frame
+//! before's), so that a blend between rotations half a turn apart moves on
+//! from frame to frame instead of flipping. Allocates nothing.
 
 use glam::{Quat, Vec3, Vec4};
 use thiserror::Error;
@@ -106,8 +109,30 @@ pub fn blend(
     rest: &[Transform],
     out: &mut [Transform],
 ) -> Result<(), BlendError> {
+    blend_near(layers, rest, &[], out)
+}
+
+/// [`blend`], with each joint's rotations brought into the hemisphere of
+/// `near[joint]` instead of the first layer's, where `near` has a rotation
+/// for every joint (an empty `near` is [`blend`]).
+///
+/// Two rotations half a turn apart have no midway: their weighted sum
+/// points one way or the other by which hemisphere the second is brought
+/// into, and as one of them moves across the half turn the choice, and with
+/// it the blend, flips in one step (a crossfade from arms hanging down to
+/// arms reaching up swung a shoulder through 2.9 rad in one frame). Given
+/// the rotations the blend gave (or the pose showed) the frame before,
+/// the choice follows the motion instead, and the blend moves continuously
+/// as long as no layer turns a quarter turn between two frames.
+pub fn blend_near(
+    layers: &[BlendLayer],
+    rest: &[Transform],
+    near: &[Quat],
+    out: &mut [Transform],
+) -> Result<(), BlendError> {
     let n = out.len();
     check_len("rest pose", rest.len(), n)?;
+    let near = if near.len() == n { Some(near) } else { None };
     for (i, layer) in layers.iter().enumerate() {
         if layer.locals.len() != n {
             return Err(BlendError::LengthMismatch {
@@ -178,10 +203,17 @@ pub fn blend(
         let (first, w0) = active[0];
         for (j, slot) in out.iter_mut().enumerate() {
             let l0 = &first[j];
-            let r = Vec4::from(l0.rotation);
+            let q0 = Vec4::from(l0.rotation);
+            let (r, q0) = match near {
+                Some(near) => {
+                    let r = Vec4::from(near[j]);
+                    (r, if q0.dot(r) < 0.0 { -q0 } else { q0 })
+                }
+                None => (q0, q0),
+            };
             let mut translation = l0.translation * w0;
             let mut scale = l0.scale * w0;
-            let mut rotation = r * w0;
+            let mut rotation = q0 * w0;
             for &(locals, w) in &active[1..] {
                 let local = &locals[j];
                 let q = Vec4::from(local.rotation);
@@ -204,7 +236,7 @@ pub fn blend(
         let mut translation = Vec3::ZERO;
         let mut scale = Vec3::ZERO;
         let mut rotation = Vec4::ZERO;
-        let mut reference: Option<Vec4> = None;
+        let mut reference: Option<Vec4> = near.map(|near| Vec4::from(near[j]));
         for layer in layers {
             let w = layer.weight * layer.joint_weights.map_or(1.0, |m| m[j]);
             if w <= 0.0 {
@@ -663,6 +695,64 @@ mod tests {
         assert!(remove_root_horizontal_translation(&mut locals, 0, Vec3::ZERO).is_err());
     }
 
+    /// Blends `a` and `b` half and half, near `near` (empty: as [`blend`]).
+    fn halfway(a: Quat, b: Quat, near: &[Quat]) -> Quat {
+        let (la, lb) = (
+            [Transform::new(Vec3::ZERO, a, Vec3::ONE)],
+            [Transform::new(Vec3::ZERO, b, Vec3::ONE)],
+        );
+        let layers = [
+            BlendLayer {
+                locals: &la,
+                weight: 0.5,
+                joint_weights: None,
+            },
+            BlendLayer {
+                locals: &lb,
+                weight: 0.5,
+                joint_weights: None,
+            },
+        ];
+        let mut out = [Transform::IDENTITY];
+        blend_near(&layers, &[Transform::IDENTITY], near, &mut out).unwrap();
+        out[0].rotation
+    }
+
+    #[test]
+    fn a_blend_near_the_last_one_moves_on_across_a_half_turn() {
+        // Halfway between no turn and a turn about X that grows from 170°
+        // to 190°: blended as it comes, the result jumps from +89.5° to
+        // −89.5° where the turn passes 180°; near the frame before's, it
+        // goes on turning half a degree a step.
+        let step = |near: bool| {
+            let mut last: Option<Quat> = None;
+            let mut worst = 0.0f32;
+            for deg in 170..=190 {
+                let b = Quat::from_rotation_x((deg as f32).to_radians());
+                let reference: Vec<Quat> = if near {
+                    last.into_iter().collect()
+                } else {
+                    vec![]
+                };
+                let q = halfway(Quat::IDENTITY, b, &reference);
+                if let Some(l) = last {
+                    worst = worst.max(l.angle_between(q));
+                }
+                last = Some(q);
+            }
+            worst.to_degrees()
+        };
+        assert!(step(false) > 170.0, "{}", step(false));
+        assert!(step(true) < 0.6, "{}", step(true));
+        // Near rotations that do not fit the pose are not used.
+        let b = Quat::from_rotation_x(1.0);
+        let two = [Quat::IDENTITY; 2];
+        assert_eq!(
+            halfway(Quat::IDENTITY, b, &two),
+            halfway(Quat::IDENTITY, b, &[])
+        );
+    }
+
     fn arb_unit_quat() -> impl Strategy<Value = Quat> {
         (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0)
             .prop_filter("non-degenerate", |(x, y, z, w)| {
@@ -692,6 +782,52 @@ mod tests {
                 joint_weights: None,
             })
             .collect()
+    }
+
+    proptest! {
+        #[test]
+        fn a_blend_near_the_last_one_follows_a_layer_fading_in(
+            a in arb_unit_quat(),
+            axis in (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0)
+                .prop_filter("an axis", |(x, y, z)| x * x + y * y + z * z > 1e-2),
+            step in 0.005f32..0.05,
+            w in 0.5f32..0.95,
+        ) {
+            // One layer still, the other (weighing at least as much, as a
+            // crossfade's incoming layer does from its middle on) turning
+            // away from it steadily through a half turn and on: the blend
+            // near the frame before's moves on with it, never more than
+            // twice the turning layer's step in a frame (blended near the
+            // first layer it jumps where the turn passes a half turn, see
+            // `a_blend_near_the_last_one_moves_on_across_a_half_turn`). It
+            // holds to 0.1 rad past the half turn whatever the weights (the
+            // lighter layer's own hemisphere flips once the turn passes
+            // 2 acos(−lighter/heavier), at least 186°).
+            let axis = Vec3::new(axis.0, axis.1, axis.2).normalize();
+            let mut last: Option<Quat> = None;
+            let steps = ((std::f32::consts::PI + 0.1) / step) as usize;
+            for k in 0..=steps {
+                let b = Quat::from_axis_angle(axis, step * k as f32) * a;
+                let la = [Transform::new(Vec3::ZERO, a, Vec3::ONE)];
+                let lb = [Transform::new(Vec3::ZERO, b, Vec3::ONE)];
+                let layers = [
+                    BlendLayer { locals: &la, weight: 1.0 - w, joint_weights: None },
+                    BlendLayer { locals: &lb, weight: w, joint_weights: None },
+                ];
+                let mut out = [Transform::IDENTITY];
+                let near: Vec<Quat> = last.into_iter().collect();
+                blend_near(&layers, &[Transform::IDENTITY], &near, &mut out).unwrap();
+                let q = out[0].rotation;
+                prop_assert!(q.is_normalized());
+                if let Some(l) = last {
+                    prop_assert!(
+                        l.angle_between(q) <= 2.0 * step + 1e-3,
+                        "step {k}: {} rad for a layer's {step}", l.angle_between(q)
+                    );
+                }
+                last = Some(q);
+            }
+        }
     }
 
     proptest! {

@@ -29,7 +29,7 @@ pub mod skinning;
 pub mod transform;
 
 pub use blend::{
-    BlendError, BlendLayer, RootMotion, blend, crossfade, extract_root_motion,
+    BlendError, BlendLayer, RootMotion, blend, blend_near, crossfade, extract_root_motion,
     remove_root_horizontal_translation,
 };
 pub use clip::{Clip, Interpolation, Track};

@@ -1176,3 +1176,53 @@ fn cesium_man_auto_mapped_meets_his_hand_written_rigs_figures() {
         assert_eq!(auto["nan_count"], 0);
     }
 }
+
+/// Where a foreign humanoid's arms let go of a ladder or cross from its
+/// walk into its climb, no joint turns faster than the 20 rad/s of a pop:
+/// - Kenney's characterMedium on the builtin level's ladder: his idle's
+///   arms hang and his procedural climb's reach up and out, half a turn
+///   apart at the shoulder; crossing over, the blend of the two flipped
+///   sides in one frame (35 rad/s; 167 on the tutorial), until each joint
+///   is blended in the hemisphere of the frame before's rotation
+///   (`animation::blend_near`); 19.0 today.
+/// - RiggedFigure on the tutorial's script: a hand letting go of the
+///   ladder's top was solved back onto its easing hold after the speed
+///   limit had slowed it (57 rad/s), until a hand letting go holds
+///   nothing for the limit; 19.0 today.
+#[test]
+fn foreign_arms_cross_into_and_out_of_a_climb_without_a_pop() {
+    let f = |s: &Value, k: &str| s[k].as_f64().unwrap_or_else(|| panic!("{k}: {s}"));
+    let kenney = humanoid_autopilot(
+        "KenneyCharacterMedium/characterMedium.glb",
+        "builtin",
+        "auto_rig_pop",
+    );
+    let fastest = f(&kenney, "max_joint_angular_speed_rad_s");
+    assert!(fastest <= 20.0, "Kenney on builtin: {fastest} rad/s");
+
+    let metrics = tmp("auto_rig_pop_rigged_figure_tutorial.json");
+    let model = shared("RiggedFigure/RiggedFigure.glb");
+    let out = ironstep(&[
+        "run",
+        "--level",
+        "tutorial",
+        "--input",
+        "assets/scripts/tutorial.txt",
+        "--frames",
+        "4700",
+        "--character",
+        model.to_str().unwrap(),
+        "--metrics",
+        metrics.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap();
+    let s = &doc["summary"];
+    assert_eq!(s["goal_reached"], true, "{s}");
+    let fastest = f(s, "max_joint_angular_speed_rad_s");
+    assert!(fastest <= 20.0, "RiggedFigure on tutorial.txt: {fastest} rad/s");
+}

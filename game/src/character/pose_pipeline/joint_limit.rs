@@ -131,8 +131,17 @@ pub(super) fn limit_joint_speed(job: JointLimit) {
             };
             share[i] = last.max(holds(&d.rung_feet[i]));
         }
-        share[2] = holds(&d.hands[0]);
-        share[3] = holds(&d.hands[1]);
+        // A hand letting go of its rung holds nothing any more: the limit
+        // slows it like any joint (re-solved onto the place it is easing
+        // toward, Kenney's shoulder turned 127 rad/s as a short-armed
+        // climber stepped off a ladder's top).
+        for k in 0..2 {
+            share[2 + k] = if smooth.arm_let_go[k] > 0.0 {
+                0.0
+            } else {
+                holds(&d.hands[k])
+            };
+        }
         // Feet held but not locked: on their way onto the ground, just
         // locked (see below), or on rungs (held in full, a foot getting
         // onto or off a ladder turned a hip at 22–24 rad/s; paced, it

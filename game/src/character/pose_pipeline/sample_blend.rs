@@ -2,7 +2,10 @@
 //! [`super::PoseStage::Blend`]; [`snapshot_limbs`] runs in
 //! [`super::PoseStage::LocalToModel`]).
 //!
-//! Reads the character's clips and the frame's [`Layer`]s; writes the
+//! Reads the character's clips, the frame's [`Layer`]s and the previous
+//! frame's final local rotations (each joint's layers are blended in their
+//! hemisphere, [`animation::blend_near`]: a crossfade between rotations half
+//! a turn apart moves on instead of flipping); writes the
 //! animated local pose (the pipeline's `pose.locals`). Keeps, in
 //! [`Sampler`], each clip's sampling cursor, each clip's time and last step
 //! (`clip_steps`, which foot IK reads for contacts a frame ahead), the
@@ -14,8 +17,8 @@
 //! [`snapshot_limbs`] then copies each limb's animated model matrices, all
 //! that foot and ladder IK read of the animated pose.
 
-use animation::{BlendLayer, SamplingCursor, Transform, Wrap, blend, sample};
-use glam::Mat4;
+use animation::{BlendLayer, SamplingCursor, Transform, Wrap, blend_near, sample};
+use glam::{Mat4, Quat};
 
 use crate::character::Character;
 use crate::character::anim_state::{Layer, MAX_LAYERS};
@@ -111,6 +114,7 @@ impl Sampler {
         &mut self,
         c: &Character,
         layers: &[Layer],
+        near: &[Quat],
         pose: &mut [Transform],
         scratch: &mut LayerScratch,
     ) {
@@ -153,7 +157,7 @@ impl Sampler {
                 // was then; then kept.
                 let last = std::mem::take(&mut self.last_layers);
                 self.sample_layers(c, &last, pose, scratch);
-                self.blend_layers(c, &last, pose, scratch);
+                self.blend_layers(c, &last, near, pose, scratch);
                 self.last_layers = last;
                 self.held_pose.copy_from_slice(pose);
             } else if let Some(layer) = layers[..n].iter().find(|l| l.held == Some(id)) {
@@ -200,10 +204,11 @@ impl Sampler {
         &mut self,
         c: &Character,
         layers: &[Layer],
+        near: &[Quat],
         pose: &mut [Transform],
         scratch: &LayerScratch,
     ) {
-        self.blend_layers(c, layers, pose, scratch);
+        self.blend_layers(c, layers, near, pose, scratch);
         self.last_layers.clear();
         self.last_layers
             .extend_from_slice(&layers[..layers.len().min(MAX_LAYERS)]);
@@ -214,6 +219,7 @@ impl Sampler {
         &mut self,
         c: &Character,
         layers: &[Layer],
+        near: &[Quat],
         pose: &mut [Transform],
         scratch: &LayerScratch,
     ) {
@@ -245,7 +251,7 @@ impl Sampler {
                 joint_weights: None,
             }
         });
-        if blend(&blend_layers[..n], rest, pose).is_err() {
+        if blend_near(&blend_layers[..n], rest, near, pose).is_err() {
             pose.copy_from_slice(rest);
         }
     }
@@ -408,12 +414,12 @@ mod tests {
                     layer(set.run, 1.1 * t, 0.1 + w, None),
                 ],
             };
-            sampler.sample(&c, &layers, &mut pose, &mut scratch);
+            sampler.sample(&c, &layers, &[], &mut pose, &mut scratch);
             if frame % 10 == 0 && frame > 0 {
                 assert_eq!(sampler.held_pose, shown, "crossfade of frame {frame}");
                 held += 1;
             }
-            sampler.blend(&c, &layers, &mut pose, &scratch);
+            sampler.blend(&c, &layers, &[], &mut pose, &scratch);
             shown.copy_from_slice(&pose);
             // IK works on the pose after the blend.
             pose.fill(animation::Transform::IDENTITY);
