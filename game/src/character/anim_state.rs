@@ -42,6 +42,15 @@ pub const TELEPORT: f32 = 2.0;
 /// at 1.08 at running pace, inside the range, so the knight is never
 /// warped).
 pub const MIN_PLAYBACK_RATE: f32 = 0.7;
+/// The shortest time over which the gait fades in over the idle as the
+/// body sets off, seconds. The gait's share follows the body's speed (all
+/// of it from half walking pace), rising no faster than this: the player's
+/// speed may double in one step, and a model whose idle and walk hold the
+/// legs differently (Mannequiny's) turned a knee at 39 rad/s as a third of
+/// the idle left in one frame. Stopping, the idle comes back as fast as the
+/// speed falls: slowed too, the feet locked on the way stayed 1.5 mm from
+/// where the idle stands them for as long as the body stood.
+pub const IDLE_FADE_TIME: f32 = 0.15;
 /// The fastest a locomotion clip plays, as a share of its authored speed:
 /// faster, a walk used as a run reads as a scurry (CesiumMan's walk at
 /// running pace played 4.05 times over). Above the speed this gives, the
@@ -170,6 +179,9 @@ pub struct AnimState {
     /// climb-up clip's time.
     ledge_progress: f32,
     speed_blend: f32,
+    /// The gait's share against the idle in locomotion: rising no faster
+    /// than [`IDLE_FADE_TIME`] allows toward the speed's, falling with it.
+    moving: f32,
     current: Mode,
     previous: Option<(Mode, f32)>,
     fade: f32,
@@ -209,6 +221,7 @@ impl Default for AnimState {
             climb_phase: 0.0,
             ledge_progress: 0.0,
             speed_blend: 0.0,
+            moving: 0.0,
             current: Mode::Locomotion,
             previous: None,
             fade: 1.0,
@@ -328,6 +341,16 @@ impl AnimState {
         let speed = player.vel.length();
         let target_blend = ((speed - walk_speed) / (run_speed - walk_speed)).clamp(0.0, 1.0);
         self.speed_blend += (target_blend - self.speed_blend) * (dt / 0.2).min(1.0);
+        let target_moving = (speed / (0.5 * walk_speed)).clamp(0.0, 1.0);
+        let most = dt.max(0.0) / IDLE_FADE_TIME;
+        // Rising, no faster than IDLE_FADE_TIME; reaching its target the
+        // share takes it exactly (the idle's weight then is 0, not a
+        // rounding's worth); falling, at once.
+        self.moving = if target_moving - self.moving <= most {
+            target_moving
+        } else {
+            self.moving + most.copysign(target_moving - self.moving)
+        };
         let stride = lerp(
             clips.walk.cycle_distance,
             clips.run.cycle_distance,
@@ -347,7 +370,7 @@ impl AnimState {
             // blending in below half walking pace, see `mode_layers`) the
             // slowest rate fades with it, so the clip slows to a stop with
             // the body instead of drawing the feet in under it.
-            let moving = (speed / (0.5 * walk_speed)).clamp(0.0, 1.0);
+            let moving = self.moving;
             let natural = moved.x.abs() / stride;
             let (step, scale) = if warps(clips, params) {
                 warp_gait(
@@ -398,7 +421,7 @@ impl AnimState {
             let main = match self.held_main {
                 Some(main) => main,
                 None => {
-                    let main = self.mode_layers(clips, prev, prev_time, speed, walk_speed)[0];
+                    let main = self.mode_layers(clips, prev, prev_time)[0];
                     self.held_main = Some(main);
                     main
                 }
@@ -412,7 +435,7 @@ impl AnimState {
                 out,
             );
         }
-        for l in self.mode_layers(clips, self.current, self.mode_time, speed, walk_speed) {
+        for l in self.mode_layers(clips, self.current, self.mode_time) {
             push(
                 Layer {
                     weight: l.weight * fade,
@@ -429,14 +452,7 @@ impl AnimState {
         n
     }
 
-    fn mode_layers(
-        &self,
-        c: &ClipSet,
-        mode: Mode,
-        time: f32,
-        speed: f32,
-        walk_speed: f32,
-    ) -> [Layer; 3] {
+    fn mode_layers(&self, c: &ClipSet, mode: Mode, time: f32) -> [Layer; 3] {
         let one = |clip: ClipInfo, time: f32, looping: bool| Layer {
             clip,
             time,
@@ -469,7 +485,7 @@ impl AnimState {
                 // Idle fades into the gait as speed rises toward walking
                 // pace; walk and run blend by speed throughout (starting or
                 // stopping a run too: no clip is swapped for another).
-                let moving = (speed / (0.5 * walk_speed)).clamp(0.0, 1.0);
+                let moving = self.moving;
                 if moving <= 1e-3 {
                     return [idle(time), none, none];
                 }
@@ -611,6 +627,45 @@ mod tests {
             stride: 1.0,
             held: None,
         }; MAX_LAYERS]
+    }
+
+    #[test]
+    fn the_gait_fades_in_over_the_idle_no_faster_than_idle_fade_time() {
+        // Standing, then at walking pace in one step, then standing again:
+        // the gait's weight rises by at most dt / IDLE_FADE_TIME a step
+        // (it was all there in the first step), and the idle takes the
+        // whole pose back the step the body stops.
+        let mut s = AnimState::default();
+        let mut p = Player::new(Vec2::ZERO);
+        p.state = Locomotion::Ground;
+        let params = MoveParams::default();
+        let dt = 1.0 / 64.0;
+        let mut out = no_layers();
+        let gait = |out: &[Layer; MAX_LAYERS], n: usize| -> f32 {
+            let total: f32 = out[..n].iter().map(|l| l.weight).sum();
+            out[..n]
+                .iter()
+                .filter(|l| !l.still)
+                .map(|l| l.weight)
+                .sum::<f32>()
+                / total
+        };
+        for _ in 0..64 {
+            s.update(&clips(), &p, &params, Vec2::ZERO, dt, &mut out);
+        }
+        p.vel = Vec2::new(params.walk_speed, 0.0);
+        let (mut last, mut steps) = (0.0f32, 0);
+        while last < 1.0 && steps < 64 {
+            let n = s.update(&clips(), &p, &params, p.vel * dt, dt, &mut out);
+            let now = gait(&out, n);
+            assert!(now - last <= dt / IDLE_FADE_TIME + 1e-5, "{last} -> {now}");
+            (last, steps) = (now, steps + 1);
+        }
+        assert_eq!(last, 1.0, "the gait has the whole pose after {steps} steps");
+        assert!(steps as f32 >= IDLE_FADE_TIME / dt - 1.0, "{steps} steps");
+        p.vel = Vec2::ZERO;
+        let n = s.update(&clips(), &p, &params, Vec2::ZERO, dt, &mut out);
+        assert_eq!(gait(&out, n), 0.0);
     }
 
     #[test]

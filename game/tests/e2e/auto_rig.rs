@@ -1033,10 +1033,12 @@ const HUMANOID_BOUNDS: [(&str, f64, f64, f64, f64); 4] = [
         0.01,
         0.005,
     ),
-    // Known gaps: 1.6–2.4 % limited; on `long` a foot planted at the foot
-    // of a slope 10.7 mm into it (his hand slid 27 mm off a rung there
-    // until a hand lets go of a rung out of its reach).
-    ("Mannequiny/mannequiny.glb", 0.03, 0.012, 0.01, 0.005),
+    // The limit acts on 0.3–0.9 % (1.6–2.4 % until the gait faded in over
+    // his idle no faster than `IDLE_FADE_TIME`). Known gap: on `long` a
+    // foot planted at the foot of a slope 10.7 mm into it (his hand slid
+    // 27 mm off a rung there until a hand lets go of a rung out of its
+    // reach).
+    ("Mannequiny/mannequiny.glb", 0.015, 0.012, 0.01, 0.005),
 ];
 
 /// The autopilot's metrics summary for shared model `m` on `level`, with no
@@ -1224,5 +1226,8 @@ fn foreign_arms_cross_into_and_out_of_a_climb_without_a_pop() {
     let s = &doc["summary"];
     assert_eq!(s["goal_reached"], true, "{s}");
     let fastest = f(s, "max_joint_angular_speed_rad_s");
-    assert!(fastest <= 20.0, "RiggedFigure on tutorial.txt: {fastest} rad/s");
+    assert!(
+        fastest <= 20.0,
+        "RiggedFigure on tutorial.txt: {fastest} rad/s"
+    );
 }
