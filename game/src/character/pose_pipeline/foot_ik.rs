@@ -215,14 +215,24 @@ pub(super) fn foot_targets(job: FootTargets) {
     // within their rate range; the pelvis lowers for the longer reach
     // below, as for any other. (About the hip, not the model's root: a
     // model whose hips stand ahead of its root, scaled about the root, had
-    // one foot carried out of reach.)
+    // one foot carried out of reach.) A longer stride reaches further only
+    // ahead of the hip, where a foot lands: behind it the stance's lock
+    // carries the foot back as far as the body travels, and a swing that
+    // started from further back too had its leg swung through a longer arc
+    // in the same time (the speed limit acted on twice as many frames of
+    // the short-legged models' runs).
     let stride = gait_stride(input.layers);
+    let dir = if input.player.vel.x.abs() > 0.01 {
+        input.player.vel.x.signum()
+    } else {
+        input.player.facing.signum()
+    };
     let warp = |p: Vec3, hip: &Mat4| {
         if stride == 1.0 {
             p
         } else {
             let pivot = world.transform_point3(pos(hip)).x;
-            Vec3::new(pivot + (p.x - pivot) * stride, p.y, p.z)
+            Vec3::new(warp_stride_x(p.x, pivot, stride, dir), p.y, p.z)
         }
     };
     // Where each foot's animation wants it (for choosing which foot re-steps).
@@ -253,11 +263,6 @@ pub(super) fn foot_targets(job: FootTargets) {
         if smooth.lock[i].is_some() || input.player.state != Locomotion::Ground {
             plan.share = 0.0;
         }
-        let dir = if input.player.vel.x.abs() > 0.01 {
-            input.player.vel.x.signum()
-        } else {
-            input.player.facing.signum()
-        };
         let landing = if plan.share > 0.0 {
             let lx = if stride == 1.0 {
                 world.w_axis.x + dir * plan.ahead + world.transform_vector3(plan.land_model).x
@@ -777,6 +782,20 @@ pub(super) fn ankle_over(seg: &GroundSegment, x: f32, fh: f32) -> f32 {
     seg.height_at(x) + seg.normal().y * fh - fh
 }
 
+/// Where stride warping puts a foot the clip has at `x` (world), its hip at
+/// `pivot`, for a stride `stride` times the clip's with the body moving
+/// toward `dir` (±1): shortened, the foot's offset from its hip is scaled
+/// both ways; lengthened, only ahead of the hip (see `foot_targets`).
+pub(super) fn warp_stride_x(x: f32, pivot: f32, stride: f32, dir: f32) -> f32 {
+    let d = x - pivot;
+    let k = if stride > 1.0 && d * dir < 0.0 {
+        1.0
+    } else {
+        stride
+    };
+    pivot + d * k
+}
+
 /// The stride scale of the frame's layers (see `Layer::stride`), weighted
 /// by their weights; a crossfade's held layer is left out, standing
 /// layers count as 1. 1 with no layer.
@@ -848,6 +867,22 @@ mod tests {
             prev = now;
         }
         (joint, jump)
+    }
+
+    #[test]
+    fn a_lengthened_stride_reaches_further_only_ahead_of_the_hip() {
+        // Hip at x 10, stride 1.2 times the clip's, running right then
+        // left: a foot 0.3 m ahead lands 0.36 m ahead; one 0.3 m behind
+        // stays where the clip has it (the lock carries it back). A
+        // shortened stride (0.8) draws both in.
+        for dir in [1.0, -1.0] {
+            let ahead = 10.0 + 0.3 * dir;
+            let behind = 10.0 - 0.3 * dir;
+            assert!((warp_stride_x(ahead, 10.0, 1.2, dir) - (10.0 + 0.36 * dir)).abs() < 1e-5);
+            assert_eq!(warp_stride_x(behind, 10.0, 1.2, dir), behind);
+            assert!((warp_stride_x(ahead, 10.0, 0.8, dir) - (10.0 + 0.24 * dir)).abs() < 1e-5);
+            assert!((warp_stride_x(behind, 10.0, 0.8, dir) - (10.0 - 0.24 * dir)).abs() < 1e-5);
+        }
     }
 
     #[test]
