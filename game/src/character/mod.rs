@@ -167,6 +167,11 @@ pub struct Limb {
     pub bend_sign: f32,
 }
 
+/// How far above a foot's lowest skinned vertex at rest a vertex may lie and
+/// still count as its sole, metres: a boot's heel and toe cap lie within a
+/// centimetre of its tread; its instep and ankle well above.
+pub const SOLE_BAND: f32 = 0.015;
+
 /// A character ready for the pose pipeline.
 #[derive(Clone, Debug)]
 pub struct Character {
@@ -188,6 +193,13 @@ pub struct Character {
     pub arms: Vec<Limb>,
     /// Each foot's sole point (under the ankle at rest) in the ankle's frame.
     pub sole_local: [Vec3; 2],
+    /// How far each foot's sole reaches behind its ankle (the heel) and
+    /// ahead of it (the toe) along the model's forward axis at rest,
+    /// metres: from the foot's lowest skinned vertices (within
+    /// [`SOLE_BAND`] of its lowest), 0 and 0 without a mesh. Foot IK fits a
+    /// foot whose heel or toe would reach into rising ground onto both
+    /// (see `pose_pipeline::foot_ik`).
+    pub sole_reach: [[f32; 2]; 2],
     /// Thigh + shin length of each leg at rest, metres.
     pub leg_length: [f32; 2],
     /// Height of each ankle above the model's floor at rest, metres.
@@ -213,7 +225,7 @@ impl Character {
             &rig,
             knight::RIG_PATH,
         )?;
-        c.mesh = Some(CharacterMesh::from_knight(&k.mesh));
+        c.attach_mesh(CharacterMesh::from_knight(&k.mesh));
         Ok(c)
     }
 
@@ -436,10 +448,75 @@ impl Character {
             legs,
             arms,
             sole_local,
+            sole_reach: [[0.0; 2]; 2],
             leg_length,
             rest_ankle_height,
             rest_ankle_rotation,
         })
+    }
+
+    /// Gives the character its skinned mesh, and with it each foot's sole
+    /// reach ([`Character::sole_reach`]).
+    pub fn attach_mesh(&mut self, mesh: CharacterMesh) {
+        let mut rest = vec![Mat4::IDENTITY; self.skeleton.len()];
+        local_to_model(&self.skeleton, self.skeleton.rest_locals(), &mut rest);
+        let skin: Vec<Mat4> = rest
+            .iter()
+            .zip(self.skeleton.inverse_bind())
+            .map(|(m, ib)| *m * *ib)
+            .collect();
+        let forward = Vec3::new(self.rig.forward.x, 0.0, self.rig.forward.z).normalize_or_zero();
+        self.sole_reach = [0, 1].map(|i| {
+            let ankle = rest[self.legs[i].end].w_axis.truncate();
+            let sole: Vec<Vec3> = self
+                .foot_vertices(&mesh, i)
+                .into_iter()
+                .filter_map(|v| {
+                    let (js, ws) = (mesh.joints.get(v)?, mesh.weights.get(v)?);
+                    let at = *mesh.positions.get(v)?;
+                    let mut p = Vec3::ZERO;
+                    for (j, w) in js.iter().zip(ws) {
+                        p += skin.get(usize::from(*j))?.transform_point3(at) * *w;
+                    }
+                    p.is_finite().then_some(p)
+                })
+                .collect();
+            let lowest = sole.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
+            let (back, ahead) = sole
+                .iter()
+                .filter(|p| p.y <= lowest + SOLE_BAND)
+                .map(|p| (*p - ankle).dot(forward))
+                .fold((0.0f32, 0.0f32), |(b, a), f| (b.max(-f), a.max(f)));
+            [back, ahead]
+        });
+        self.mesh = Some(mesh);
+    }
+
+    /// The vertices of `mesh` that foot `leg` (0 left, 1 right) carries: at
+    /// least half of each one's weight on the ankle's subtree.
+    pub fn foot_vertices(&self, mesh: &CharacterMesh, leg: usize) -> Vec<usize> {
+        let Some(leg) = self.legs.get(leg) else {
+            return Vec::new();
+        };
+        let sk = &self.skeleton;
+        let foot: Vec<bool> = (0..sk.len())
+            .map(|j| j == leg.end || sk.is_descendant_of(j, leg.end))
+            .collect();
+        mesh.joints
+            .iter()
+            .zip(&mesh.weights)
+            .enumerate()
+            .filter(|(_, (js, ws))| {
+                let share: f32 = js
+                    .iter()
+                    .zip(ws.iter())
+                    .filter(|(j, _)| foot.get(usize::from(**j)).copied().unwrap_or(false))
+                    .map(|(_, w)| *w)
+                    .sum();
+                share >= 0.5
+            })
+            .map(|(v, _)| v)
+            .collect()
     }
 }
 
@@ -521,6 +598,12 @@ mod tests {
         assert!((d - 0.5).abs() < 0.1, "{d}");
         for s in c.sole_local {
             assert!(s.is_finite());
+        }
+        // His boots' treads reach 6.5 cm behind the ankles and 22 cm
+        // ahead (to the toe caps).
+        for [back, ahead] in c.sole_reach {
+            assert!((back - 0.065).abs() < 0.01, "{back}");
+            assert!((ahead - 0.22).abs() < 0.01, "{ahead}");
         }
         assert!((c.leg_length[0] - 0.88).abs() < 0.05, "{}", c.leg_length[0]);
     }

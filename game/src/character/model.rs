@@ -141,7 +141,7 @@ fn build_character(
         &clips,
     )?);
     let mut c = Character::new(&model.source, s.skeleton.clone(), clips, rig, &rig_name)?;
-    c.mesh = Some(mesh);
+    c.attach_mesh(mesh);
     Ok(c)
 }
 

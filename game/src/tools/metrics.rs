@@ -634,41 +634,10 @@ const RISER_PROBE: f32 = 0.02;
 /// ankle joint or a joint below it (the toe), by index into the
 /// character's mesh; none without a mesh.
 fn foot_vertices(c: &Character) -> [Vec<usize>; 2] {
-    let Some(mesh) = &c.mesh else {
-        return [Vec::new(), Vec::new()];
-    };
-    [0, 1].map(|i| {
-        let Some(leg) = c.legs.get(i) else {
-            return Vec::new();
-        };
-        let sk = &c.skeleton;
-        let in_foot = |j: usize| {
-            let mut k = Some(j);
-            while let Some(a) = k {
-                if a == leg.end {
-                    return true;
-                }
-                k = sk.parent(a);
-            }
-            false
-        };
-        let foot: Vec<bool> = (0..sk.len()).map(in_foot).collect();
-        mesh.joints
-            .iter()
-            .zip(&mesh.weights)
-            .enumerate()
-            .filter(|(_, (js, ws))| {
-                let share: f32 = js
-                    .iter()
-                    .zip(ws.iter())
-                    .filter(|(j, _)| foot.get(usize::from(**j)).copied().unwrap_or(false))
-                    .map(|(_, w)| *w)
-                    .sum();
-                share >= 0.5
-            })
-            .map(|(v, _)| v)
-            .collect()
-    })
+    match &c.mesh {
+        Some(mesh) => [0, 1].map(|i| c.foot_vertices(mesh, i)),
+        None => [Vec::new(), Vec::new()],
+    }
 }
 
 /// The skinned foot (vertices `verts` of the character's mesh, posed by
@@ -776,8 +745,6 @@ fn sole_error(level: &Level, player: &Player, sole: Vec3, fwd: Vec3) -> Option<f
     Some(floating.max(0.0).max(-centre))
 }
 
-/// The floor a foot at `x` should stand on: what the foot probe looks for
-/// ([`foot_probe_range`]), moving platforms included.
 /// Where a planted ankle started, in the frame of the floor now under its
 /// sole (`platform`, `None` for the level's fixed floors; `frame_of` gives a
 /// frame's origin now): the recorded start, carried over from the frame it
@@ -796,6 +763,8 @@ fn plant_start_in(
     }
 }
 
+/// The floor a foot at `x` should stand on: what the foot probe looks for
+/// ([`foot_probe_range`]), moving platforms included.
 fn foot_floor(level: &Level, player: &Player, x: f32) -> Option<FloorHit> {
     let x = player.foot_probe_x(x);
     let (top, depth) = foot_probe_range(player.pos, x);

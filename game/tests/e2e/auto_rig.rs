@@ -1037,11 +1037,12 @@ const HUMANOID_BOUNDS: [(&str, f64, f64, f64, f64); 4] = [
         0.005,
     ),
     // The limit acts on 0.3–0.9 % (1.6–2.4 % until the gait faded in over
-    // his idle no faster than `IDLE_FADE_TIME`). Known gap: on `long` a
-    // foot planted at the foot of a slope 10.7 mm into it (his hand slid
-    // 27 mm off a rung there until a hand lets go of a rung out of its
-    // reach).
-    ("Mannequiny/mannequiny.glb", 0.015, 0.012, 0.01, 0.005),
+    // his idle no faster than `IDLE_FADE_TIME`). Planted feet within 2.3 mm
+    // (on `long` a foot planted at the foot of a slope went 10.7 mm into
+    // it until a sole spanning a corner rested on both its ends,
+    // `foot_ik::fit_sole`; his hand slid 27 mm off a rung there until a
+    // hand lets go of a rung out of its reach).
+    ("Mannequiny/mannequiny.glb", 0.015, 0.005, 0.01, 0.005),
 ];
 
 /// The autopilot's metrics summary for shared model `m` on `level`, with no

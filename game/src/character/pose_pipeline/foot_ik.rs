@@ -31,7 +31,7 @@ use super::math::{approach, pos, rotation, smoothstep};
 use crate::character::Character;
 use crate::character::anim_state::Layer;
 use crate::sim::player::{Locomotion, MAX_SNAP_DOWN, MAX_STEP_UP, foot_probe_range};
-use crate::sim::world::{FloorKind, GroundSegment};
+use crate::sim::world::{FloorHit, FloorKind, GroundSegment};
 
 /// Characters whose legs [`PosePipeline::foot_ik_group`] gathers into one
 /// batched call: sixteen legs, two sets of the batched solver's eight lanes.
@@ -318,6 +318,28 @@ pub(super) fn foot_targets(job: FootTargets) {
             .floor_below(sx, top, depth)
             .map(|h| (sx, h))
             .or_else(|| under.map(|h| (ax, h)));
+        // A sole whose heel or toe would reach into ground rising above
+        // the floor under its contact point (the foot of a slope, a
+        // kink) rests on both: on the chord from the ground under its
+        // heel to the ground under its toe (see `fit_sole`).
+        let facing = input.player.facing.signum();
+        let probe = probe.map(|(px, h)| {
+            let Some(chord) = fit_sole(&h.segment, c.sole_reach[i], ax, facing, |x| {
+                level
+                    .floor_below(input.player.foot_probe_x(x), top, depth)
+                    .map(|f| f.segment)
+            }) else {
+                return (px, h);
+            };
+            let x = input.player.foot_probe_x(ax - chord.normal().x * fh);
+            (
+                x,
+                FloorHit {
+                    segment: chord,
+                    ..h
+                },
+            )
+        });
         // A foot on a moving platform moves with it: its held place and
         // its smoothed ground height are kept in the platform's frame.
         let on_platform = probe.and_then(|(_, h)| match h.kind() {
@@ -782,6 +804,96 @@ pub(super) fn ankle_over(seg: &GroundSegment, x: f32, fh: f32) -> f32 {
     seg.height_at(x) + seg.normal().y * fh - fh
 }
 
+/// Where along the sole ahead of the ankle [`fit_sole`] rests a foot on
+/// rising ground, as a share of the toe's reach: at the ball, where a
+/// foot's toes bend (a rigid foot rested on its toe tip had the ball of the
+/// foot a centimetre over the floor; beyond the ball the toes may reach
+/// into the slope a little, as a flexing toe box does).
+pub(super) const SOLE_FIT_BALL: f32 = 0.6;
+/// The steepest chord [`fit_sole`] sets a foot on, radians: steeper, the
+/// ground under the toe is a step's top or a wall, not a surface a sole
+/// can rest on across a corner (the foot then keeps the floor under its
+/// contact point).
+pub(super) const MAX_SOLE_FIT: f32 = 50.0 * PI / 180.0;
+/// How far the ground under a heel or toe must rise above the floor line
+/// under the sole's contact point for [`fit_sole`] to fit the sole to
+/// both, metres.
+pub(super) const SOLE_FIT_RISE: f32 = 0.001;
+/// The largest gap in height where the floor under a sole's contact point
+/// meets the ground under its heel or toe for [`fit_sole`] to take them as
+/// one surface bent at a corner, metres: a step's riser is not a corner a
+/// sole rests across (fitted, a foot at the foot of a stair stood pitched
+/// up onto the tread's nose).
+pub(super) const SOLE_FIT_JOIN: f32 = 0.01;
+
+/// The surface a foot whose ankle is at `ax` (facing `facing`, ±1) rests on,
+/// where its sole (reaching `reach` = [behind, ahead] of the ankle, see
+/// `Character::sole_reach`) spans a concave corner: the ground at the heel
+/// or toe (the floor `ground_at(x)` finds there, `None` where none) lies
+/// more than [`SOLE_FIT_RISE`] above `floor`, the floor under its contact
+/// point, extended, and meets it at a corner (within [`SOLE_FIT_JOIN`]).
+/// The foot then lies on the chord between the ground under its heel and
+/// that under its toe, which runs above the ground between them (at the
+/// foot of a 45° slope a flat foot's toe went 8 cm into the slope).
+/// `None` where the sole fits `floor`, where the ground rises at a step
+/// rather than a corner, or where the chord is steeper than
+/// [`MAX_SOLE_FIT`].
+pub(super) fn fit_sole(
+    floor: &GroundSegment,
+    reach: [f32; 2],
+    ax: f32,
+    facing: f32,
+    ground_at: impl Fn(f32) -> Option<GroundSegment>,
+) -> Option<GroundSegment> {
+    if reach[0] + reach[1] < 1e-3 {
+        return None;
+    }
+    let (heel, toe) = (
+        ax - facing * reach[0],
+        ax + facing * reach[1] * SOLE_FIT_BALL,
+    );
+    let joined = |g: &GroundSegment| {
+        if g.x0 >= floor.x1 - 1e-4 {
+            (g.y0 - floor.y1).abs() <= SOLE_FIT_JOIN && g.x0 - floor.x1 <= 1e-3
+        } else if g.x1 <= floor.x0 + 1e-4 {
+            (g.y1 - floor.y0).abs() <= SOLE_FIT_JOIN && floor.x0 - g.x1 <= 1e-3
+        } else {
+            g.x0 == floor.x0 && g.x1 == floor.x1
+        }
+    };
+    let mut step = false;
+    let mut at = |x: f32| {
+        let line = floor.height_at(x);
+        match ground_at(x) {
+            Some(g) if g.height_at(x) > line + SOLE_FIT_RISE => {
+                step |= !joined(&g);
+                g.height_at(x)
+            }
+            _ => line,
+        }
+    };
+    let (hh, ht) = (at(heel), at(toe));
+    let rise = (hh - floor.height_at(heel)).max(ht - floor.height_at(toe));
+    if rise <= SOLE_FIT_RISE || step {
+        return None;
+    }
+    let (x0, y0, x1, y1) = if heel < toe {
+        (heel, hh, toe, ht)
+    } else {
+        (toe, ht, heel, hh)
+    };
+    if ((y1 - y0) / (x1 - x0)).atan().abs() > MAX_SOLE_FIT {
+        return None;
+    }
+    Some(GroundSegment {
+        x0,
+        x1,
+        y0,
+        y1,
+        ..*floor
+    })
+}
+
 /// Where stride warping puts a foot the clip has at `x` (world), its hip at
 /// `pivot`, for a stride `stride` times the clip's with the body moving
 /// toward `dir` (±1): shortened, the foot's offset from its hip is scaled
@@ -867,6 +979,42 @@ mod tests {
             prev = now;
         }
         (joint, jump)
+    }
+
+    #[test]
+    fn a_sole_spanning_the_foot_of_a_slope_rests_on_both_its_ends() {
+        // Flat floor to x 2, then a 45° slope up; a foot facing right
+        // reaching 0.065 m behind its ankle and 0.22 m ahead (the ball at
+        // 0.132 m).
+        let flat = GroundSegment::ground(0.0, 2.0, 0.0, 0.0);
+        let slope = GroundSegment::ground(2.0, 4.0, 0.0, 2.0);
+        let ground = |x: f32| Some(if x < 2.0 { flat } else { slope });
+        let reach = [0.065, 0.22];
+        // Ankle 0.05 m before the corner: the ball lies 0.082 m up the
+        // slope, the heel on the flat; the foot rests on the chord between.
+        let chord = fit_sole(&flat, reach, 1.95, 1.0, ground).expect("fitted");
+        assert!(
+            (chord.x0 - 1.885).abs() < 1e-4 && chord.y0.abs() < 1e-6,
+            "{chord:?}"
+        );
+        assert!((chord.x1 - 2.082).abs() < 1e-4 && (chord.y1 - 0.082).abs() < 1e-4);
+        // Well before the corner, the flat floor is kept; so it is facing
+        // left (the heel toward the slope, not on it yet).
+        assert!(fit_sole(&flat, reach, 1.5, 1.0, ground).is_none());
+        assert!(fit_sole(&flat, reach, 1.9, -1.0, ground).is_none());
+        // Facing left with the heel over the slope: fitted the other way.
+        let back = fit_sole(&flat, reach, 1.98, -1.0, ground).expect("heel fitted");
+        assert!(back.y1 > 0.0 && back.y0.abs() < 1e-6, "{back:?}");
+        // At the foot of a step (a 0.2 m riser, not a corner), or with no
+        // sole reach known, nothing is fitted.
+        let tread = GroundSegment::ground(2.0, 4.0, 0.2, 0.2);
+        let step = |x: f32| Some(if x < 2.0 { flat } else { tread });
+        assert!(fit_sole(&flat, reach, 1.95, 1.0, step).is_none());
+        assert!(fit_sole(&flat, [0.0, 0.0], 1.95, 1.0, ground).is_none());
+        // A wall-steep rise at a corner: too steep to rest across.
+        let wall = GroundSegment::ground(2.0, 4.0, 0.0, 8.0);
+        let steep = |x: f32| Some(if x < 2.0 { flat } else { wall });
+        assert!(fit_sole(&flat, reach, 1.95, 1.0, steep).is_none());
     }
 
     #[test]
