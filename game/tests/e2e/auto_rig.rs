@@ -1195,6 +1195,11 @@ fn cesium_man_auto_mapped_meets_his_hand_written_rigs_figures() {
 ///   ladder's top was solved back onto its easing hold after the speed
 ///   limit had slowed it (57 rad/s), until a hand letting go holds
 ///   nothing for the limit; 19.0 today.
+/// - Kenney on the long level's script, getting onto a ladder from its top:
+///   a hand still reaching for its rung was held in full against the limit
+///   (his wrist 175 rad/s), until it holds only as much as it has reached.
+///   Known gap: 40 rad/s today (his shoulder, as his climb's arms reach up
+///   and out); bounded at 45 here, target 20.
 #[test]
 fn foreign_arms_cross_into_and_out_of_a_climb_without_a_pop() {
     let f = |s: &Value, k: &str| s[k].as_f64().unwrap_or_else(|| panic!("{k}: {s}"));
@@ -1234,4 +1239,30 @@ fn foreign_arms_cross_into_and_out_of_a_climb_without_a_pop() {
         fastest <= 20.0,
         "RiggedFigure on tutorial.txt: {fastest} rad/s"
     );
+
+    let metrics = tmp("auto_rig_pop_kenney_long.json");
+    let model = shared("KenneyCharacterMedium/characterMedium.glb");
+    let out = ironstep(&[
+        "run",
+        "--level",
+        "long",
+        "--input",
+        "assets/scripts/long.txt",
+        "--frames",
+        "4400",
+        "--character",
+        model.to_str().unwrap(),
+        "--metrics",
+        metrics.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap();
+    let s = &doc["summary"];
+    assert_eq!(s["goal_reached"], true, "{s}");
+    let fastest = f(s, "max_joint_angular_speed_rad_s");
+    assert!(fastest <= 45.0, "Kenney on long.txt: {fastest} rad/s");
 }

@@ -134,12 +134,14 @@ pub(super) fn limit_joint_speed(job: JointLimit) {
         // A hand letting go of its rung holds nothing any more: the limit
         // slows it like any joint (re-solved onto the place it is easing
         // toward, Kenney's shoulder turned 127 rad/s as a short-armed
-        // climber stepped off a ladder's top).
+        // climber stepped off a ladder's top). A hand still reaching for
+        // its hold (getting onto a ladder) holds only as much as it has
+        // reached: held in full, Kenney's wrist turned 175 rad/s.
         for k in 0..2 {
             share[2 + k] = if smooth.arm_let_go[k] > 0.0 {
                 0.0
             } else {
-                holds(&d.hands[k])
+                holds(&d.hands[k]) * d.hands[k].weight.clamp(0.0, 1.0)
             };
         }
         // Feet held but not locked: on their way onto the ground, just
