@@ -852,6 +852,11 @@ pub(super) fn fit_sole(
         ax - facing * reach[0],
         ax + facing * reach[1] * SOLE_FIT_BALL,
     );
+    // A sole over the middle of its floor spans no corner: nothing to
+    // probe (most frames of most feet).
+    if floor.covers(heel.min(toe)) && floor.covers(heel.max(toe)) {
+        return None;
+    }
     let joined = |g: &GroundSegment| {
         if g.x0 >= floor.x1 - 1e-4 {
             (g.y0 - floor.y1).abs() <= SOLE_FIT_JOIN && g.x0 - floor.x1 <= 1e-3
