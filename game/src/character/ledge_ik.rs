@@ -505,8 +505,17 @@ impl LedgeIk {
             let Some((face, dir)) = self.wall[i] else {
                 continue;
             };
+            // The foot's target eases from the animated foot onto the wall
+            // by its share, and the leg's joints turn from the animation to
+            // that solve by the same share: the solve's knee swivels to its
+            // pole (from the knee's hinge axis, defined when the leg is
+            // straight) up to 0.4 rad from the animation's (Kenney's hips
+            // in a fall), and solved in full from the foot's first frame on
+            // the wall a hip turned at the speed limit.
             let on_wall = Vec3::new(face + dir * ankle_off, animated.y, animated.z);
-            let target = animated.lerp(on_wall, smoothstep(*f));
+            let share = smoothstep(*f);
+            let target = animated.lerp(on_wall, share);
+            let from = joints.map(|j| pose.locals[j].rotation);
             let pole = bend(models, leg, leg.hinge.axis());
             poles[i] = pole;
             let opts = TwoBoneOptions {
@@ -520,6 +529,13 @@ impl LedgeIk {
             };
             if leg.chain.solve(&opts, &c.skeleton, pose, models).is_err() {
                 errors += 1;
+            }
+            if share < 1.0 {
+                for (j, q) in joints.into_iter().zip(from) {
+                    let r = &mut pose.locals[j].rotation;
+                    *r = q.slerp(*r, share);
+                }
+                animation::local_to_model(&c.skeleton, &pose.locals, models);
             }
             self.leg_held[i] = Some(joints.map(|j| pose.locals[j].rotation));
         }
