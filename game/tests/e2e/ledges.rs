@@ -326,7 +326,10 @@ fn every_shared_humanoid_holds_a_ledge_through_each_grab_hands_on_the_corner() {
         assert_eq!(s.nan_count, 0, "{m}");
         for g in &grabs {
             if g.gripped < MIN_GRIP_FRAMES || g.limited > 0 || g.fastest > 20.0 {
-                failures.push(format!("{m}: {g:?}"));
+                failures.push(format!(
+                    "{m}: the grab from frame {}: {} frames, held fully on {}, limited on {}, joints {:.1} rad/s",
+                    g.from, g.frames, g.gripped, g.limited, g.fastest
+                ));
             }
         }
         if s.ledge_hand_max_error_m > 0.005 || s.max_root_snap_m > 0.01 {
