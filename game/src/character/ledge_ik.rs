@@ -669,3 +669,110 @@ fn smoothstep(t: f32) -> f32 {
     let t = t.clamp(0.0, 1.0);
     t * t * (3.0 - 2.0 * t)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::character::KNIGHT_RIG;
+    use crate::character::rig::RigFile;
+    use crate::knight;
+    use animation::{Wrap, sample_at};
+
+    /// The knight with no ledge clips and a procedural climb (as a model
+    /// with no rig file of its own hangs).
+    fn procedural_knight() -> Character {
+        let text = KNIGHT_RIG
+            .replace(
+                ", climb: \"climb\", hang: \"hang\", climb_up: \"climb_up\"",
+                "",
+            )
+            .replace(
+                "climb_cycle_distance:",
+                "procedural_climb: true, climb_cycle_distance:",
+            );
+        assert_ne!(text, KNIGHT_RIG);
+        let rig = RigFile::parse(&text, "p.rig.ron").unwrap();
+        let k = knight::Knight::generate(knight::clips::DEFAULT_RUNG_SPACING).unwrap();
+        Character::new("k.glb", k.skeleton, k.clips, &rig, "p.rig.ron").unwrap()
+    }
+
+    /// Each arm's reach to its hold on the corner, as a share of its
+    /// length, in the climb clip at phase `t` (0 to 1) with the body raised
+    /// by `lift` in the controller's hang (the hold on the shoulder's
+    /// plane along the edge).
+    fn reach_at(c: &Character, t: f32, lift: f32) -> [f32; 2] {
+        let clip = c.clip_set.climb;
+        let mut locals = c.skeleton.rest_locals().to_vec();
+        sample_at(
+            &c.clips[clip.index],
+            t * clip.duration,
+            Wrap::Loop,
+            &mut locals,
+        );
+        let mut models = vec![Mat4::IDENTITY; c.skeleton.len()];
+        animation::local_to_model(&c.skeleton, &locals, &mut models);
+        let f = Vec3::new(c.rig.forward.x, 0.0, c.rig.forward.z).normalize();
+        let hold = f * HANG_OFFSET + Vec3::Y * (HANG_DROP - lift) + c.rig.wrist_from_rung;
+        [0, 1].map(|k| {
+            let a = &c.arms[k];
+            let s = pos(&models[a.start]);
+            let to = hold - s;
+            // Along the edge the hold is level with the shoulder.
+            let side = f.cross(Vec3::Y).normalize();
+            (to - side * to.dot(side)).length() / arm_length(&models, a)
+        })
+    }
+
+    #[test]
+    fn a_procedural_hang_is_lifted_for_its_climb_clips_shoulders() {
+        // The lift comes from the pose the character hangs in: at every
+        // phase of its climb clip the arms reach the corner within
+        // HANG_REACH of their length, and at the neediest phase exactly
+        // that. From the rest pose's shoulders (higher than the climb
+        // clip's tucked and leaning ones) the arms fell short.
+        let c = procedural_knight();
+        assert!(c.clip_set.ledge.is_none());
+        let ik = LedgeIk::new(&c);
+        let reaches: Vec<f32> = (0..64)
+            .flat_map(|k| reach_at(&c, k as f32 / 64.0, ik.lift_full))
+            .collect();
+        let most = reaches.iter().fold(0.0f32, |m, &r| m.max(r));
+        assert!(
+            (most - HANG_REACH).abs() < 2e-3,
+            "lift {}: the arms reach at most {most} of their length",
+            ik.lift_full
+        );
+        // The authored clips' lift (the rest pose's) is less: it would
+        // leave the climb clip's arms reaching past HANG_REACH.
+        let knight = Character::knight().unwrap();
+        let rest = LedgeIk::new(&knight).lift_full;
+        assert!(rest < ik.lift_full - 0.01, "{rest} vs {}", ik.lift_full);
+        let short = (0..64)
+            .flat_map(|k| reach_at(&c, k as f32 / 64.0, rest))
+            .fold(0.0f32, f32::max);
+        assert!(short > HANG_REACH + 0.01, "{short}");
+    }
+
+    #[test]
+    fn a_procedural_hang_bends_its_elbows_as_its_climb_clip_does() {
+        // Down, back and out on each arm's own side.
+        let c = procedural_knight();
+        let poles = LedgeIk::new(&c).hang_pole.unwrap();
+        let f = Vec3::new(c.rig.forward.x, 0.0, c.rig.forward.z).normalize();
+        let left = Vec3::Y.cross(f);
+        let rest = c.skeleton.rest_pose();
+        let mut models = vec![Mat4::IDENTITY; c.skeleton.len()];
+        animation::local_to_model(&c.skeleton, &rest.locals, &mut models);
+        for (k, pole) in poles.iter().enumerate() {
+            let side = pos(&models[c.arms[k].start]).dot(left).signum();
+            assert!(pole.y < 0.0 && pole.dot(f) < 0.0, "{pole}");
+            assert!(pole.dot(left) * side > 0.0, "arm {k}: {pole}");
+        }
+        // Authored ledge clips place the elbows themselves.
+        assert!(
+            LedgeIk::new(&Character::knight().unwrap())
+                .hang_pole
+                .is_none()
+        );
+    }
+}
