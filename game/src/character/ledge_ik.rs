@@ -128,7 +128,9 @@ pub struct LedgeIk {
     /// go).
     let_go: [f32; 2],
     /// The share of the lift, 0 to 1: as the hold's, but going down over
-    /// [`LIFT_RELEASE_TIME`] off the ledge.
+    /// [`LIFT_RELEASE_TIME`] off the ledge; climbing over the top in a
+    /// procedural hang, the share of the rise still to come (applied as it
+    /// is, not eased: the rise is eased already).
     lift_share: f32,
     /// Each arm's local rotations (shoulder, elbow, wrist) the last frame
     /// its hand was held (fully, or by a hold fading over the climb): a

@@ -1,14 +1,14 @@
 //! Ledges through the real simulation and pose pipeline, for the knight (his
 //! authored hang and climb_up clips), for CesiumMan (his hang and climb
 //! procedural, from his generated climb clip) and for every shared humanoid
-//! with its rig inferred: a jump short of a 3 m wall's
-//! top catches it rising, the body hangs and climbs over; walking off the
-//! far side and turning back at once catches that ledge falling, down lets go; a
-//! jump from beside it catches it again and jump pushes off away from the
-//! wall. On every frame the gripping hands stay on the corner (5 mm), the
-//! root never snaps (1 cm), no joint turns faster than 20 rad/s and nothing
-//! is NaN. The knight scaled taller and shorter hangs by arms of his own
-//! length.
+//! with its rig inferred: a jump short of a 3 m wall's top catches it
+//! rising, the body hangs and climbs over; walking off the far side and
+//! turning back at once catches that ledge falling, down lets go; a jump
+//! from beside it catches it again and jump pushes off away from the wall.
+//! On every frame the gripping hands stay on the corner (5 mm), the root
+//! never snaps (1 cm), no joint turns faster than 20 rad/s and nothing is
+//! NaN; a shared humanoid's hands hold the corner through each grab. The
+//! knight scaled taller and shorter hangs by arms of his own length.
 
 use std::path::Path;
 use std::sync::Arc;
