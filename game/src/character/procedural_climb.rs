@@ -117,6 +117,15 @@ pub const BOB: f32 = 0.01;
 /// of baking a clip whose hands miss the rungs.
 const REACH_TOLERANCE: f32 = 1e-4;
 
+/// The direction a climbing arm's elbow is bent toward (model space), from
+/// the model's up and forward axes and the arm's outward side: down, back
+/// and out, under the arm raised to the rungs. The ledge IK bends a hanging
+/// arm the same way (`ledge_ik`), so the hang and the climb over the top
+/// keep the elbows where the climb clip has them.
+pub fn elbow_pole(up: Vec3, forward: Vec3, out: Vec3) -> Vec3 {
+    -up - forward * 0.4 + out * 0.9
+}
+
 /// Phase at which each limb starts its reach: left hand and right foot in
 /// the first half, right hand and left foot in the second.
 const HAND_MOVE: [f32; 2] = [0.0, 0.5];
@@ -380,7 +389,7 @@ pub fn generate(skeleton: &Skeleton, rig: &Rig, file: &str) -> Result<Clip, RigE
             hinge: rig
                 .elbow_pure_hinge
                 .then(|| HingeLimit::new(arm.elbow_hinge_axis, HINGE_RANGE.0, HINGE_RANGE.1)),
-            pole: -up - f * 0.4 + out * 0.9,
+            pole: elbow_pole(up, f, out),
             top: l.hand_top,
             side: l.hand_side[i],
             offset: rig.wrist_from_rung,
