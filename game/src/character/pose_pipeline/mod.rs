@@ -339,25 +339,15 @@ impl PosePipeline {
         self.debug = PoseDebug::default();
         self.debug.transition = sample_blend::is_transition(c, input.layers);
         self.debug.gait_rates = sample_blend::gait_rates(c, input.layers);
-        self.sampler.sample(
-            c,
-            input.layers,
-            &self.prev_rotations,
-            &mut self.pose.locals,
-            scratch,
-        );
+        self.sampler
+            .sample(c, input.layers, &mut self.pose.locals, scratch);
     }
 
     /// [`PoseStage::Blend`] of the layers [`PosePipeline::sample_with`] just
     /// sampled into `scratch`.
     pub fn blend_with(&mut self, c: &Character, input: &FrameInput, scratch: &LayerScratch) {
-        self.sampler.blend(
-            c,
-            input.layers,
-            &self.prev_rotations,
-            &mut self.pose.locals,
-            scratch,
-        );
+        self.sampler
+            .blend(c, input.layers, &mut self.pose.locals, scratch);
     }
 
     /// Stage 3, first half ([`foot_ik::foot_targets`]) when IK is on,

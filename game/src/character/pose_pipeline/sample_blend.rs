@@ -2,16 +2,16 @@
 //! [`super::PoseStage::Blend`]; [`snapshot_limbs`] runs in
 //! [`super::PoseStage::LocalToModel`]).
 //!
-//! Reads the character's clips, the frame's [`Layer`]s and the previous
-//! frame's final local rotations (each joint's layers are blended in their
-//! hemisphere, [`animation::blend_near`]: a crossfade between rotations half
-//! a turn apart moves on instead of flipping); writes the
+//! Reads the character's clips and the frame's [`Layer`]s; writes the
 //! animated local pose (the pipeline's `pose.locals`). Keeps, in
 //! [`Sampler`], each clip's sampling cursor, each clip's time and last step
 //! (`clip_steps`, which foot IK reads for contacts a frame ahead), the
 //! pose an outgoing crossfade layer holds ([`Layer::held`]) and the latest
 //! frame's layers, from which that pose is blended again when a crossfade
-//! begins. The layer poses sampling fills and blending reads are
+//! begins, and the latest blended rotations, near which the next frame's
+//! layers are blended ([`animation::blend_near`]: a crossfade between
+//! rotations half a turn apart moves on instead of flipping). The layer
+//! poses sampling fills and blending reads are
 //! a [`LayerScratch`], which only one character's sample-and-blend needs at
 //! a time: a crowd keeps one per group of knights, not one per knight.
 //! [`snapshot_limbs`] then copies each limb's animated model matrices, all
@@ -92,6 +92,13 @@ pub(super) struct Sampler {
     /// the number of the crossfade it was taken for.
     held_pose: Vec<Transform>,
     held_id: Option<u32>,
+    /// The latest frame's blended local rotations (empty before the
+    /// first): each joint's layers are blended in their hemisphere
+    /// ([`animation::blend_near`]). The animated pose's, not the final
+    /// pose's: near a limb IK has turned far from its animation (an arm
+    /// reaching for a rung), the hemisphere of the final pose made the
+    /// blend itself jump.
+    last_rotations: Vec<Quat>,
 }
 
 impl Sampler {
@@ -104,6 +111,7 @@ impl Sampler {
             has_last: false,
             held_pose: character.skeleton.rest_locals().to_vec(),
             held_id: None,
+            last_rotations: Vec::with_capacity(character.skeleton.len()),
         }
     }
 
@@ -114,7 +122,6 @@ impl Sampler {
         &mut self,
         c: &Character,
         layers: &[Layer],
-        near: &[Quat],
         pose: &mut [Transform],
         scratch: &mut LayerScratch,
     ) {
@@ -157,7 +164,9 @@ impl Sampler {
                 // was then; then kept.
                 let last = std::mem::take(&mut self.last_layers);
                 self.sample_layers(c, &last, pose, scratch);
-                self.blend_layers(c, &last, near, pose, scratch);
+                let near = std::mem::take(&mut self.last_rotations);
+                self.blend_layers(c, &last, &near, pose, scratch);
+                self.last_rotations = near;
                 self.last_layers = last;
                 self.held_pose.copy_from_slice(pose);
             } else if let Some(layer) = layers[..n].iter().find(|l| l.held == Some(id)) {
@@ -204,11 +213,14 @@ impl Sampler {
         &mut self,
         c: &Character,
         layers: &[Layer],
-        near: &[Quat],
         pose: &mut [Transform],
         scratch: &LayerScratch,
     ) {
-        self.blend_layers(c, layers, near, pose, scratch);
+        let mut near = std::mem::take(&mut self.last_rotations);
+        self.blend_layers(c, layers, &near, pose, scratch);
+        near.clear();
+        near.extend(pose.iter().map(|t| t.rotation));
+        self.last_rotations = near;
         self.last_layers.clear();
         self.last_layers
             .extend_from_slice(&layers[..layers.len().min(MAX_LAYERS)]);
@@ -414,12 +426,12 @@ mod tests {
                     layer(set.run, 1.1 * t, 0.1 + w, None),
                 ],
             };
-            sampler.sample(&c, &layers, &[], &mut pose, &mut scratch);
+            sampler.sample(&c, &layers, &mut pose, &mut scratch);
             if frame % 10 == 0 && frame > 0 {
                 assert_eq!(sampler.held_pose, shown, "crossfade of frame {frame}");
                 held += 1;
             }
-            sampler.blend(&c, &layers, &[], &mut pose, &scratch);
+            sampler.blend(&c, &layers, &mut pose, &scratch);
             shown.copy_from_slice(&pose);
             // IK works on the pose after the blend.
             pose.fill(animation::Transform::IDENTITY);
