@@ -346,13 +346,18 @@ impl ClipShape {
 /// (track counts) it notices and resets itself, which is the only time it
 /// allocates. Used with another clip of the same shape it
 /// stays correct: every cached index is checked against the track before use,
-/// and a stale one merely costs a binary search.
+/// and a stale one merely costs a binary search. A [`crate::PackedClip`]
+/// ([`crate::sample_packed`]) needs only its one key index:
+/// `SamplingCursor::default()` serves it without allocating.
 #[derive(Clone, Debug, Default)]
 pub struct SamplingCursor {
     shape: ClipShape,
     /// For every track (translations, then rotations, then scales): the
     /// number of keys whose time is at or before the last sampled time.
     next_key: Vec<u32>,
+    /// The same for a [`crate::PackedClip`], whose tracks share their keys
+    /// ([`crate::sample_packed`]): one index for the whole clip.
+    pub(crate) shared_key: u32,
 }
 
 impl SamplingCursor {
@@ -362,12 +367,14 @@ impl SamplingCursor {
         Self {
             shape,
             next_key: vec![0; shape.tracks()],
+            shared_key: 0,
         }
     }
 
     /// Forgets the cached keys; the next [`sample`] searches every track.
     pub fn reset(&mut self) {
         self.next_key.fill(0);
+        self.shared_key = 0;
     }
 
     /// Rebuilds the cursor when `clip` does not have the shape it was built for.
@@ -392,7 +399,7 @@ fn search(times: &[f32], lo: usize, hi: usize, t: f32) -> usize {
 ///
 /// Returns exactly what `search(times, 0, len, t)` returns for sorted times.
 #[inline]
-fn seek(times: &[f32], cached: usize, t: f32) -> usize {
+pub(crate) fn seek(times: &[f32], cached: usize, t: f32) -> usize {
     let n = times.len();
     let mut idx = cached.min(n);
     if idx > 0 && times[idx - 1] > t {
@@ -529,7 +536,7 @@ const SLERP_SERIES_COS: f32 = 0.95;
 /// clip sampling, always inlined so that the out-of-order core overlaps one
 /// track's normalization (a root and a division) with the next track's work.
 #[inline(always)]
-fn slerp_shortest(a: Quat, b: Quat, u: f32) -> Vec4 {
+pub(crate) fn slerp_shortest(a: Quat, b: Quat, u: f32) -> Vec4 {
     let a = Vec4::from(a);
     let mut b = Vec4::from(b);
     let mut cos = a.dot(b);
