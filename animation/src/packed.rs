@@ -7,17 +7,136 @@
 //! times once and each property's values key by key: the values of every
 //! rotation track at key `k` lie side by side (likewise translations and
 //! scales), so a sample finds its key pair and interpolation weight once and
-//! then reads two contiguous rows. [`sample_packed`] gives exactly what
+//! then reads two contiguous rows. Rotations are stored and interpolated
+//! four tracks at a time, lane by lane (one vector holds the `x` of four
+//! tracks, the next their `y`, and so on), with the per-track sampler's
+//! operations in its order; a track whose keys lie far apart (the
+//! trigonometric slerp, rare at baked key rates) is interpolated alone.
+//! [`sample_packed`] gives exactly what
 //! [`crate::sample`] gives for the clip it was packed from (the same
 //! interpolation code on the same operands, bit for bit); clips that do not
 //! pack (tracks with their own times, step or cubic tracks) are sampled with
 //! [`crate::sample`]. Neither allocates.
 
-use glam::{Quat, Vec3, Vec4};
+use glam::{Mat4, Quat, Vec3, Vec4};
 
 use crate::clip::{Clip, Interpolation, Track};
-use crate::sampling::{SamplingCursor, Wrap, normalize_quat, seek, slerp_shortest, wrap_time};
+use crate::ik::math::sqrt4;
+use crate::sampling::{
+    SLERP_LINEAR_COS, SLERP_SERIES_COS, SamplingCursor, Wrap, normalize_quat, seek, sinc_series_of,
+    slerp_shortest, theta2_series_of, wrap_time,
+};
 use crate::transform::Transform;
+
+/// The values of four rotation tracks at one key, lane by lane: `x`, `y`,
+/// `z` and `w` of the four (a group's lanes past the last track hold the
+/// identity and are never written).
+type Lanes = [Vec4; 4];
+
+/// The rotation tracks, four to a group.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct PackedRotations {
+    /// The joint of each track, in the clip's track order.
+    joints: Vec<u16>,
+    /// `values[k * groups + g]` holds tracks `4g..4g + 4` at key `k`.
+    values: Vec<Lanes>,
+}
+
+impl PackedRotations {
+    /// Packs `tracks` (each with one value per key of `keys`).
+    fn pack(tracks: &[Track<Quat>], keys: usize) -> Self {
+        let groups = tracks.len().div_ceil(4);
+        let mut values = Vec::with_capacity(groups * keys);
+        for k in 0..keys {
+            for g in 0..groups {
+                let q = |i: usize| {
+                    tracks
+                        .get(4 * g + i)
+                        .map_or(Quat::IDENTITY, |t| t.values[k])
+                };
+                let quats = [q(0), q(1), q(2), q(3)];
+                values.push([0, 1, 2, 3].map(|c| Vec4::from_array(quats.map(|q| q.to_array()[c]))));
+            }
+        }
+        Self {
+            joints: tracks.iter().map(|t| t.joint).collect(),
+            values,
+        }
+    }
+
+    /// The groups at key `k`.
+    #[inline]
+    fn row(&self, k: usize) -> &[Lanes] {
+        let m = self.joints.len().div_ceil(4);
+        &self.values[k * m..(k + 1) * m]
+    }
+}
+
+/// Lane `i` of `lanes` as a quaternion.
+#[inline]
+fn lane(lanes: &Lanes, i: usize) -> Quat {
+    Quat::from_xyzw(lanes[0][i], lanes[1][i], lanes[2][i], lanes[3][i])
+}
+
+/// `normalize_quat(slerp_shortest(a, b, u))` for the four tracks of a group
+/// at once, written to their joints (`joints`, at most four; a joint outside
+/// `locals` is skipped). Lane by lane these are `slerp_shortest`'s and
+/// `normalize_quat`'s operations in their order (glam's dot product groups
+/// `(x·x' + z·z') + (y·y' + w·w')`, as here; negating by −1 is exact), so
+/// the same bits; a lane that needs the trigonometric slerp (keys more than
+/// about 36° apart, or not finite) is interpolated alone by
+/// `slerp_shortest` itself.
+#[inline(always)]
+fn slerp_group(a: &Lanes, b: &Lanes, u: f32, joints: &[u16], locals: &mut [Transform]) {
+    let [ax, ay, az, aw] = *a;
+    let [bx, by, bz, bw] = *b;
+    let cos = (ax * bx + az * bz) + (ay * by + aw * bw);
+    let sign = Vec4::select(cos.cmplt(Vec4::ZERO), Vec4::NEG_ONE, Vec4::ONE);
+    let (bx, by, bz, bw, cos) = (bx * sign, by * sign, bz * sign, bw * sign, cos * sign);
+    let linear = cos.cmpgt(Vec4::splat(SLERP_LINEAR_COS));
+    let series = cos.cmpge(Vec4::splat(SLERP_SERIES_COS));
+    let v = 1.0 - u;
+    // `Vec4::lerp`: a·(1 − u) + b·u.
+    let mut q = [
+        ax * v + bx * u,
+        ay * v + by * u,
+        az * v + bz * u,
+        aw * v + bw * u,
+    ];
+    if series.bitmask() & !linear.bitmask() != 0 {
+        let theta2 = theta2_series_of(1.0 - cos);
+        let wa = v * sinc_series_of(v * v * theta2);
+        let wb = u * sinc_series_of(u * u * theta2);
+        let close = [
+            ax * wa + bx * wb,
+            ay * wa + by * wb,
+            az * wa + bz * wb,
+            aw * wa + bw * wb,
+        ];
+        q = [0, 1, 2, 3].map(|c| Vec4::select(linear, q[c], close[c]));
+    }
+    // `normalize_quat`, the identity where the length is unusable.
+    let [qx, qy, qz, qw] = q;
+    let len2 = (qx * qx + qz * qz) + (qy * qy + qw * qw);
+    let usable =
+        (len2.cmplt(Vec4::INFINITY) & len2.cmpgt(Vec4::splat(f32::MIN_POSITIVE))).bitmask();
+    let len = Vec4::from_array(sqrt4(len2.to_array()));
+    let quats = Mat4::from_cols(qx / len, qy / len, qz / len, qw / len).transpose();
+    let quats = [quats.x_axis, quats.y_axis, quats.z_axis, quats.w_axis];
+    let alone = !series.bitmask();
+    for (i, &joint) in joints.iter().enumerate().take(4) {
+        let Some(local) = locals.get_mut(joint as usize) else {
+            continue;
+        };
+        local.rotation = if alone & (1 << i) != 0 {
+            normalize_quat(slerp_shortest(lane(a, i), lane(b, i), u))
+        } else if usable & (1 << i) != 0 {
+            Quat::from_vec4(quats[i])
+        } else {
+            Quat::IDENTITY
+        };
+    }
+}
 
 /// The values of one property's tracks, key by key.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -57,7 +176,7 @@ pub struct PackedClip {
     /// The key times every track shares, at least one.
     times: Vec<f32>,
     translations: PackedTracks<Vec3>,
-    rotations: PackedTracks<Quat>,
+    rotations: PackedRotations,
     scales: PackedTracks<Vec3>,
 }
 
@@ -107,7 +226,7 @@ impl PackedClip {
             duration: clip.duration,
             times: times.clone(),
             translations: PackedTracks::pack(&clip.translations, keys),
-            rotations: PackedTracks::pack(&clip.rotations, keys),
+            rotations: PackedRotations::pack(&clip.rotations, keys),
             scales: PackedTracks::pack(&clip.scales, keys),
         })
     }
@@ -174,9 +293,11 @@ pub fn sample_packed(
                 }
             }
             let tracks = &clip.rotations;
-            for (&j, &q) in tracks.joints.iter().zip(tracks.row(k)) {
-                if let Some(local) = locals.get_mut(j as usize) {
-                    local.rotation = normalize_quat(Vec4::from(q));
+            for (joints, lanes) in tracks.joints.chunks(4).zip(tracks.row(k)) {
+                for (i, &j) in joints.iter().enumerate() {
+                    if let Some(local) = locals.get_mut(j as usize) {
+                        local.rotation = normalize_quat(Vec4::from(lane(lanes, i)));
+                    }
                 }
             }
             let tracks = &clip.scales;
@@ -196,10 +317,8 @@ pub fn sample_packed(
             }
             let tracks = &clip.rotations;
             let rows = tracks.row(k).iter().zip(tracks.row(k + 1));
-            for (&j, (&a, &b)) in tracks.joints.iter().zip(rows) {
-                if let Some(local) = locals.get_mut(j as usize) {
-                    local.rotation = normalize_quat(slerp_shortest(a, b, u));
-                }
+            for (joints, (a, b)) in tracks.joints.chunks(4).zip(rows) {
+                slerp_group(a, b, u, joints, locals);
             }
             let tracks = &clip.scales;
             let rows = tracks.row(k).iter().zip(tracks.row(k + 1));
@@ -298,12 +417,15 @@ mod tests {
         assert_eq!(got, want);
     }
 
+    /// One key's turn from the key before: an axis-angle vector and a scale.
+    type Turn = (f32, f32, f32, f32);
+
     /// A random clip whose tracks share one time line (with repeated key
     /// times now and then, which interpolate with weight 0).
     fn arb_shared_clip() -> impl Strategy<Value = Clip> {
         let gaps =
             proptest::collection::vec(prop_oneof![8 => 0.001f32..0.2, 1 => Just(0.0f32)], 1..30);
-        (gaps, 0usize..3, 0usize..5, 0usize..2).prop_flat_map(|(gaps, nt, nr, ns)| {
+        (gaps, 0usize..3, 0usize..10, 0usize..2).prop_flat_map(|(gaps, nt, nr, ns)| {
             let mut t = 0.0;
             let times: Vec<f32> = gaps
                 .iter()
@@ -329,7 +451,17 @@ mod tests {
                 (
                     0u16..5,
                     quat,
-                    proptest::collection::vec((-0.3f32..0.3, -0.3f32..0.3, -0.3f32..0.3), keys),
+                    // Each key's turn: small (the linear slerp), moderate
+                    // (the series) or large (the trigonometric one).
+                    proptest::collection::vec(
+                        (
+                            -0.3f32..0.3,
+                            -0.3f32..0.3,
+                            -0.3f32..0.3,
+                            prop_oneof![Just(0.1f32), Just(1.0f32), Just(4.0f32)],
+                        ),
+                        keys,
+                    ),
                 ),
                 nr,
             );
@@ -340,12 +472,13 @@ mod tests {
                     times: times.clone(),
                     values,
                 };
-                let rt = |(joint, start, turns): (u16, Quat, Vec<(f32, f32, f32)>)| {
+                let rt = |(joint, start, turns): (u16, Quat, Vec<Turn>)| {
                     let mut q = start;
                     let values = turns
                         .iter()
-                        .map(|&(x, y, z)| {
-                            q = (Quat::from_scaled_axis(Vec3::new(x, y, z) * 4.0) * q).normalize();
+                        .map(|&(x, y, z, scale)| {
+                            q = (Quat::from_scaled_axis(Vec3::new(x, y, z) * scale) * q)
+                                .normalize();
                             q
                         })
                         .collect();

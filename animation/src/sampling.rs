@@ -23,6 +23,8 @@
 //! never makes sampling panic. Unvalidated clips do not panic either: tracks
 //! with too few values or a joint outside the pose are skipped.
 
+use std::ops::{Add, Mul, Sub};
+
 use glam::{Quat, Vec3, Vec4};
 use thiserror::Error;
 
@@ -518,12 +520,12 @@ fn sample_quat(track: &Track<Quat>, idx: usize, t: f32) -> Option<Quat> {
 /// linearly: the arc is under about 1.8° and `sin` of the angle is too small
 /// to divide by without losing precision, while the chord and the arc differ
 /// by less than 1e-7 after normalization.
-const SLERP_LINEAR_COS: f32 = 0.9995;
+pub(crate) const SLERP_LINEAR_COS: f32 = 0.9995;
 
 /// From this cosine up to [`SLERP_LINEAR_COS`], [`slerp_shortest`] takes its
 /// weights from short power series: θ ≤ 0.32 rad there (a turn of up to 36°
 /// between two keys), where the series' truncation is below 1e-7.
-const SLERP_SERIES_COS: f32 = 0.95;
+pub(crate) const SLERP_SERIES_COS: f32 = 0.95;
 
 /// Spherical interpolation along the shorter arc (the second rotation's sign
 /// is flipped when the two lie in opposite hemispheres). Returns an
@@ -552,14 +554,9 @@ pub(crate) fn slerp_shortest(a: Quat, b: Quat, u: f32) -> Vec4 {
         // in 1 − cos θ, then sin(kθ)/θ = k·S(k²θ²), the common factor 1/θ
         // left to the caller's normalization. No division, root or
         // trigonometry; within 1e-7 of the trigonometric form (tested).
-        let x = 1.0 - cos;
-        let theta2 =
-            x * (2.0 + x * (1.0 / 3.0 + x * (4.0 / 45.0 + x * (1.0 / 35.0 + x * (32.0 / 1575.0)))));
-        let sinc = |z: f32| {
-            1.0 - z * (1.0 / 6.0 - z * (1.0 / 120.0 - z * (1.0 / 5040.0 - z * (1.0 / 362_880.0))))
-        };
+        let theta2 = theta2_series_of(1.0 - cos);
         let v = 1.0 - u;
-        return a * (v * sinc(v * v * theta2)) + b * (u * sinc(u * u * theta2));
+        return a * (v * sinc_series_of(v * v * theta2)) + b * (u * sinc_series_of(u * u * theta2));
     }
     // Keys are unit quaternions, so `cos` is at most 1 (clamped against
     // rounding). One sine-cosine pair gives both weights:
@@ -568,6 +565,30 @@ pub(crate) fn slerp_shortest(a: Quat, b: Quat, u: f32) -> Vec4 {
     let sin = ((1.0 - cos) * (1.0 + cos)).sqrt();
     let (su, cu) = math::sin_cos(u * math::atan2(sin, cos));
     a * (sin * cu - cos * su) + b * su
+}
+
+/// θ² of the angle θ with `x` = 1 − cos θ, by its series to x⁵ (for
+/// [`slerp_shortest`]'s close keys, `x` ≤ 0.05): for `f32`, or for four
+/// pairs of keys at once in a `Vec4` ([`crate::sample_packed`]), with the
+/// same operations in the same order, so the same bits.
+#[inline(always)]
+pub(crate) fn theta2_series_of<T>(x: T) -> T
+where
+    T: Copy + Mul<Output = T> + Mul<f32, Output = T>,
+    f32: Add<T, Output = T>,
+{
+    x * (2.0 + x * (1.0 / 3.0 + x * (4.0 / 45.0 + x * (1.0 / 35.0 + x * (32.0 / 1575.0)))))
+}
+
+/// sin(√z)/√z by its series to z⁴ (z = (kθ)² ≤ 0.1 in [`slerp_shortest`]),
+/// generic like [`theta2_series_of`].
+#[inline(always)]
+pub(crate) fn sinc_series_of<T>(z: T) -> T
+where
+    T: Copy + Mul<Output = T> + Mul<f32, Output = T>,
+    f32: Sub<T, Output = T>,
+{
+    1.0 - z * (1.0 / 6.0 - z * (1.0 / 120.0 - z * (1.0 / 5040.0 - z * (1.0 / 362_880.0))))
 }
 
 /// Normalizes a 4-vector into a rotation, falling back to the identity when
