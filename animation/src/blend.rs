@@ -855,6 +855,35 @@ mod tests {
             }
         }
 
+        /// Without masks, each translation and scale component is the sum
+        /// of the layers' values times their weights over the total, in
+        /// layer order, as scalars compute it: bit for bit.
+        #[test]
+        fn unmasked_blend_sums_components_as_scalars_do(
+            poses in proptest::collection::vec((arb_transform(), 0.0f32..4.0), 2..5),
+        ) {
+            let locals: Vec<[Transform; 1]> = poses.iter().map(|(t, _)| [*t]).collect();
+            let weights: Vec<f32> = poses.iter().map(|(_, w)| *w).collect();
+            let mut out = [Transform::IDENTITY];
+            blend(&layers(&locals, &weights), &[Transform::IDENTITY], &mut out).unwrap();
+            let total: f32 = weights.iter().copied().filter(|w| *w > 0.0).sum();
+            prop_assume!(total > BLEND_WEIGHT_EPSILON && weights.iter().filter(|w| **w > 0.0).count() > 1);
+            let inv = 1.0 / total;
+            let sum = |part: fn(&Transform) -> Vec3| {
+                let mut terms = poses.iter().filter(|(_, w)| *w > 0.0).map(|(t, w)| (part(t), w * inv));
+                let (first, w0) = terms.next().unwrap();
+                let mut acc = first.to_array().map(|c| c * w0);
+                for (v, w) in terms {
+                    for (a, c) in acc.iter_mut().zip(v.to_array()) {
+                        *a += c * w;
+                    }
+                }
+                acc.map(f32::to_bits)
+            };
+            prop_assert_eq!(out[0].translation.to_array().map(f32::to_bits), sum(|t| t.translation));
+            prop_assert_eq!(out[0].scale.to_array().map(f32::to_bits), sum(|t| t.scale));
+        }
+
         #[test]
         fn negated_rotations_blend_to_the_same_rotation(
             poses in proptest::collection::vec((arb_transform(), 0.01f32..4.0, any::<bool>()), 1..5),

@@ -20,6 +20,7 @@ pub mod clip;
 #[cfg(feature = "gltf")]
 pub mod gltf_import;
 pub mod ik;
+pub mod packed;
 pub mod palette;
 pub mod pose;
 pub mod rate_limit;
@@ -33,7 +34,11 @@ pub use blend::{
     remove_root_horizontal_translation,
 };
 pub use clip::{Clip, Interpolation, Track};
-pub use palette::{PaletteError, palette, palette_columns, palette_in_place};
+pub use packed::{PackedClip, sample_packed};
+pub use palette::{
+    PaletteError, palette, palette_affine, palette_affine_in_place, palette_columns,
+    palette_in_place,
+};
 pub use pose::{Pose, local_to_model, local_to_model_from, translate_subtree};
 pub use rate_limit::{limit_rotations, rotation_angle};
 pub use sampling::{

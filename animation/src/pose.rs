@@ -47,14 +47,15 @@ pub fn local_to_model(skeleton: &Skeleton, locals: &[Transform], models: &mut [M
         "model matrix buffer length differs from skeleton"
     );
     let parents = skeleton.raw_parents();
-    for i in 0..n {
-        let p = parents[i];
-        let parent = if p == u16::MAX {
-            Mat4::IDENTITY
+    for (i, (&p, local)) in parents.iter().zip(locals).enumerate() {
+        // A root's parent is the identity (the same products as any joint's,
+        // apart so that a child's loop reads its parent straight).
+        models[i] = if p == u16::MAX {
+            compose(&Mat4::IDENTITY, local)
         } else {
-            models[p as usize]
+            let parent = models[p as usize];
+            compose(&parent, local)
         };
-        models[i] = compose(&parent, &locals[i]);
     }
 }
 

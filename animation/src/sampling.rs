@@ -23,6 +23,8 @@
 //! never makes sampling panic. Unvalidated clips do not panic either: tracks
 //! with too few values or a joint outside the pose are skipped.
 
+use std::ops::{Add, Mul, Sub};
+
 use glam::{Quat, Vec3, Vec4};
 use thiserror::Error;
 
@@ -346,13 +348,18 @@ impl ClipShape {
 /// (track counts) it notices and resets itself, which is the only time it
 /// allocates. Used with another clip of the same shape it
 /// stays correct: every cached index is checked against the track before use,
-/// and a stale one merely costs a binary search.
+/// and a stale one merely costs a binary search. A [`crate::PackedClip`]
+/// ([`crate::sample_packed`]) needs only its one key index:
+/// `SamplingCursor::default()` serves it without allocating.
 #[derive(Clone, Debug, Default)]
 pub struct SamplingCursor {
     shape: ClipShape,
     /// For every track (translations, then rotations, then scales): the
     /// number of keys whose time is at or before the last sampled time.
     next_key: Vec<u32>,
+    /// The same for a [`crate::PackedClip`], whose tracks share their keys
+    /// ([`crate::sample_packed`]): one index for the whole clip.
+    pub(crate) shared_key: u32,
 }
 
 impl SamplingCursor {
@@ -362,12 +369,14 @@ impl SamplingCursor {
         Self {
             shape,
             next_key: vec![0; shape.tracks()],
+            shared_key: 0,
         }
     }
 
     /// Forgets the cached keys; the next [`sample`] searches every track.
     pub fn reset(&mut self) {
         self.next_key.fill(0);
+        self.shared_key = 0;
     }
 
     /// Rebuilds the cursor when `clip` does not have the shape it was built for.
@@ -392,7 +401,7 @@ fn search(times: &[f32], lo: usize, hi: usize, t: f32) -> usize {
 ///
 /// Returns exactly what `search(times, 0, len, t)` returns for sorted times.
 #[inline]
-fn seek(times: &[f32], cached: usize, t: f32) -> usize {
+pub(crate) fn seek(times: &[f32], cached: usize, t: f32) -> usize {
     let n = times.len();
     let mut idx = cached.min(n);
     if idx > 0 && times[idx - 1] > t {
@@ -511,12 +520,12 @@ fn sample_quat(track: &Track<Quat>, idx: usize, t: f32) -> Option<Quat> {
 /// linearly: the arc is under about 1.8° and `sin` of the angle is too small
 /// to divide by without losing precision, while the chord and the arc differ
 /// by less than 1e-7 after normalization.
-const SLERP_LINEAR_COS: f32 = 0.9995;
+pub(crate) const SLERP_LINEAR_COS: f32 = 0.9995;
 
 /// From this cosine up to [`SLERP_LINEAR_COS`], [`slerp_shortest`] takes its
 /// weights from short power series: θ ≤ 0.32 rad there (a turn of up to 36°
 /// between two keys), where the series' truncation is below 1e-7.
-const SLERP_SERIES_COS: f32 = 0.95;
+pub(crate) const SLERP_SERIES_COS: f32 = 0.95;
 
 /// Spherical interpolation along the shorter arc (the second rotation's sign
 /// is flipped when the two lie in opposite hemispheres). Returns an
@@ -529,7 +538,7 @@ const SLERP_SERIES_COS: f32 = 0.95;
 /// clip sampling, always inlined so that the out-of-order core overlaps one
 /// track's normalization (a root and a division) with the next track's work.
 #[inline(always)]
-fn slerp_shortest(a: Quat, b: Quat, u: f32) -> Vec4 {
+pub(crate) fn slerp_shortest(a: Quat, b: Quat, u: f32) -> Vec4 {
     let a = Vec4::from(a);
     let mut b = Vec4::from(b);
     let mut cos = a.dot(b);
@@ -545,14 +554,9 @@ fn slerp_shortest(a: Quat, b: Quat, u: f32) -> Vec4 {
         // in 1 − cos θ, then sin(kθ)/θ = k·S(k²θ²), the common factor 1/θ
         // left to the caller's normalization. No division, root or
         // trigonometry; within 1e-7 of the trigonometric form (tested).
-        let x = 1.0 - cos;
-        let theta2 =
-            x * (2.0 + x * (1.0 / 3.0 + x * (4.0 / 45.0 + x * (1.0 / 35.0 + x * (32.0 / 1575.0)))));
-        let sinc = |z: f32| {
-            1.0 - z * (1.0 / 6.0 - z * (1.0 / 120.0 - z * (1.0 / 5040.0 - z * (1.0 / 362_880.0))))
-        };
+        let theta2 = theta2_series_of(1.0 - cos);
         let v = 1.0 - u;
-        return a * (v * sinc(v * v * theta2)) + b * (u * sinc(u * u * theta2));
+        return a * (v * sinc_series_of(v * v * theta2)) + b * (u * sinc_series_of(u * u * theta2));
     }
     // Keys are unit quaternions, so `cos` is at most 1 (clamped against
     // rounding). One sine-cosine pair gives both weights:
@@ -561,6 +565,30 @@ fn slerp_shortest(a: Quat, b: Quat, u: f32) -> Vec4 {
     let sin = ((1.0 - cos) * (1.0 + cos)).sqrt();
     let (su, cu) = math::sin_cos(u * math::atan2(sin, cos));
     a * (sin * cu - cos * su) + b * su
+}
+
+/// θ² of the angle θ with `x` = 1 − cos θ, by its series to x⁵ (for
+/// [`slerp_shortest`]'s close keys, `x` ≤ 0.05): for `f32`, or for four
+/// pairs of keys at once in a `Vec4` ([`crate::sample_packed`]), with the
+/// same operations in the same order, so the same bits.
+#[inline(always)]
+pub(crate) fn theta2_series_of<T>(x: T) -> T
+where
+    T: Copy + Mul<Output = T> + Mul<f32, Output = T>,
+    f32: Add<T, Output = T>,
+{
+    x * (2.0 + x * (1.0 / 3.0 + x * (4.0 / 45.0 + x * (1.0 / 35.0 + x * (32.0 / 1575.0)))))
+}
+
+/// sin(√z)/√z by its series to z⁴ (z = (kθ)² ≤ 0.1 in [`slerp_shortest`]),
+/// generic like [`theta2_series_of`].
+#[inline(always)]
+pub(crate) fn sinc_series_of<T>(z: T) -> T
+where
+    T: Copy + Mul<Output = T> + Mul<f32, Output = T>,
+    f32: Sub<T, Output = T>,
+{
+    1.0 - z * (1.0 / 6.0 - z * (1.0 / 120.0 - z * (1.0 / 5040.0 - z * (1.0 / 362_880.0))))
 }
 
 /// Normalizes a 4-vector into a rotation, falling back to the identity when

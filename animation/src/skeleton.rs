@@ -93,6 +93,10 @@ pub struct Skeleton {
     /// `joint..subtree_end[joint]` (no other joint interleaved: depth-first
     /// order there), so a walk over it needs no membership test.
     subtree_contiguous: Vec<bool>,
+    /// Whether every inverse bind matrix is affine (bottom row exactly
+    /// 0 0 0 1), so the palette may take the affine product
+    /// ([`crate::palette_affine_in_place`]).
+    inverse_bind_affine: bool,
     by_name: HashMap<String, u16>,
 }
 
@@ -178,11 +182,13 @@ impl Skeleton {
         for (i, name) in names.iter().enumerate().rev() {
             by_name.insert(name.clone(), i as u16);
         }
+        let inverse_bind_affine = inverse_bind.iter().all(|m| m.row(3) == glam::Vec4::W);
         Ok(Self {
             names,
             parents: packed,
             rest,
             inverse_bind,
+            inverse_bind_affine,
             subtree_end,
             subtree_contiguous,
             by_name,
@@ -262,6 +268,13 @@ impl Skeleton {
     /// Inverse bind matrices, one per joint.
     pub fn inverse_bind(&self) -> &[Mat4] {
         &self.inverse_bind
+    }
+
+    /// True when every inverse bind matrix is affine: its bottom row is
+    /// exactly 0 0 0 1, as a rigid or scaled bind pose gives. Then [`crate::palette_affine_in_place`] gives the palette's
+    /// product of model matrices built by [`crate::local_to_model`].
+    pub fn inverse_binds_are_affine(&self) -> bool {
+        self.inverse_bind_affine
     }
 
     /// True when `joint` is `ancestor` or lies below it.

@@ -18,7 +18,7 @@ pub mod procedural_climb;
 pub mod rig;
 
 use animation::ik::{HingeLimit, TwoBoneChain};
-use animation::{Clip, Skeleton, Wrap, local_to_model, sample_at, validate_clip};
+use animation::{Clip, PackedClip, Skeleton, Wrap, local_to_model, sample_at, validate_clip};
 use glam::{Mat4, Quat, Vec3};
 use thiserror::Error;
 
@@ -183,6 +183,13 @@ pub struct Character {
     pub skeleton: Skeleton,
     /// Every clip of the model.
     pub clips: Vec<Clip>,
+    /// Each clip packed for sampling (indexed like [`Character::clips`]),
+    /// when its tracks share one key time line ([`PackedClip::pack`]; every
+    /// clip of the knight does): the pose pipeline samples those with one key
+    /// search per clip, the others track by track, with the same result.
+    /// Built by [`Character::new`] from `clips`; a caller that changes a
+    /// clip afterwards must pack it again.
+    pub packed_clips: Vec<Option<PackedClip>>,
     /// The rig resolved against the skeleton.
     pub rig: Rig,
     /// The clips the state machine plays.
@@ -442,6 +449,7 @@ impl Character {
             name: model.to_string(),
             mesh: None,
             skeleton,
+            packed_clips: clips.iter().map(PackedClip::pack).collect(),
             clips,
             rig,
             clip_set,

@@ -17,7 +17,7 @@
 //! [`snapshot_limbs`] then copies each limb's animated model matrices, all
 //! that foot and ladder IK read of the animated pose.
 
-use animation::{BlendLayer, SamplingCursor, Transform, Wrap, blend_near, sample};
+use animation::{BlendLayer, SamplingCursor, Transform, Wrap, blend_near, sample, sample_packed};
 use glam::{Mat4, Quat};
 
 use crate::character::Character;
@@ -105,7 +105,17 @@ impl Sampler {
     /// Allocates the buffers for `character`.
     pub(super) fn new(character: &Character) -> Self {
         Self {
-            cursors: character.clips.iter().map(SamplingCursor::new).collect(),
+            // A packed clip's cursor keeps one key index and no per-track
+            // ones (no allocation).
+            cursors: character
+                .clips
+                .iter()
+                .zip(&character.packed_clips)
+                .map(|(clip, packed)| match packed {
+                    Some(_) => SamplingCursor::default(),
+                    None => SamplingCursor::new(clip),
+                })
+                .collect(),
             clip_steps: vec![[f32::NAN, 0.0]; character.clips.len()],
             last_layers: Vec::with_capacity(MAX_LAYERS),
             has_last: false,
@@ -289,7 +299,9 @@ pub(super) fn is_transition(c: &Character, layers: &[Layer]) -> bool {
 }
 
 /// Samples `layer`'s clip into `out` (rest pose first, for joints the clip
-/// does not animate), looping or held at its ends.
+/// does not animate), looping or held at its ends: its packed form when it
+/// has one ([`Character::packed_clips`], one key search for the clip), else
+/// track by track (the same result).
 pub(super) fn sample_layer(
     c: &Character,
     layer: &Layer,
@@ -303,7 +315,10 @@ pub(super) fn sample_layer(
         Wrap::Clamp
     };
     let i = layer.clip.index;
-    sample(&c.clips[i], layer.time, wrap, &mut cursors[i], out);
+    match c.packed_clips.get(i) {
+        Some(Some(packed)) => sample_packed(packed, layer.time, wrap, &mut cursors[i], out),
+        _ => sample(&c.clips[i], layer.time, wrap, &mut cursors[i], out),
+    }
 }
 
 /// The one layer of a frame that plays a single clip at a usable weight
@@ -437,6 +452,51 @@ mod tests {
             pose.fill(animation::Transform::IDENTITY);
         }
         assert_eq!(held, 5);
+    }
+
+    /// Every clip of the knight is sampled packed (one key search per clip,
+    /// see `Character::packed_clips`), and the pipeline's sampling of each,
+    /// through a loop and a jump back, equals the per-track sampler's bit
+    /// for bit.
+    #[test]
+    fn every_knight_clip_is_sampled_packed_with_the_per_track_result() {
+        use super::{SamplingCursor, sample_layer};
+        use crate::character::Character;
+        use crate::character::anim_state::{ClipInfo, Layer};
+        let c = Character::knight().unwrap();
+        assert!(c.packed_clips.iter().all(Option::is_some));
+        let mut cursors: Vec<SamplingCursor> =
+            c.clips.iter().map(|_| SamplingCursor::default()).collect();
+        for (index, clip) in c.clips.iter().enumerate() {
+            let mut per_track = SamplingCursor::new(clip);
+            for frame in (0..150).chain(20..40) {
+                let time = frame as f32 / 60.0;
+                let layer = Layer {
+                    clip: ClipInfo {
+                        index,
+                        duration: clip.duration,
+                        cycle_distance: 0.0,
+                    },
+                    time,
+                    weight: 1.0,
+                    looping: frame % 3 != 0,
+                    still: false,
+                    rate: 1.0,
+                    stride: 1.0,
+                    held: None,
+                };
+                let mut got = c.skeleton.rest_locals().to_vec();
+                sample_layer(&c, &layer, &mut cursors, &mut got);
+                let mut want = c.skeleton.rest_locals().to_vec();
+                let wrap = if layer.looping {
+                    animation::Wrap::Loop
+                } else {
+                    animation::Wrap::Clamp
+                };
+                animation::sample(clip, time, wrap, &mut per_track, &mut want);
+                assert_eq!(got, want, "clip {} at {time} s", clip.name);
+            }
+        }
     }
 
     #[test]
