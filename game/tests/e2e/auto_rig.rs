@@ -1063,24 +1063,7 @@ const LEDGE_GRIP_FRAMES: u64 = 20;
 /// tests running at once write their own files.
 fn humanoid_autopilot(m: &str, level: &str, test: &str) -> Value {
     let name = format!("{test}_{}_{level}.json", m.split('/').next().unwrap());
-    let metrics = tmp(&name);
-    let path = shared(m);
-    let out = ironstep(&[
-        "run",
-        "--autopilot",
-        "--level",
-        level,
-        "--character",
-        path.to_str().unwrap(),
-        "--metrics",
-        metrics.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{m} on {level}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap();
+    let doc = humanoid_run(m, &["--autopilot", "--level", level], &name);
     let mut s = doc["summary"].clone();
     // What the frames say of the ledge frames: how many the joint speed
     // limit acted on, and the fastest joint on them.
@@ -1257,58 +1240,50 @@ fn foreign_arms_cross_into_and_out_of_a_climb_without_a_pop() {
         assert!(fastest <= 20.0, "Kenney on {level}: {fastest} rad/s");
     }
 
-    let metrics = tmp("auto_rig_pop_rigged_figure_tutorial.json");
-    let model = shared("RiggedFigure/RiggedFigure.glb");
-    let out = ironstep(&[
-        "run",
-        "--level",
-        "tutorial",
-        "--input",
-        "assets/scripts/tutorial.txt",
-        "--frames",
-        "4700",
-        "--character",
-        model.to_str().unwrap(),
-        "--metrics",
-        metrics.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap();
-    let s = &doc["summary"];
-    assert_eq!(s["goal_reached"], true, "{s}");
-    let fastest = f(s, "max_joint_angular_speed_rad_s");
-    assert!(
-        fastest <= 20.0,
-        "RiggedFigure on tutorial.txt: {fastest} rad/s"
-    );
+    for (m, level, frames, bound) in [
+        ("RiggedFigure/RiggedFigure.glb", "tutorial", "4700", 20.0),
+        (
+            "KenneyCharacterMedium/characterMedium.glb",
+            "long",
+            "4400",
+            45.0,
+        ),
+    ] {
+        let s = humanoid_script(m, level, frames, "auto_rig_pop");
+        assert_eq!(s["goal_reached"], true, "{m} on {level}.txt: {s}");
+        let fastest = f(&s, "max_joint_angular_speed_rad_s");
+        assert!(fastest <= bound, "{m} on {level}.txt: {fastest} rad/s");
+    }
+}
 
-    let metrics = tmp("auto_rig_pop_kenney_long.json");
-    let model = shared("KenneyCharacterMedium/characterMedium.glb");
-    let out = ironstep(&[
-        "run",
-        "--level",
-        "long",
-        "--input",
-        "assets/scripts/long.txt",
-        "--frames",
-        "4400",
-        "--character",
-        model.to_str().unwrap(),
-        "--metrics",
-        metrics.to_str().unwrap(),
-    ]);
+/// The metrics summary of shared model `m` playing level `level`'s own
+/// script (`assets/scripts/LEVEL.txt`) for `frames` frames with no rig
+/// file (the run's success checked); `test` names the calling test.
+fn humanoid_script(m: &str, level: &str, frames: &str, test: &str) -> Value {
+    let name = format!(
+        "{test}_{}_{level}_script.json",
+        m.split('/').next().unwrap()
+    );
+    let script = format!("assets/scripts/{level}.txt");
+    let args = ["--level", level, "--input", &script, "--frames", frames];
+    humanoid_run(m, &args, &name)["summary"].clone()
+}
+
+/// `ironstep run ARGS` with shared model `m` and no rig file, its metrics
+/// written to the temporary file `name`; the run's success checked, its
+/// metrics document returned.
+fn humanoid_run(m: &str, args: &[&str], name: &str) -> Value {
+    let metrics = tmp(name);
+    let path = shared(m);
+    let mut all = vec!["run"];
+    all.extend_from_slice(args);
+    all.extend(["--character", path.to_str().unwrap()]);
+    all.extend(["--metrics", metrics.to_str().unwrap()]);
+    let out = ironstep(&all);
     assert!(
         out.status.success(),
-        "{}",
+        "{m} with {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let doc: Value = serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap();
-    let s = &doc["summary"];
-    assert_eq!(s["goal_reached"], true, "{s}");
-    let fastest = f(s, "max_joint_angular_speed_rad_s");
-    assert!(fastest <= 45.0, "Kenney on long.txt: {fastest} rad/s");
+    serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap()
 }
