@@ -54,6 +54,17 @@ struct Run {
 }
 
 impl Run {
+    /// A run of `character` on `level`, nothing recorded yet.
+    fn new(level: Level, character: &Arc<Character>) -> Self {
+        Self {
+            sim: Sim::new(level, character.clone()),
+            rec: Recorder::default(),
+            steps: 0,
+            events: EventTracker::new(),
+            grabs: Vec::new(),
+        }
+    }
+
     fn step(&mut self, input: Input) -> Player {
         self.sim.step(&input);
         self.sim.pose(DT);
@@ -91,13 +102,7 @@ impl Run {
 /// seconds (0: at once, as the autopilot does), catches its far side
 /// falling and drops, catches it again and jumps off: three grabs.
 fn ledge_run(character: &Arc<Character>, hang: f32) -> Recorder {
-    let mut r = Run {
-        sim: Sim::new(ledge_level(), character.clone()),
-        rec: Recorder::default(),
-        steps: 0,
-        events: EventTracker::new(),
-        grabs: Vec::new(),
-    };
+    let mut r = Run::new(ledge_level(), character);
     let right = Input {
         move_x: 1.0,
         ..Input::default()
@@ -363,13 +368,7 @@ fn hang_of(character: &Arc<Character>) -> ([f32; 2], f32, Recorder) {
 
 /// [`hang_of`] on `level` (a wall rising at x = 5 m).
 fn hang_from(character: &Arc<Character>, level: Level) -> ([f32; 2], f32, Recorder) {
-    let mut r = Run {
-        sim: Sim::new(level, character.clone()),
-        rec: Recorder::default(),
-        steps: 0,
-        events: EventTracker::new(),
-        grabs: Vec::new(),
-    };
+    let mut r = Run::new(level, character);
     let right = Input {
         move_x: 1.0,
         ..Input::default()
