@@ -1023,24 +1023,27 @@ fn the_rig_command_prints_a_rig_file_that_rig_reads_back() {
 /// unnoticed. On every level with a ledge, every model's hands also hold it
 /// fully for at least [`LEDGE_GRIP_FRAMES`] frames per grab, within 5 mm.
 const HUMANOID_BOUNDS: [(&str, f64, f64, f64, f64, u64); 4] = [
-    // Known gaps, the limit's share (target 2 %): 1.3–4.6 % (his walk at
-    // 1.6 times over; 2.5–6.3 % until a lengthened stride reached further
-    // only ahead of the hips and the gait faded in over the idle no faster
-    // than `IDLE_FADE_TIME`).
-    ("CesiumMan/CesiumMan.glb", 0.05, 0.005, 0.01, 0.005, 0),
-    // 1.5–5.4 % (the knight's clips at up to 2.01 times over; 4.1–7.3 %).
-    ("RiggedFigure/RiggedFigure.glb", 0.06, 0.005, 0.01, 0.005, 0),
-    // 3.7–6.9 % (short legs, the stride at its longest; 11.1–13.3 %); on
-    // `tower` the limit holds his hips on 8 ledge frames, stepping across
-    // onto the top in his gait (10 before his hands held the corner; the
-    // arms are under it).
+    // Known gaps, the limit's share (target 2 %): 0.9–4.0 % (his run the
+    // knight's at 1.6 times over; 2.5–6.3 % until a lengthened stride
+    // reached further only ahead of the hips and the gait faded in over the
+    // idle no faster than `IDLE_FADE_TIME`, 1.3–4.6 % until a lengthened
+    // stride was drawn by the locks alone).
+    ("CesiumMan/CesiumMan.glb", 0.045, 0.005, 0.01, 0.005, 0),
+    // 0.6–3.5 % (the knight's clips at up to 2.01 times over; 4.1–7.3 %,
+    // then 1.5–5.4 %).
+    ("RiggedFigure/RiggedFigure.glb", 0.04, 0.005, 0.01, 0.005, 0),
+    // 1.2–5.1 % (short legs, the stride at its longest; 11.1–13.3 %, then
+    // 3.7–6.9 %); on `long` and `tower` the limit holds his hips on a
+    // ledge frame, stepping across onto the top in his gait (10 before his
+    // hands held the corner, 8 before a lengthened stride was drawn by the
+    // locks alone).
     (
         "KenneyCharacterMedium/characterMedium.glb",
-        0.075,
+        0.055,
         0.005,
         0.01,
         0.005,
-        10,
+        2,
     ),
     // The limit acts on 0.3–0.9 % (1.6–2.4 % until the gait faded in over
     // his idle no faster than `IDLE_FADE_TIME`). Planted feet within 2.3 mm
