@@ -8,6 +8,7 @@
 
 use glam::Vec2;
 
+use crate::character::pose_pipeline::MAX_DUTY_WARP;
 use crate::sim::player::{Locomotion, MoveParams, Player};
 
 /// The most clips blended at once: a fading-out state (held) plus idle, walk
@@ -64,6 +65,30 @@ pub const MAX_PLAYBACK_RATE: f32 = 1.4;
 /// striding that far already is not lengthened at all; a gait needing
 /// more plays faster than [`MAX_PLAYBACK_RATE`] instead.
 pub const MAX_STRIDE_LEGS: f32 = 2.8;
+/// How much longer a stride the legs' duty warp buys per unit of warp
+/// ([`Layer::duty`]): a warp `a` plays a stance `1 + a·k` times faster,
+/// where `k = sin(πw)/(πw)` is the mean of the warp's cosine over a stance
+/// `w` of the cycle wide (0.81 for a run's stance of 0.4 of the cycle, 0.64
+/// for a walk's 0.6), so the body passes over the planted foot in that
+/// much less of the cycle and the stride may be that much longer before
+/// the stance leg runs out of reach. A run's figure, taken for both gaits:
+/// the warp is only ever needed at running pace.
+pub const DUTY_STRIDE: f32 = 1.0;
+/// The fastest a gait whose stride may be lengthened plays, as a share of
+/// its authored speed ([`MAX_PLAYBACK_RATE`] for one that may not): above
+/// the speed this gives the stride lengthens instead, the legs' stances
+/// played faster and their swings slower ([`Layer::duty`]). A short leg's
+/// swing played at 1.4 times over (the knight's run on CesiumMan, Kenney
+/// and RiggedFigure) turned its joints faster than the speed limit on 2–5 %
+/// of the frames of the shipped levels; at 1.2 with the rest of the stride
+/// in the warp, 0.3–2.9 %; lower still (1.0, 0.9), the longer stances
+/// carried planted feet out of reach on steep ground (a foot dragged 10 cm).
+pub const DUTY_PLAYBACK_RATE: f32 = 1.2;
+/// The fastest the legs' duty warp ([`Layer::duty`]) changes, per second:
+/// a change of the warp moves a leg's phase (up to 0.14 of a cycle per
+/// unit of warp at the edges of its stance), and at this rate never more
+/// than a tenth of what a running leg's phase moves in a frame.
+pub const DUTY_RATE: f32 = 1.0;
 
 /// The most a stride of `cycle_distance` metres per cycle is lengthened for
 /// legs of `leg_length` metres (see [`MAX_STRIDE_LEGS`]); 1 (no
@@ -156,6 +181,13 @@ pub struct Layer {
     /// foot IK places the feet along the motion this much farther from the
     /// body (1: as authored).
     pub stride: f32,
+    /// How far each leg's clock is warped against the gait's (0: not at
+    /// all; at most [`MAX_DUTY_WARP`]): with a stride longer than
+    /// [`longest_stride_scale`] allows a stance, the legs play their
+    /// stances faster and their swings slower (see
+    /// [`duty_phase`](crate::character::pose_pipeline::duty_phase)), so the
+    /// body covers the rest of the stride while the foot is in the air.
+    pub duty: f32,
     /// `Some(k)` for the outgoing state of crossfade number `k`: the pose
     /// pipeline poses this layer with the pose it showed the frame before
     /// that crossfade began (held), not with the clip, so a crossfade
@@ -173,6 +205,8 @@ pub struct AnimState {
     /// and its stride scale (see [`Layer::stride`]).
     gait_rate: f32,
     stride_scale: f32,
+    /// The legs' duty warp in the latest update (see [`Layer::duty`]).
+    duty: f32,
 
     climb_phase: f32,
     /// How far through a climb over a ledge the player is (0 to 1): the
@@ -217,6 +251,7 @@ impl Default for AnimState {
             gait_phase: 0.0,
             gait_rate: 0.0,
             stride_scale: 1.0,
+            duty: 0.0,
 
             climb_phase: 0.0,
             ledge_progress: 0.0,
@@ -358,6 +393,7 @@ impl AnimState {
         );
         self.gait_rate = 0.0;
         self.stride_scale = 1.0;
+        let mut duty = 0.0;
         if stride > 0.0 && self.current == Mode::Locomotion {
             // Distance gives the phase its natural step; the gait plays
             // within its rate range of the blend's authored cycle rate
@@ -372,7 +408,7 @@ impl AnimState {
             // the body instead of drawing the feet in under it.
             let moving = self.moving;
             let natural = moved.x.abs() / stride;
-            let (step, scale) = if warps(clips, params) {
+            let (step, scale, warp) = if warps(clips, params) {
                 warp_gait(
                     natural,
                     authored * dt,
@@ -380,14 +416,21 @@ impl AnimState {
                     longest_stride_scale(clips.leg_length, stride),
                 )
             } else {
-                (natural, 1.0)
+                (natural, 1.0, 0.0)
             };
+            duty = warp;
             self.gait_phase = (self.gait_phase + step).fract();
             if authored > 0.0 && dt > 0.0 {
                 self.gait_rate = step / (authored * dt);
             }
             self.stride_scale = scale;
         }
+        // The legs' duty warp moves no faster than `DUTY_RATE`: the legs'
+        // phases depend on it, and a warp changing at once (the body
+        // slowing onto a step) moved a swinging foot back through its
+        // swing and its landing onto another tread.
+        let most = DUTY_RATE * dt.max(0.0);
+        self.duty += (duty - self.duty).clamp(-most, most);
         if self.current == Mode::Climb && clips.climb.cycle_distance > 0.0 {
             // On a ledge the legs step up the wall at a share of the height
             // climbed (the body rises over a ledge faster than up rungs).
@@ -461,12 +504,14 @@ impl AnimState {
             still: false,
             rate: 1.0,
             stride: 1.0,
+            duty: 0.0,
             held: None,
         };
         let gait = |clip: ClipInfo, weight: f32| Layer {
             weight,
             rate: self.gait_rate,
             stride: self.stride_scale,
+            duty: self.duty,
             ..one(clip, self.gait_phase * clip.duration, true)
         };
         let idle_time = |time: f32| c.idle_hold.unwrap_or(time);
@@ -566,22 +611,34 @@ fn cycle_rate(clip: ClipInfo) -> f32 {
 
 /// The gait's phase step for a frame whose distance would advance it by
 /// `natural` cycles while its clips, as authored, play `cycles` cycles in
-/// that frame; and the stride scale that makes up the difference. The step
-/// keeps the rate (`step / cycles`) within `slowest` (at most
-/// [`MIN_PLAYBACK_RATE`]) and [`MAX_PLAYBACK_RATE`]; the stride scale (`natural / step`) covers the
-/// rest of the ground, up to `longest` (beyond it the clips play
-/// faster). Standing still (`natural` 0) the phase stays where it is.
-fn warp_gait(natural: f32, cycles: f32, slowest: f32, longest: f32) -> (f32, f32) {
+/// that frame; the stride scale that makes up the difference; and the
+/// legs' duty warp that lets the stride be that long. The step keeps the
+/// rate (`step / cycles`) within `slowest` (at most [`MIN_PLAYBACK_RATE`])
+/// and [`MAX_PLAYBACK_RATE`], or [`DUTY_PLAYBACK_RATE`] where the stride
+/// may be lengthened (`longest` over 1); the stride scale
+/// (`natural / step`) covers the rest of the ground, up to `longest` as
+/// the clips' stances reach and on up to `1 + MAX_DUTY_WARP` times that
+/// with the legs' stances played faster ([`Layer::duty`]); beyond it the
+/// clips play faster. Standing still (`natural` 0) the phase stays where
+/// it is.
+fn warp_gait(natural: f32, cycles: f32, slowest: f32, longest: f32) -> (f32, f32, f32) {
     if natural <= 0.0 || cycles <= 0.0 || !natural.is_finite() || !cycles.is_finite() {
-        return (natural, 1.0);
+        return (natural, 1.0, 0.0);
     }
-    let step = natural.clamp(slowest * cycles, MAX_PLAYBACK_RATE * cycles);
+    let farthest = longest * (1.0 + DUTY_STRIDE * MAX_DUTY_WARP);
+    let step = natural.clamp(slowest * cycles, DUTY_PLAYBACK_RATE.max(slowest) * cycles);
     let scale = natural / step;
-    if scale > longest {
-        (natural / longest, longest)
+    let (step, scale) = if scale > farthest {
+        (natural / farthest, farthest)
     } else {
         (step, scale)
-    }
+    };
+    let duty = if scale > longest {
+        ((scale / longest - 1.0) / DUTY_STRIDE).min(MAX_DUTY_WARP)
+    } else {
+        0.0
+    };
+    (step, scale, duty)
 }
 
 fn lerp(a: f32, b: f32, t: f32) -> f32 {
@@ -625,6 +682,7 @@ mod tests {
             still: true,
             rate: 1.0,
             stride: 1.0,
+            duty: 0.0,
             held: None,
         }; MAX_LAYERS]
     }
@@ -906,29 +964,40 @@ mod tests {
     #[test]
     fn warp_gait_keeps_the_rate_in_range_and_the_feet_on_the_ground() {
         const LONGEST: f32 = 1.5;
-        assert_eq!(warp_gait(0.0, 0.02, MIN_PLAYBACK_RATE, LONGEST), (0.0, 1.0));
+        let farthest = LONGEST * (1.0 + DUTY_STRIDE * MAX_DUTY_WARP);
+        assert_eq!(
+            warp_gait(0.0, 0.02, MIN_PLAYBACK_RATE, LONGEST),
+            (0.0, 1.0, 0.0)
+        );
         for slowest in [0.0, 0.35, MIN_PLAYBACK_RATE] {
             for i in 1..=200 {
                 for j in 1..=20 {
                     let natural = i as f32 * 1e-3;
                     let cycles = j as f32 * 2.5e-3;
-                    let (step, scale) = warp_gait(natural, cycles, slowest, LONGEST);
-                    let what =
-                        format!("{natural} over {cycles} (slowest {slowest}): {step} x {scale}");
+                    let (step, scale, duty) = warp_gait(natural, cycles, slowest, LONGEST);
+                    let what = format!(
+                        "{natural} over {cycles} (slowest {slowest}): {step} x {scale}, {duty}"
+                    );
                     // The stride covers what the phase does not: the feet
                     // keep pace with the ground.
                     assert!((step * scale - natural).abs() <= 1e-5 * natural, "{what}");
-                    assert!(scale <= LONGEST + 1e-5, "{what}");
+                    assert!(scale <= farthest + 1e-5, "{what}");
+                    // The legs' warp makes up what a stance does not reach,
+                    // and only that.
+                    let needed = ((scale / LONGEST - 1.0) / DUTY_STRIDE).max(0.0);
+                    assert!((duty - needed).abs() <= 1e-5, "{what}");
+                    assert!((0.0..=MAX_DUTY_WARP + 1e-6).contains(&duty), "{what}");
                     let (rate, wanted) = (step / cycles, natural / cycles);
-                    if (slowest..=MAX_PLAYBACK_RATE).contains(&wanted) {
-                        assert_eq!((step, scale), (natural, 1.0), "{what}");
-                    } else if scale < LONGEST - 1e-5 {
+                    if (slowest..=DUTY_PLAYBACK_RATE).contains(&wanted) {
+                        assert!((step - natural).abs() <= 1e-6, "{what}");
+                        assert!((scale - 1.0).abs() <= 1e-6 && duty == 0.0, "{what}");
+                    } else if scale < farthest - 1e-5 {
                         assert!(
-                            rate >= slowest - 1e-4 && rate <= MAX_PLAYBACK_RATE + 1e-4,
+                            rate >= slowest - 1e-4 && rate <= DUTY_PLAYBACK_RATE + 1e-4,
                             "{what}"
                         );
                     } else {
-                        assert!(rate >= MAX_PLAYBACK_RATE - 1e-4, "{what}");
+                        assert!(rate >= DUTY_PLAYBACK_RATE - 1e-4, "{what}");
                     }
                 }
             }
@@ -936,13 +1005,63 @@ mod tests {
     }
 
     #[test]
+    fn the_legs_warp_changes_no_faster_than_duty_rate() {
+        // A short walk used as a run at running pace: the warp rises to
+        // what the stride needs by at most DUTY_RATE a second, falls back
+        // as the body slows to a walk no faster either (a warp changing at
+        // once moved a swinging foot back through its swing), and is gone
+        // with the gait when the body stops.
+        let mut c = clips();
+        c.walk = ClipInfo {
+            cycle_distance: 0.7,
+            ..c.walk
+        };
+        c.run = c.walk;
+        let params = MoveParams::default();
+        assert!(warps(&c, &params));
+        let mut s = AnimState::default();
+        let mut p = Player::new(Vec2::ZERO);
+        p.state = Locomotion::Ground;
+        let dt = 1.0 / 64.0;
+        let mut out = no_layers();
+        let (mut last, mut highest, mut lowest) = (0.0f32, 0.0f32, f32::MAX);
+        for k in 0..400 {
+            let speed = match k {
+                0..150 => params.run_speed,
+                150..300 => params.walk_speed,
+                _ => 0.0,
+            };
+            p.vel = Vec2::new(speed, 0.0);
+            let n = s.update(&c, &p, &params, Vec2::new(speed * dt, 0.0), dt, &mut out);
+            // The warp the gait layers play with (none shown once the body
+            // has stopped: the idle takes the pose back at once).
+            let gait = out[..n].iter().filter(|l| !l.still && l.held.is_none());
+            if let Some(duty) = gait.map(|l| l.duty).reduce(f32::max) {
+                assert!(
+                    (duty - last).abs() <= DUTY_RATE * dt + 1e-6,
+                    "{k}: {last} -> {duty}"
+                );
+                highest = highest.max(duty);
+                if k >= 150 {
+                    lowest = lowest.min(duty);
+                }
+                last = duty;
+            }
+        }
+        assert!(highest > 0.1, "the warp never rose: {highest}");
+        assert!(lowest < highest - 0.05, "the warp never fell: {lowest}");
+    }
+
+    #[test]
     fn a_gait_far_from_its_authored_speed_plays_in_range_with_its_stride_warped() {
         // A walk (1.35 m/s as authored) used as a run at 2.5 m/s, and a run
         // (3.43 m/s) used as a walk at 1.35 m/s: each plays at the edge of
-        // its rate range, and its stride makes up the rest of the ground.
+        // its rate range (a stride that may be lengthened, at
+        // `DUTY_PLAYBACK_RATE`), and its stride makes up the rest of the
+        // ground.
         let dt = 1.0 / 64.0;
         for (clip, speed, rate) in [
-            (clips().walk, 2.5, MAX_PLAYBACK_RATE),
+            (clips().walk, 2.5, DUTY_PLAYBACK_RATE),
             (clips().run, 1.35, MIN_PLAYBACK_RATE),
         ] {
             let set = ClipSet {

@@ -225,6 +225,7 @@ impl Crowd {
                     still: true,
                     rate: 1.0,
                     stride: 1.0,
+                    duty: 0.0,
                     held: None,
                 }; MAX_LAYERS],
                 count: 1,

@@ -452,6 +452,7 @@ impl EventTracker {
             still: false,
             rate: 1.0,
             stride: 1.0,
+            duty: 0.0,
             held: None,
         };
         let mut gait = [unused; MAX_LAYERS];

@@ -102,6 +102,7 @@ impl Sim {
                     still: true,
                     rate: 1.0,
                     stride: 1.0,
+                    duty: 0.0,
                     held: None,
                 }; MAX_LAYERS],
                 count: 1,

@@ -291,9 +291,14 @@ pub(super) fn foot_targets(job: FootTargets) {
         // Carried in full as the foot comes down (the contact easing the
         // plan's share out eased the carry out too: a foot landing short
         // of a step up slid back out to where its clip had it, its toe
-        // further into the riser).
+        // further into the riser). A foot on the ground keeps the carry it
+        // landed with but for the share of the layers in which it swings
+        // (a run layer at a thousandth of the weight, still swinging as
+        // the walk's foot lands: taken whole, its swing dropped the
+        // landing's carry in the frame the foot landed, 18 cm).
         let shift = if plan.share > 0.0 {
-            landing.map_or(0.0, |l| l.moved * smoothstep(plan.progress) * carry)
+            let to = landing.map_or(0.0, |l| l.moved * smoothstep(plan.progress));
+            to * carry + smooth.land_shift[i] * (1.0 - carry) * contact
         } else if input.player.state == Locomotion::Ground {
             smooth.land_shift[i]
         } else {

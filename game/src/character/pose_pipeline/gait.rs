@@ -26,6 +26,72 @@ pub(super) const MAX_WALK_FLOORS: usize = 8;
 /// How far past a floor's end the next one is looked for, metres.
 pub(super) const WALK_EDGE: f32 = 1e-3;
 
+/// The most a leg's own clock is warped against the body's
+/// ([`Layer::duty`]): its stance played at most `1 + MAX_DUTY_WARP` times
+/// the gait's rate (see [`duty_phase`]), a run's stance of 0.4 of the cycle
+/// then taking 0.27 of it. More (0.7, 0.8, with the gait slower) shortened
+/// the short-legged models' stances no further in the speed limit's count
+/// and carried planted feet out of reach on steep ground.
+pub const MAX_DUTY_WARP: f32 = 0.5;
+
+/// A leg's stance in a gait clip: the middle of its stance (between
+/// landing and the next lift-off) as a phase in [0, 1), and the stance's
+/// share of the cycle; `None` for a clip without one swing (an idle, an
+/// arm).
+pub fn stance_of(leg: &Limb, clip: usize) -> Option<(f32, f32)> {
+    let s = leg.swings.get(clip)?.first()?;
+    let width = (1.0 - (s.land - s.lift)).clamp(0.05, 0.95);
+    Some(((0.5 * (s.land + s.lift + 1.0)).rem_euclid(1.0), width))
+}
+
+/// The leg's phase when the body's is `phase`, under a duty warp of `duty`
+/// (at most [`MAX_DUTY_WARP`]) for a stance of `width` of the cycle
+/// centred on `centre`: the leg plays its stance `1 + duty` times as fast
+/// as the body's clock, so that the stance takes `width / (1 + duty)` of
+/// the body's cycle, and its swing correspondingly slower. The two agree
+/// at mid-stance and mid-swing. So the body passes over the planted foot
+/// in a smaller share of the cycle (a lower duty factor, as a runner's
+/// falls with speed) and covers the rest of a longer stride while the
+/// foot is carried through the air, more slowly.
+pub fn duty_phase(phase: f32, duty: f32, centre: f32, width: f32) -> f32 {
+    let body_width = width / (1.0 + duty);
+    let d = (phase - centre + 0.5).rem_euclid(1.0) - 0.5;
+    let q = if d.abs() <= 0.5 * body_width {
+        d * (1.0 + duty)
+    } else {
+        let edge = 0.5 * body_width * d.signum();
+        0.5 * width * d.signum() + (d - edge) * (1.0 - width) / (1.0 - body_width)
+    };
+    phase + (q - d)
+}
+
+/// The body's phase at which the leg's is `leg` (the inverse of
+/// [`duty_phase`]).
+pub fn body_phase(leg: f32, duty: f32, centre: f32, width: f32) -> f32 {
+    let body_width = width / (1.0 + duty);
+    let q = (leg - centre + 0.5).rem_euclid(1.0) - 0.5;
+    let d = if q.abs() <= 0.5 * width {
+        q / (1.0 + duty)
+    } else {
+        let edge = 0.5 * width * q.signum();
+        0.5 * body_width * q.signum() + (q - edge) * (1.0 - body_width) / (1.0 - width)
+    };
+    leg + (d - q)
+}
+
+/// The phase at which `leg` plays `layer`'s clip when the layer's own is
+/// `phase`: the same, unless the layer warps the legs' clocks
+/// ([`Layer::duty`]) and the clip has a stance for the leg.
+pub fn leg_phase(leg: &Limb, layer: &Layer, phase: f32) -> f32 {
+    if layer.duty > 0.0
+        && let Some((centre, width)) = stance_of(leg, layer.clip.index)
+    {
+        duty_phase(phase, layer.duty.min(MAX_DUTY_WARP), centre, width)
+    } else {
+        phase
+    }
+}
+
 /// The contact weight of a limb under the blended layers (0 free, 1 planted
 /// or gripping): each layer's clip contact curve at its phase, weighted;
 /// a standing layer counts both feet down.
@@ -58,7 +124,7 @@ pub(super) fn contact_at(limb: &Limb, layers: &[Layer], time: impl Fn(&Layer) ->
             total += l.weight;
             continue;
         }
-        let phase = time(l) / l.clip.duration.max(1e-3);
+        let phase = leg_phase(limb, l, time(l) / l.clip.duration.max(1e-3));
         let phase = if l.looping {
             phase
         } else {
@@ -267,9 +333,19 @@ pub(super) fn swing_plan(leg: &Limb, layers: &[Layer]) -> SwingPlan {
             continue;
         };
         total += l.weight;
-        let phase = l.time / l.clip.duration.max(1e-3);
+        let body = l.time / l.clip.duration.max(1e-3);
+        let phase = leg_phase(leg, l, body);
         let swing = swings.iter().find_map(|s| s.at(phase).map(|at| (at, s)));
         if let Some(((progress, left), s)) = swing {
+            // The body's phase left until the leg's reaches the landing
+            // (the same as the leg's but under a duty warp).
+            let left = match stance_of(leg, l.clip.index) {
+                Some((centre, width)) if l.duty > 0.0 => {
+                    let duty = l.duty.min(MAX_DUTY_WARP);
+                    (body_phase(phase + left, duty, centre, width) - body).rem_euclid(1.0)
+                }
+                _ => left,
+            };
             plan.land_model += s.land_model * l.weight;
             plan.land_start += s.land_start * l.weight;
             plan.share += l.weight;
@@ -316,6 +392,7 @@ mod tests {
                 still: false,
                 rate: 1.0,
                 stride: 1.0,
+                duty: 0.0,
                 held: None,
             };
             let ahead = layer_contact_ahead(leg, &[layer], &steps);
@@ -368,5 +445,52 @@ mod tests {
         // No riser ahead (the floor goes on level, or steps down): no move.
         assert_eq!(land(&level(0.0), 0.95), 0.95);
         assert_eq!(land(&level(-0.2), 0.95), 0.95);
+    }
+
+    mod duty_warp {
+        use super::super::{body_phase, duty_phase};
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(5_000))]
+
+            #[test]
+            fn a_leg_s_clock_runs_on_and_comes_back_to_the_body_s(
+                phase in -2.0f32..3.0,
+                step in 1e-4f32..0.05,
+                duty in 0.0f32..0.5,
+                centre in 0.0f32..1.0,
+                width in 0.1f32..0.9,
+            ) {
+                // The body's phase back from the leg's; the leg's phase
+                // never moves backwards as the body's moves on, and moves
+                // on no faster than `1 + duty` times it nor slower than
+                // the swing's share; unwarped, the leg's is the body's.
+                let q = duty_phase(phase, duty, centre, width);
+                prop_assert!((body_phase(q, duty, centre, width) - phase).abs() < 1e-4);
+                let q2 = duty_phase(phase + step, duty, centre, width);
+                let slowest = (1.0 - width) / (1.0 - width / (1.0 + duty));
+                prop_assert!(q2 - q >= step * slowest - 1e-4, "{q} -> {q2}");
+                prop_assert!(q2 - q <= step * (1.0 + duty) + 1e-4, "{q} -> {q2}");
+                prop_assert!((duty_phase(phase, 0.0, centre, width) - phase).abs() < 1e-5);
+                // Mid-stance and mid-swing agree.
+                for p in [centre, centre + 0.5] {
+                    prop_assert!((duty_phase(p, duty, centre, width) - p).abs() < 1e-5);
+                }
+            }
+
+            #[test]
+            fn a_warped_stance_takes_its_share_over_one_plus_the_warp(
+                duty in 0.0f32..0.5,
+                centre in 0.0f32..1.0,
+                width in 0.1f32..0.9,
+            ) {
+                // The stance's two ends in the leg's phase are reached at
+                // body phases `width / (1 + duty)` apart.
+                let start = body_phase(centre - 0.5 * width, duty, centre, width);
+                let end = body_phase(centre + 0.5 * width, duty, centre, width);
+                prop_assert!((end - start - width / (1.0 + duty)).abs() < 1e-4);
+            }
+        }
     }
 }

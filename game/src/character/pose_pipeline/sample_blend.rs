@@ -23,6 +23,8 @@ use glam::{Mat4, Quat};
 use crate::character::Character;
 use crate::character::anim_state::{Layer, MAX_LAYERS};
 
+use super::gait::leg_phase;
+
 /// Local poses sampled per frame: one per layer that is not held. An
 /// [`AnimState`](crate::character::anim_state::AnimState) gives at most one
 /// held layer (the outgoing state of a crossfade, which blends from
@@ -99,6 +101,10 @@ pub(super) struct Sampler {
     /// reaching for a rung), the hemisphere of the final pose made the
     /// blend itself jump.
     last_rotations: Vec<Quat>,
+    /// A leg's own sample of a gait clip under a duty warp (see
+    /// [`Layer::duty`]): empty until a layer first warps, so a character
+    /// whose gait is never warped (the knight) keeps no second pose.
+    leg_pose: Vec<Transform>,
 }
 
 impl Sampler {
@@ -122,6 +128,7 @@ impl Sampler {
             held_pose: character.skeleton.rest_locals().to_vec(),
             held_id: None,
             last_rotations: Vec::with_capacity(character.skeleton.len()),
+            leg_pose: Vec::new(),
         }
     }
 
@@ -181,7 +188,13 @@ impl Sampler {
                 self.held_pose.copy_from_slice(pose);
             } else if let Some(layer) = layers[..n].iter().find(|l| l.held == Some(id)) {
                 // No frame before this one: the clip where it was.
-                sample_layer(c, layer, &mut self.cursors, &mut self.held_pose);
+                sample_layer(
+                    c,
+                    layer,
+                    &mut self.cursors,
+                    &mut self.leg_pose,
+                    &mut self.held_pose,
+                );
             }
         }
         self.sample_layers(c, &layers[..n], pose, scratch);
@@ -202,7 +215,7 @@ impl Sampler {
         {
             // One clip alone (most frames): sampled straight into the pose,
             // which is then the blend; no layer buffer, no blend pass.
-            sample_layer(c, layer, &mut self.cursors, pose);
+            sample_layer(c, layer, &mut self.cursors, &mut self.leg_pose, pose);
             return;
         }
         scratch.fit(c);
@@ -211,7 +224,7 @@ impl Sampler {
         // given (see `SAMPLED_LAYERS`); one would blend as its rest pose.
         for layer in layers.iter().filter(|l| l.held.is_none()) {
             if let Some(locals) = slots.next() {
-                sample_layer(c, layer, &mut self.cursors, locals);
+                sample_layer(c, layer, &mut self.cursors, &mut self.leg_pose, locals);
             }
         }
     }
@@ -301,10 +314,48 @@ pub(super) fn is_transition(c: &Character, layers: &[Layer]) -> bool {
 /// Samples `layer`'s clip into `out` (rest pose first, for joints the clip
 /// does not animate), looping or held at its ends: its packed form when it
 /// has one ([`Character::packed_clips`], one key search for the clip), else
-/// track by track (the same result).
+/// track by track (the same result). Under a duty warp ([`Layer::duty`])
+/// each leg's joints (its hip and everything below) are the clip's at the
+/// leg's own phase ([`leg_phase`]), sampled into `leg_pose` (sized to the
+/// skeleton the first time, the only allocation) and copied over.
 pub(super) fn sample_layer(
     c: &Character,
     layer: &Layer,
+    cursors: &mut [SamplingCursor],
+    leg_pose: &mut Vec<Transform>,
+    out: &mut [Transform],
+) {
+    sample_clip_at(c, layer, layer.time, cursors, out);
+    if layer.duty <= 0.0 || layer.still || layer.held.is_some() {
+        return;
+    }
+    let duration = layer.clip.duration.max(1e-3);
+    let phase = layer.time / duration;
+    let skeleton = &c.skeleton;
+    for leg in &c.legs {
+        let own = leg_phase(leg, layer, phase);
+        if own == phase {
+            continue;
+        }
+        if leg_pose.len() != out.len() {
+            leg_pose.clear();
+            leg_pose.resize(out.len(), Transform::IDENTITY);
+        }
+        sample_clip_at(c, layer, own * duration, cursors, leg_pose);
+        let start = leg.start;
+        for j in start..skeleton.subtree_end(start).min(out.len()) {
+            if skeleton.subtree_is_contiguous(start) || descends_from(skeleton, j, start) {
+                out[j] = leg_pose[j];
+            }
+        }
+    }
+}
+
+/// Samples `layer`'s clip at `time` into `out` (see [`sample_layer`]).
+fn sample_clip_at(
+    c: &Character,
+    layer: &Layer,
+    time: f32,
     cursors: &mut [SamplingCursor],
     out: &mut [Transform],
 ) {
@@ -316,9 +367,24 @@ pub(super) fn sample_layer(
     };
     let i = layer.clip.index;
     match c.packed_clips.get(i) {
-        Some(Some(packed)) => sample_packed(packed, layer.time, wrap, &mut cursors[i], out),
-        _ => sample(&c.clips[i], layer.time, wrap, &mut cursors[i], out),
+        Some(Some(packed)) => sample_packed(packed, time, wrap, &mut cursors[i], out),
+        _ => sample(&c.clips[i], time, wrap, &mut cursors[i], out),
     }
+}
+
+/// Whether `joint` is `ancestor` or lies below it.
+fn descends_from(skeleton: &animation::Skeleton, joint: usize, ancestor: usize) -> bool {
+    let mut j = Some(joint);
+    while let Some(k) = j {
+        if k == ancestor {
+            return true;
+        }
+        if k < ancestor {
+            return false;
+        }
+        j = skeleton.parent(k);
+    }
+    false
 }
 
 /// The one layer of a frame that plays a single clip at a usable weight
@@ -416,6 +482,7 @@ mod tests {
             still: false,
             rate: 1.0,
             stride: 1.0,
+            duty: 0.0,
             held,
         };
         let mut sampler = Sampler::new(&c);
@@ -483,10 +550,11 @@ mod tests {
                     still: false,
                     rate: 1.0,
                     stride: 1.0,
+                    duty: 0.0,
                     held: None,
                 };
                 let mut got = c.skeleton.rest_locals().to_vec();
-                sample_layer(&c, &layer, &mut cursors, &mut got);
+                sample_layer(&c, &layer, &mut cursors, &mut Vec::new(), &mut got);
                 let mut want = c.skeleton.rest_locals().to_vec();
                 let wrap = if layer.looping {
                     animation::Wrap::Loop
@@ -497,6 +565,72 @@ mod tests {
                 assert_eq!(got, want, "clip {} at {time} s", clip.name);
             }
         }
+    }
+
+    #[test]
+    fn under_a_duty_warp_each_leg_plays_its_gait_at_its_own_phase() {
+        // The knight's run with its legs' clocks warped: each leg's hip and
+        // everything below it is the clip at that leg's phase
+        // (`gait::leg_phase`), every other joint the clip at the layer's;
+        // unwarped, the whole pose is the clip at the layer's time.
+        use super::{SamplingCursor, sample_clip_at, sample_layer};
+        use crate::character::Character;
+        use crate::character::anim_state::Layer;
+        use crate::character::pose_pipeline::gait::leg_phase;
+        let c = Character::knight().unwrap();
+        let run = c.clip_set.run;
+        let mut cursors: Vec<SamplingCursor> =
+            c.clips.iter().map(|_| SamplingCursor::default()).collect();
+        let mut leg_pose = Vec::new();
+        let in_leg = |j: usize, leg: usize| {
+            let mut k = Some(j);
+            while let Some(i) = k {
+                if i == c.legs[leg].start {
+                    return true;
+                }
+                k = c.skeleton.parent(i);
+            }
+            false
+        };
+        let mut moved = 0;
+        for frame in 0..40 {
+            let layer = Layer {
+                clip: run,
+                time: frame as f32 / 40.0 * run.duration,
+                weight: 1.0,
+                looping: true,
+                still: false,
+                rate: 1.0,
+                stride: 1.3,
+                duty: 0.3,
+                held: None,
+            };
+            let mut got = c.skeleton.rest_locals().to_vec();
+            sample_layer(&c, &layer, &mut cursors, &mut leg_pose, &mut got);
+            let mut body = c.skeleton.rest_locals().to_vec();
+            sample_clip_at(&c, &layer, layer.time, &mut cursors, &mut body);
+            let legs: Vec<Vec<_>> = (0..2)
+                .map(|k| {
+                    let phase = leg_phase(&c.legs[k], &layer, layer.time / run.duration);
+                    let mut pose = c.skeleton.rest_locals().to_vec();
+                    sample_clip_at(&c, &layer, phase * run.duration, &mut cursors, &mut pose);
+                    pose
+                })
+                .collect();
+            for j in 0..c.skeleton.len() {
+                let want = match (in_leg(j, 0), in_leg(j, 1)) {
+                    (true, _) => legs[0][j],
+                    (_, true) => legs[1][j],
+                    _ => body[j],
+                };
+                assert_eq!(got[j], want, "frame {frame}, joint {j}");
+                moved += usize::from(got[j] != body[j]);
+            }
+            let still = Layer { duty: 0.0, ..layer };
+            sample_layer(&c, &still, &mut cursors, &mut leg_pose, &mut got);
+            assert_eq!(got, body, "frame {frame} unwarped");
+        }
+        assert!(moved > 100, "the warp moved {moved} leg joints");
     }
 
     #[test]
