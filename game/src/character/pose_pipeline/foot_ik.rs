@@ -25,7 +25,7 @@ use super::frame::{FrameInput, LimbDebug, PoseDebug, Smoothing};
 use super::gait::{OBSTACLE, layer_contact, layer_contact_ahead, plan_landing, swing_plan};
 use super::limb::{
     HINGE_RANGE, bend_direction, drop_a_knee_follows, knee_bend, knee_side, reach_for_bend,
-    required_drop,
+    required_drop, solve_onto,
 };
 use super::math::{approach, pos, rotation, smoothstep};
 use crate::character::Character;
@@ -718,8 +718,9 @@ pub(super) fn foot_targets(job: FootTargets) {
 }
 
 /// Foot IK's second half: each leg's two-bone solve toward its options
-/// (`leg_opts`), on the local pose and model matrices; a refused solve is
-/// counted in `debug.ik_errors`.
+/// (`leg_opts`), on the local pose and model matrices, repeated where one
+/// pass misses (see [`solve_onto`]); a refused solve is counted in
+/// `debug.ik_errors`.
 pub(super) fn solve_legs(
     c: &Character,
     leg_opts: &[Option<TwoBoneOptions>; 2],
@@ -729,7 +730,7 @@ pub(super) fn solve_legs(
 ) {
     for (leg, opts) in c.legs.iter().zip(leg_opts) {
         let Some(opts) = opts else { continue };
-        if leg.chain.solve(opts, &c.skeleton, pose, models).is_err() {
+        if solve_onto(leg, opts, &c.skeleton, pose, models).is_err() {
             debug.ik_errors += 1;
         }
     }

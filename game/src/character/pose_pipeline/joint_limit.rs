@@ -16,6 +16,7 @@ use glam::{Mat4, Quat, Vec3};
 
 use super::foot_ik::{LOCK_CONTACT, LOCK_SETTLED};
 use super::frame::{FrameInput, LimbDebug, PoseDebug, Smoothing};
+use super::limb::solve_onto;
 use super::math::{pos, rotation, smoothstep};
 use crate::character::{Character, Limb};
 
@@ -202,7 +203,7 @@ pub(super) fn limit_joint_speed(job: JointLimit) {
                     end_rotation: Some((turn, *w)),
                     ..TwoBoneOptions::new(target)
                 };
-                if limb.chain.solve(&opts, &c.skeleton, pose, models).is_err() {
+                if solve_onto(limb, &opts, &c.skeleton, pose, models).is_err() {
                     debug.ik_errors += 1;
                 }
                 // A foot on its way onto the ground (not locked) goes
