@@ -24,8 +24,8 @@ use super::PosePipeline;
 use super::frame::{FrameInput, LimbDebug, PoseDebug, Smoothing};
 use super::gait::{OBSTACLE, layer_contact, layer_contact_ahead, plan_landing, swing_plan};
 use super::limb::{
-    HINGE_RANGE, bend_direction, drop_a_knee_follows, knee_bend, knee_side, reach_for_bend,
-    required_drop, solve_onto,
+    HINGE_RANGE, bend_direction, deepest_drop, drop_a_knee_follows, knee_bend, knee_side,
+    reach_for_bend, required_drop, solve_onto,
 };
 use super::math::{approach, pos, rotation, smoothstep};
 use crate::character::Character;
@@ -616,7 +616,29 @@ pub(super) fn foot_targets(job: FootTargets) {
             most = drop_a_knee_follows(smooth.pelvis_drop, most, bones, targets[i] - hip, turn);
         }
     }
-    let need = most.max(need_locked);
+    // Nor is the hip ever lowered onto a locked foot: at most until that
+    // leg is folded as far as a leg folds (`FOLD_LIMIT` under the hip,
+    // its knee bent no more than `HINGE_RANGE` allows). RiggedFigure
+    // (legs of 0.54 m) stepping down off a 0.3 m block lowered his hip
+    // for the landing ahead until it stood below the foot still planted
+    // on the block, which the fold limit then pushed 11 cm into the block.
+    // The landing foot comes down as far as its leg reaches and lands once
+    // the planted one lets go.
+    let mut deepest = MAX_PELVIS_DROP;
+    for (i, leg) in limb_animated[..2].iter().enumerate() {
+        if smooth.lock[i].is_some() {
+            let [hip, knee, ankle] = leg.each_ref().map(pos);
+            let shortest = reach_for_bend(
+                (knee - hip).length(),
+                (ankle - knee).length(),
+                HINGE_RANGE.1,
+            );
+            let fold = FOLD_LIMIT * c.leg_length[i];
+            deepest = deepest.min(deepest_drop(targets[i] - hip, fold, shortest));
+        }
+    }
+    let deepest = deepest.max(need_locked);
+    let need = most.min(deepest).max(need_locked);
     let s = &mut *smooth;
     s.pelvis_drop = if need >= s.pelvis_drop {
         need
@@ -624,12 +646,16 @@ pub(super) fn foot_targets(job: FootTargets) {
         // Eased back up, plus a small constant rate so the drop reaches
         // what is needed (often zero) instead of creeping toward it: a
         // tail of a millimetre would otherwise shift flat-ground poses.
+        // Deeper than a locked foot allows (just locked, on a step up),
+        // it rises to what the foot allows at once.
         let eased = s.pelvis_drop + (need - s.pelvis_drop) * approach(dt, DROP_TAU_UP);
-        (eased - DROP_MIN_RISE_SPEED * dt).max(need)
+        (eased - DROP_MIN_RISE_SPEED * dt).max(need).min(deepest)
     };
     // A landing's give (see `Smoothing::absorb`) on top, while the feet
-    // are on the ground.
-    let drop = (s.pelvis_drop + s.absorb.max(0.0) * gw).min(MAX_PELVIS_DROP);
+    // are on the ground, as deep as the locked feet allow.
+    let drop = (s.pelvis_drop + s.absorb.max(0.0) * gw)
+        .min(MAX_PELVIS_DROP)
+        .min(deepest.max(s.pelvis_drop));
     debug.pelvis_drop = drop;
     if drop > 0.0 {
         let pelvis = c.rig.pelvis;
@@ -993,8 +1019,6 @@ mod tests {
     /// while it stayed locked (metres), the farthest a locked ankle was
     /// from its target, and the frames the speed limit acted on.
     fn over_slope_and_steps(run: bool, rise: f32) -> (f32, f32, u32) {
-        use crate::sim::Body;
-        use crate::sim::player::{DT, Input};
         use crate::sim::world::GroundSegment;
         let mut profile = vec![(-5.0f32, 4.0f32, 0.0f32, 0.0f32)];
         profile.push((4.0, 5.0, 0.0, -1.0));
@@ -1021,11 +1045,33 @@ mod tests {
         } else {
             (Vec2::new(-12.0, -2.0), Vec2::new(4.0, 0.0), -3.0)
         };
-        let mut sim = knight_on("slope and steps", segments, spawn, exit);
+        let knight = std::sync::Arc::new(Character::knight().unwrap());
+        locked_feet_over(knight, segments, spawn, exit, past, run, 700)
+    }
+
+    /// Walks (or runs, when `run`) `c` right for `frames` frames over a
+    /// level of these ground `segments` from `spawn` (exit at `exit`),
+    /// checking it got past x = `past`; returns the farthest a locked
+    /// foot's ankle moved in the world while it stayed locked (metres),
+    /// the farthest a locked ankle was from its target, and the frames the
+    /// speed limit acted on.
+    fn locked_feet_over(
+        c: std::sync::Arc<Character>,
+        segments: Vec<GroundSegment>,
+        spawn: Vec2,
+        exit: Vec2,
+        past: f32,
+        run: bool,
+        frames: u32,
+    ) -> (f32, f32, u32) {
+        use crate::sim::Body;
+        use crate::sim::player::{DT, Input};
+        let level =
+            crate::sim::world::Level::from_profile("made", segments, vec![], spawn, exit, -10.0);
+        let mut sim = crate::sim::Sim::new(level, c.clone());
         let (mut dragged, mut held, mut limited) = (0.0f32, 0.0f32, 0);
         let mut last: [Option<Vec3>; 2] = [None; 2];
-        let c = Character::knight().unwrap();
-        for _ in 0..700 {
+        for _ in 0..frames {
             sim.step(&Input {
                 move_x: 1.0,
                 run,
@@ -1049,8 +1095,44 @@ mod tests {
             }
         }
         let end = sim.player_state().pos.x;
-        assert!(end > past, "not past the slope and steps: x {end}");
+        assert!(end > past, "not past x {past}: x {end}");
         (dragged, held, limited)
+    }
+
+    #[test]
+    fn a_short_legged_figure_stepping_off_a_block_keeps_its_planted_foot() {
+        // RiggedFigure (legs of 0.54 m) walked and run over a 0.3 m block
+        // half a metre long (the walls level's): a foot planted on the
+        // block stays where it was put (today within 1.9 mm) while the
+        // other reaches down off its far end. The hip was lowered for
+        // that landing until it stood below the planted foot, which the
+        // fold limit then pushed into the block (up to 15 cm of drag).
+        let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/assets/third_party/gltf/RiggedFigure/RiggedFigure.glb");
+        let figure =
+            std::sync::Arc::new(crate::character::model::load_character_inferred(&path).unwrap());
+        let segments = vec![
+            GroundSegment::ground(-5.0, 4.0, 0.0, 0.0),
+            GroundSegment::ground(4.0, 4.5, 0.3, 0.3),
+            GroundSegment::ground(4.5, 20.0, 0.0, 0.0),
+        ];
+        // Set off from a spread of places, so that each foot is planted
+        // at every place on the block.
+        let (mut dragged, mut held) = (0.0f32, 0.0f32);
+        for run in [false, true] {
+            for k in 0..10 {
+                let spawn = Vec2::new(-0.08 * k as f32, 0.0);
+                let exit = Vec2::new(19.0, 0.0);
+                let (d, h, _) =
+                    locked_feet_over(figure.clone(), segments.clone(), spawn, exit, 6.0, run, 500);
+                (dragged, held) = (dragged.max(d), held.max(h));
+            }
+        }
+        eprintln!("dragged {dragged} m, {held} m off");
+        assert!(
+            dragged <= 0.005 && held <= 0.0025,
+            "dragged {dragged} m, {held} m off"
+        );
     }
 
     #[test]

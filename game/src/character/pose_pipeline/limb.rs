@@ -179,6 +179,19 @@ pub(super) fn reach_for_bend(thigh: f32, shin: f32, bend: f32) -> f32 {
         .sqrt()
 }
 
+/// The furthest a hip may drop (straight down) while a foot held at offset
+/// `v` from it stays at least `fold` below it and at least `shortest` from
+/// it (the leg folded no further than its knee bends); 0 when it is
+/// already closer. The inverse bound of [`required_drop`].
+pub(super) fn deepest_drop(v: Vec3, fold: f32, shortest: f32) -> f32 {
+    if !v.is_finite() {
+        return 0.0;
+    }
+    let across = Vec3::new(v.x, 0.0, v.z).length_squared();
+    let under = fold.max((shortest * shortest - across).max(0.0).sqrt());
+    (-v.y - under).max(0.0)
+}
+
 /// How far a hip must drop (straight down) so that a target at offset `v`
 /// from it lies within `reach`; 0 when it already does.
 pub fn required_drop(v: Vec3, reach: f32) -> f32 {
@@ -218,6 +231,28 @@ mod tests {
                 if d > 1e-3 {
                     prop_assert!((v + Vec3::Y * (d - 1e-3)).length() > reach - 1e-4);
                 }
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn a_hip_dropped_its_deepest_stays_clear_of_its_foot(
+            x in -1.0f32..1.0, y in -1.5f32..0.5, z in -0.3f32..0.3,
+            fold in 0.0f32..0.2, shortest in 0.0f32..0.4,
+        ) {
+            let v = Vec3::new(x, y, z);
+            let d = deepest_drop(v, fold, shortest);
+            prop_assert!(d >= 0.0 && d.is_finite());
+            if d > 0.0 {
+                // Dropped d, the foot lies fold below the hip and at
+                // least shortest from it, one of them exactly...
+                let after = v + Vec3::Y * d;
+                prop_assert!(after.y <= -fold + 1e-4, "{after}");
+                prop_assert!(after.length() >= shortest - 1e-4, "{after}");
+                // ...and a millimetre more would break one of them.
+                let more = v + Vec3::Y * (d + 1e-3);
+                prop_assert!(more.y > -fold || more.length() < shortest);
             }
         }
     }
