@@ -1116,6 +1116,10 @@ fn every_shared_humanoid_plays_every_shipped_level_with_no_rig_file() {
                 ("hand_hold_max_error_m", rung),
                 ("ledge_hand_max_error_m", 0.005),
                 ("test_ledge_max_joint_speed_rad_s", 20.0),
+                // No pop anywhere (RiggedFigure setting off from his idle
+                // turned a knee at 21 rad/s solved back onto its lock,
+                // until a lock whose leg would pop lets go).
+                ("max_joint_angular_speed_rad_s", 20.0),
                 ("max_root_snap_m", 0.01),
             ] {
                 assert!(f(s, k) <= bound, "{m} on {level}: {k} {}", f(s, k));
@@ -1327,12 +1331,14 @@ fn kenney_keeps_its_feet_on_every_shipped_script() {
 
 /// Mannequiny on every shipped script: slide within the target (11.5 to
 /// 15.7 mm on tower, walls and tutorial until a held leg is solved again
-/// where one two-bone pass misses: his idle scales his thighs). Known
-/// gaps: a foot planted near the top of `long`'s 45° climb 13.6 mm off the
-/// floor, and 25 rad/s on `tutorial` (target 5 mm and 20 rad/s).
+/// where one two-bone pass misses: his idle scales his thighs), joints
+/// under 20 rad/s (25 on `tutorial` and 23.5 on `transitions`, setting off
+/// from his idle, until a lock whose leg would pop lets go). Known gap: a
+/// foot planted near the top of `long`'s 45° climb 13.6 mm off the floor
+/// (target 5 mm).
 #[test]
 fn mannequiny_keeps_its_feet_on_every_shipped_script() {
-    humanoid_scripts_within("Mannequiny/mannequiny.glb", 0.015, 0.01, 26.0);
+    humanoid_scripts_within("Mannequiny/mannequiny.glb", 0.015, 0.01, 20.0);
 }
 
 /// The metrics summary of shared model `m` playing level `level`'s own

@@ -523,6 +523,7 @@ pub(super) fn foot_targets(job: FootTargets) {
         let offset = offset.max(0.0) + sm.foot_reach[i];
         let free = aw + Vec3::Y * offset;
         frees[i] = free;
+        sm.foot_free[i] = free;
 
         // Lock a planted foot where it landed; release it into its swing.
         let drift = sm.lock[i].map_or(0.0, |l| Vec2::new(l.x - free.x, l.z - free.z).length());
@@ -851,7 +852,7 @@ fn reach_running_out(
 /// Lets go of foot `i`'s lock `l`: it travels from there back to its
 /// animation `free` (see `RELEASE_TIME`), in an arc when `lift` (a step
 /// taken standing still).
-fn let_go(sm: &mut Smoothing, i: usize, l: Vec3, free: Vec3, lift: bool) {
+pub(super) fn let_go(sm: &mut Smoothing, i: usize, l: Vec3, free: Vec3, lift: bool) {
     sm.release[i] = Vec3::new(l.x - free.x, 0.0, l.z - free.z);
     sm.release_from[i] = sm.release[i];
     sm.release_t[i] = 0.0;
