@@ -218,8 +218,12 @@ pub(super) fn limit_joint_speed(job: JointLimit) {
                 // at 2.6 m/s from his idle, 21 rad/s), the foot lets go
                 // where the limit leaves it, and its leg is limited like
                 // any other.
-                let popped = k < 2
-                    && !soft[k]
+                // So is a hand still reaching for its hold (getting onto a
+                // ladder from its top, Kenney's arm reached up and out for
+                // its rung at 40 rad/s): it holds only what the limit lets
+                // it reach.
+                let reaching = k >= 2 && *w < 1.0;
+                let popped = ((k < 2 && !soft[k]) || reaching)
                     && [limb.start, limb.mid, limb.end].iter().any(|&j| {
                         match (prev_rotations.get(j), pose.locals.get(j)) {
                             (Some(a), Some(b)) => {
@@ -229,13 +233,13 @@ pub(super) fn limit_joint_speed(job: JointLimit) {
                             _ => false,
                         }
                     });
-                if popped {
+                if popped && k < 2 {
                     let_go_of[k] = true;
                 }
                 // A foot on its way onto the ground (not locked) goes
                 // toward its hold only as fast as the limit lets its
                 // leg: it catches up before it locks (see `limit_lag`).
-                if k >= 2 || !(soft[k] || popped) {
+                if !(popped || (k < 2 && soft[k])) {
                     continue;
                 }
                 let mut again = 0;
