@@ -872,7 +872,7 @@ pub(super) fn solve_legs(
 ) {
     for (leg, opts) in c.legs.iter().zip(leg_opts) {
         let Some(opts) = opts else { continue };
-        if solve_onto(leg, opts, &c.skeleton, pose, models).is_err() {
+        if solve_onto(&leg.chain, opts, &c.skeleton, pose, models).is_err() {
             debug.ik_errors += 1;
         }
     }

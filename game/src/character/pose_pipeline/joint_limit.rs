@@ -209,7 +209,7 @@ pub(super) fn limit_joint_speed(job: JointLimit) {
                     end_rotation: Some((turn, *w)),
                     ..TwoBoneOptions::new(target)
                 };
-                if solve_onto(limb, &opts, &c.skeleton, pose, models).is_err() {
+                if solve_onto(&limb.chain, &opts, &c.skeleton, pose, models).is_err() {
                     debug.ik_errors += 1;
                 }
                 // A locked foot is held only while its leg can follow
