@@ -258,8 +258,6 @@ pub(super) fn foot_targets(job: FootTargets) {
             dir,
         )
     };
-    // Where each foot's animation wants it (the release's reference).
-    let mut frees = [Vec3::ZERO; 2];
     for (i, leg) in c.legs.iter().enumerate() {
         // The clip's contact, and the one foot IK works with: the
         // lower of it and next frame's, so that a foot the clip lifts
@@ -522,7 +520,6 @@ pub(super) fn foot_targets(job: FootTargets) {
         };
         let offset = offset.max(0.0) + sm.foot_reach[i];
         let free = aw + Vec3::Y * offset;
-        frees[i] = free;
         sm.foot_free[i] = free;
 
         // Lock a planted foot where it landed; release it into its swing.
@@ -624,14 +621,19 @@ pub(super) fn foot_targets(job: FootTargets) {
             stepping: sm.lock[i].is_none() && sm.release_lift[i] && sm.release_t[i] < 1.0,
         };
     }
-    // Two feet locked this frame that the pelvis cannot serve both (a
-    // foot just planted a step below the other needs it lower than the
-    // other's leg folds): the trailing one lets go now.
-    if smooth.lock[0].is_some() && smooth.lock[1].is_some() {
+    // A foot locked this frame beside a locked one, the two at heights
+    // no one pelvis drop serves (a foot just planted a step below the
+    // other needs it lower than the other's leg folds): the trailing one
+    // lets go now. (Two older locks were weighed at the frame's start.)
+    if smooth.lock[0].is_some()
+        && smooth.lock[1].is_some()
+        && (smooth.new_lock[0] || smooth.new_lock[1])
+    {
         let out = reach_running_out(c, limb_animated, world, |i| Some(targets[i]), dir);
         for i in 0..2 {
             if let (true, Some(l)) = (out[i], smooth.lock[i]) {
-                let_go(smooth, i, l, frees[i], idle);
+                let free = smooth.foot_free[i];
+                let_go(smooth, i, l, free, idle);
                 smooth.lock[i] = None;
                 smooth.new_lock[i] = false;
                 debug.feet[i].locked = false;
@@ -808,9 +810,9 @@ pub(super) fn foot_targets(job: FootTargets) {
 /// needs the pelvis lower than this one allows. Where the two locked feet
 /// disagree, the trailing foot (behind the other along the motion, the
 /// one its clip lifts next) lets go: stepping down it is the folded rear
-/// foot, stepping up the stretched one. Let go of, the foot rises out of
-/// its stance toward its animation (its heel first, as the leg no longer
-/// reaches the floor behind) instead of being dragged.
+/// foot, stepping up the stretched one. Let go of, the foot leaves its
+/// stance for its animation (`RELEASE_TIME`), whose heel the clip is
+/// lifting by then, instead of being dragged.
 fn reach_running_out(
     c: &Character,
     limb_animated: &[[Mat4; 3]; 4],
@@ -818,18 +820,21 @@ fn reach_running_out(
     foot: impl Fn(usize) -> Option<Vec3>,
     dir: f32,
 ) -> [bool; 2] {
+    let feet = [foot(0), foot(1)];
+    let both = feet[0].is_some() && feet[1].is_some();
     let mut need = [0.0f32; 2];
     let mut deepest = [MAX_PELVIS_DROP; 2];
-    let mut feet = [None; 2];
     for (i, leg) in limb_animated[..2].iter().enumerate() {
-        let Some(f) = foot(i) else { continue };
+        let Some(f) = feet[i] else { continue };
         let [hip, knee, ankle] = leg.each_ref().map(pos);
         let (thigh, shin) = ((knee - hip).length(), (ankle - knee).length());
         let allowed = (REACH_FRACTION * (thigh + shin)).max((ankle - hip).length());
-        feet[i] = Some(f);
         need[i] = required_drop(f - hip, allowed);
-        let shortest = reach_for_bend(thigh, shin, HINGE_RANGE.1);
-        deepest[i] = deepest_drop(f - hip, FOLD_LIMIT * c.leg_length[i], shortest);
+        // How deep the other foot may take the pelvis: only with two.
+        if both {
+            let shortest = reach_for_bend(thigh, shin, HINGE_RANGE.1);
+            deepest[i] = deepest_drop(f - hip, FOLD_LIMIT * c.leg_length[i], shortest);
+        }
     }
     let mut out = [0, 1].map(|i| feet[i].is_some() && need[i] > MAX_PELVIS_DROP);
     if let [Some(a), Some(b)] = feet {
