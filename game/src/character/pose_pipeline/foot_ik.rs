@@ -630,8 +630,8 @@ pub(super) fn foot_targets(job: FootTargets) {
         && (smooth.new_lock[0] || smooth.new_lock[1])
     {
         let out = reach_running_out(c, limb_animated, world, |i| Some(targets[i]), dir);
-        for i in 0..2 {
-            if let (true, Some(l)) = (out[i], smooth.lock[i]) {
+        for (i, out) in out.into_iter().enumerate() {
+            if let (true, Some(l)) = (out, smooth.lock[i]) {
                 let free = smooth.foot_free[i];
                 let_go(smooth, i, l, free, idle);
                 smooth.lock[i] = None;
