@@ -360,7 +360,13 @@ impl Recorder {
             // on the next: the plant's start is carried over into the new
             // frame where it was last frame, so the change of frame itself
             // is not a slide (it read as 68 m).
-            let platform = match floor.map(|f| f.kind()) {
+            // Which floor's frame: the one under the ankle, where foot IK
+            // finds the floor it holds the foot on (a sole reaching from
+            // the ground over the edge of a lift that then moved away read
+            // as 47 mm of slide, though the foot stood still on the
+            // ground).
+            let held_on = foot_floor(level, player, ankle.x);
+            let platform = match held_on.map(|f| f.kind()) {
                 Some(FloorKind::Platform(k)) => Some(k),
                 _ => None,
             };

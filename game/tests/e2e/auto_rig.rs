@@ -1119,6 +1119,10 @@ fn every_shared_humanoid_plays_every_shipped_level_with_no_rig_file() {
                 ("hand_hold_max_error_m", rung),
                 ("ledge_hand_max_error_m", 0.005),
                 ("test_ledge_max_joint_speed_rad_s", 20.0),
+                // No pop anywhere (RiggedFigure setting off from his idle
+                // turned a knee at 21 rad/s solved back onto its lock,
+                // until a lock whose leg would pop lets go).
+                ("max_joint_angular_speed_rad_s", 20.0),
                 ("max_root_snap_m", 0.01),
             ] {
                 assert!(f(s, k) <= bound, "{m} on {level}: {k} {}", f(s, k));
@@ -1227,11 +1231,10 @@ fn cesium_man_auto_mapped_meets_his_hand_written_rigs_figures() {
 ///   nothing for the limit; 19.0 today.
 /// - Kenney on the long level's script, getting onto a ladder from its top:
 ///   a hand still reaching for its rung was held in full against the limit
-///   (his wrist 175 rad/s), until it holds only as much as it has reached.
-///   Known gap: 96 rad/s today (his right shoulder in the frame his hand
-///   takes hold, as his climb's arms reach up and out; 34–40 before his
-///   legs' stances were played faster than their swings, which changed
-///   the arm swing he arrives with); bounded at 100 here, target 20.
+///   (his wrist 175 rad/s), until it holds only as much as it has reached;
+///   then 40 rad/s (his arm, as his climb's arms reach up and out, solved
+///   back onto the part of the hold reached) until a hand still reaching
+///   goes only as fast as the limit lets its arm; 19.7 today.
 #[test]
 fn foreign_arms_cross_into_and_out_of_a_climb_without_a_pop() {
     let f = |s: &Value, k: &str| s[k].as_f64().unwrap_or_else(|| panic!("{k}: {s}"));
@@ -1251,7 +1254,7 @@ fn foreign_arms_cross_into_and_out_of_a_climb_without_a_pop() {
             "KenneyCharacterMedium/characterMedium.glb",
             "long",
             "4400",
-            100.0,
+            20.0,
         ),
     ] {
         let s = humanoid_script(m, level, frames, "auto_rig_pop");
@@ -1259,6 +1262,88 @@ fn foreign_arms_cross_into_and_out_of_a_climb_without_a_pop() {
         let fastest = f(&s, "max_joint_angular_speed_rad_s");
         assert!(fastest <= bound, "{m} on {level}.txt: {fastest} rad/s");
     }
+}
+
+/// Every shipped script on its own level (the others on the built-in
+/// one) and the frames it needs: its last line's time plus four seconds.
+const SCRIPTS: [(&str, &str, &str); 8] = [
+    ("ladders", "builtin", "2570"),
+    ("long", "long", "4339"),
+    ("slopes_run", "builtin", "825"),
+    ("slopes_walk", "builtin", "1728"),
+    ("tower", "tower", "5273"),
+    ("transitions", "builtin", "4595"),
+    ("tutorial", "tutorial", "4614"),
+    ("walls", "assets/levels/walls.tmx", "2208"),
+];
+
+/// Shared model `m` plays every shipped script with no rig file and
+/// reaches its goal; its planted feet stay within `planted` of the floor
+/// and `slide` of where they were put (metres), and no joint turns faster
+/// than `joint` rad/s.
+fn humanoid_scripts_within(m: &str, planted: f64, slide: f64, joint: f64) {
+    let f = |s: &Value, k: &str| s[k].as_f64().unwrap_or_else(|| panic!("{k}: {s}"));
+    let mut over = Vec::new();
+    for (script, level, frames) in SCRIPTS {
+        let name = format!(
+            "auto_rig_scripts_{}_{script}.json",
+            m.split('/').next().unwrap()
+        );
+        let input = format!("assets/scripts/{script}.txt");
+        let args = ["--level", level, "--input", &input, "--frames", frames];
+        let s = &humanoid_run(m, &args, &name)["summary"];
+        assert_eq!(s["goal_reached"], true, "{m} on {script}.txt: {s}");
+        assert_eq!(s["nan_count"], 0, "{m} on {script}.txt");
+        for (k, bound) in [
+            ("planted_foot_max_error_m", planted),
+            ("stance_slide_max_m", slide),
+            ("max_joint_angular_speed_rad_s", joint),
+        ] {
+            if f(s, k) > bound {
+                over.push(format!("{script}.txt: {k} {:.4} > {bound}", f(s, k)));
+            }
+        }
+    }
+    assert!(over.is_empty(), "{m}: {over:#?}");
+}
+
+/// RiggedFigure on every shipped script: planted feet within 5 mm and
+/// 1 cm of slide, joints under 20 rad/s, the targets. On the walls a foot
+/// planted on a 0.3 m block was pushed 11 cm into it as the hip lowered for
+/// the other foot's landing beyond (108.7 mm planted, 129.8 mm of slide,
+/// 23.4 rad/s) until the pelvis is never lowered onto a locked foot; on the
+/// tutorial a foot standing by the pit with its sole over the lift read as
+/// sliding 47 mm as the lift left, until the metrics judge a plant in the
+/// frame of the floor under its ankle (where foot IK holds it).
+#[test]
+fn rigged_figure_keeps_its_feet_on_every_shipped_script() {
+    humanoid_scripts_within("RiggedFigure/RiggedFigure.glb", 0.005, 0.01, 20.0);
+}
+
+/// Kenney on every shipped script: planted feet, slide and joints within
+/// the targets (40 rad/s on `long` until a hand still reaching for its
+/// rung goes only as fast as the limit lets its arm, see
+/// `foreign_arms_cross_into_and_out_of_a_climb_without_a_pop`).
+#[test]
+fn kenney_keeps_its_feet_on_every_shipped_script() {
+    humanoid_scripts_within(
+        "KenneyCharacterMedium/characterMedium.glb",
+        0.005,
+        0.01,
+        20.0,
+    );
+}
+
+/// Mannequiny on every shipped script: slide within the target (11.5 to
+/// 15.7 mm on tower, walls and tutorial until a held leg is solved again
+/// where one two-bone pass misses: his idle scales his thighs), joints
+/// under 20 rad/s (25 on `tutorial` and 23.5 on `transitions`, setting off
+/// from his idle, until a lock whose leg would pop lets go). Known gap: a
+/// foot planted near the top of `long`'s 45° climb 13.6 mm off the floor
+/// (target 5 mm).
+#[test]
+fn mannequiny_keeps_its_feet_on_every_shipped_script() {
+    humanoid_scripts_within("Mannequiny/mannequiny.glb", 0.015, 0.01, 20.0);
 }
 
 /// The metrics summary of shared model `m` playing level `level`'s own

@@ -172,4 +172,7 @@ pub(super) struct Smoothing {
     /// Each ankle where the last frame showed it, world metres (`None`
     /// with IK off).
     pub(super) foot_shown: [Option<Vec3>; 2],
+    /// Where each foot's animation wants it this frame, world metres (a
+    /// foot released travels back to it; see `foot_ik::let_go`).
+    pub(super) foot_free: [Vec3; 2],
 }

@@ -14,8 +14,9 @@ use animation::ik::two_bone::{KneeStrategy, Pole, TwoBoneOptions};
 use animation::{Pose, limit_rotations, local_to_model};
 use glam::{Mat4, Quat, Vec3};
 
-use super::foot_ik::{LOCK_CONTACT, LOCK_SETTLED};
+use super::foot_ik::{LOCK_CONTACT, LOCK_SETTLED, let_go};
 use super::frame::{FrameInput, LimbDebug, PoseDebug, Smoothing};
+use super::limb::solve_onto;
 use super::math::{pos, rotation, smoothstep};
 use crate::character::{Character, Limb};
 
@@ -27,6 +28,10 @@ use crate::character::{Character, Limb};
 /// frame or two, which reads as a snap. Held just under the 20 rad/s at
 /// which the motion metrics call a turn a pop.
 pub const MAX_JOINT_SPEED: f32 = 19.0;
+/// The fastest a locked foot's leg may turn to hold it, rad/s: the speed at
+/// which the motion metrics call a turn a pop. A hold that needs more lets
+/// go (see [`limit_joint_speed`]).
+pub(super) const HOLD_POP_SPEED: f32 = 20.0;
 /// A holding limb whose end the speed limit moved further than this is
 /// solved back onto its hold, metres.
 pub(super) const LIMIT_RESOLVE: f32 = 1e-4;
@@ -164,6 +169,8 @@ pub(super) fn limit_joint_speed(job: JointLimit) {
         let feet =
             [c.legs.first(), c.legs.get(1)].map(|l| l.and_then(|l| models.get(l.end)).map(pos));
         let n = limit_rotations(prev_rotations, &mut pose.locals, MAX_JOINT_SPEED * input.dt);
+        // Locked feet whose hold would pop their legs (see below).
+        let mut let_go_of = [false; 2];
         debug.limited_joints = n as u32;
         if n > 0 {
             local_to_model(&c.skeleton, &pose.locals, models);
@@ -202,13 +209,37 @@ pub(super) fn limit_joint_speed(job: JointLimit) {
                     end_rotation: Some((turn, *w)),
                     ..TwoBoneOptions::new(target)
                 };
-                if limb.chain.solve(&opts, &c.skeleton, pose, models).is_err() {
+                if solve_onto(&limb.chain, &opts, &c.skeleton, pose, models).is_err() {
                     debug.ik_errors += 1;
+                }
+                // A locked foot is held only while its leg can follow
+                // without a pop: solved back onto a lock its hips have
+                // left too fast for it (RiggedFigure's knee setting off
+                // at 2.6 m/s from his idle, 21 rad/s), the foot lets go
+                // where the limit leaves it, and its leg is limited like
+                // any other.
+                // So is a hand still reaching for its hold (getting onto a
+                // ladder from its top, Kenney's arm reached up and out for
+                // its rung at 40 rad/s): it holds only what the limit lets
+                // it reach.
+                let reaching = k >= 2 && *w < 1.0;
+                let popped = ((k < 2 && !soft[k]) || reaching)
+                    && [limb.start, limb.mid, limb.end].iter().any(|&j| {
+                        match (prev_rotations.get(j), pose.locals.get(j)) {
+                            (Some(a), Some(b)) => {
+                                2.0 * a.dot(b.rotation).abs().min(1.0).acos()
+                                    > HOLD_POP_SPEED * input.dt
+                            }
+                            _ => false,
+                        }
+                    });
+                if popped && k < 2 {
+                    let_go_of[k] = true;
                 }
                 // A foot on its way onto the ground (not locked) goes
                 // toward its hold only as fast as the limit lets its
                 // leg: it catches up before it locks (see `limit_lag`).
-                if k >= 2 || !soft[k] {
+                if !(popped || (k < 2 && soft[k])) {
                     continue;
                 }
                 let mut again = 0;
@@ -249,6 +280,17 @@ pub(super) fn limit_joint_speed(job: JointLimit) {
                 smooth.new_lock[i] = false;
                 debug.feet[i].locked = false;
             }
+        }
+        for (i, leg) in c.legs.iter().enumerate().take(2) {
+            let (true, Some(l), Some(now)) = (let_go_of[i], smooth.lock[i], models.get(leg.end))
+            else {
+                continue;
+            };
+            let shown = world.transform_point3(pos(now));
+            let free = smooth.foot_free[i];
+            let_go(smooth, i, Vec3::new(shown.x, l.y, shown.z), free, false);
+            smooth.lock[i] = None;
+            debug.feet[i].locked = false;
         }
         for (i, (leg, was)) in c.legs.iter().zip(feet).enumerate().take(2) {
             smooth.limit_lag[i] = match (was, models.get(leg.end)) {

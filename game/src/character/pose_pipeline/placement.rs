@@ -139,6 +139,7 @@ pub(super) fn place(c: &Character, input: &FrameInput, s: &mut Smoothing) -> Mat
             contact_ahead: [0.0; 2],
             new_lock: [false; 2],
             foot_shown: [None; 2],
+            foot_free: [Vec3::ZERO; 2],
         };
     }
     // A step up or down a stair on the ground: the root eases over it.
