@@ -112,157 +112,160 @@ pub fn blend(
     blend_near(layers, rest, &[], out)
 }
 
-/// [`blend`], with each joint's rotations brought into the hemisphere of
-/// `near[joint]` instead of the first layer's, where `near` has a rotation
-/// for every joint (an empty `near` is [`blend`]).
-///
-/// Two rotations half a turn apart have no midway: their weighted sum
-/// points one way or the other by which hemisphere the second is brought
-/// into, and as one of them moves across the half turn the choice, and with
-/// it the blend, flips in one step (a crossfade from arms hanging down to
-/// arms reaching up swung a shoulder through 2.9 rad in one frame). Given
-/// the rotations the blend gave (or the pose showed) the frame before,
-/// the choice follows the motion instead, and the blend moves continuously
-/// as long as no layer turns a quarter turn between two frames.
-pub fn blend_near(
-    layers: &[BlendLayer],
-    rest: &[Transform],
-    near: &[Quat],
-    out: &mut [Transform],
-) -> Result<(), BlendError> {
-    let n = out.len();
-    check_len("rest pose", rest.len(), n)?;
-    let near = if near.len() == n { Some(near) } else { None };
-    for (i, layer) in layers.iter().enumerate() {
-        if layer.locals.len() != n {
-            return Err(BlendError::LengthMismatch {
-                what: format!("layer {i}"),
-                expected: n,
-                found: layer.locals.len(),
-            });
-        }
-        if !(layer.weight.is_finite() && layer.weight >= 0.0) {
-            return Err(BlendError::BadLayerWeight {
-                layer: i,
-                weight: layer.weight,
-            });
-        }
-        if let Some(mask) = layer.joint_weights {
-            if mask.len() != n {
+avx2_builds! {
+    kernel = blend_near_kernel;
+    /// [`blend`], with each joint's rotations brought into the hemisphere of
+    /// `near[joint]` instead of the first layer's, where `near` has a rotation
+    /// for every joint (an empty `near` is [`blend`]).
+    ///
+    /// Two rotations half a turn apart have no midway: their weighted sum
+    /// points one way or the other by which hemisphere the second is brought
+    /// into, and as one of them moves across the half turn the choice, and with
+    /// it the blend, flips in one step (a crossfade from arms hanging down to
+    /// arms reaching up swung a shoulder through 2.9 rad in one frame). Given
+    /// the rotations the blend gave (or the pose showed) the frame before,
+    /// the choice follows the motion instead, and the blend moves continuously
+    /// as long as no layer turns a quarter turn between two frames.
+    pub fn blend_near(
+        layers: &[BlendLayer],
+        rest: &[Transform],
+        near: &[Quat],
+        out: &mut [Transform],
+    ) -> Result<(), BlendError> {
+        let n = out.len();
+        check_len("rest pose", rest.len(), n)?;
+        let near = if near.len() == n { Some(near) } else { None };
+        for (i, layer) in layers.iter().enumerate() {
+            if layer.locals.len() != n {
                 return Err(BlendError::LengthMismatch {
-                    what: format!("joint weights of layer {i}"),
+                    what: format!("layer {i}"),
                     expected: n,
-                    found: mask.len(),
+                    found: layer.locals.len(),
                 });
             }
-            if let Some(joint) = mask.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
-                return Err(BlendError::BadJointWeight {
+            if !(layer.weight.is_finite() && layer.weight >= 0.0) {
+                return Err(BlendError::BadLayerWeight {
                     layer: i,
-                    joint,
-                    weight: mask[joint],
+                    weight: layer.weight,
                 });
             }
+            if let Some(mask) = layer.joint_weights {
+                if mask.len() != n {
+                    return Err(BlendError::LengthMismatch {
+                        what: format!("joint weights of layer {i}"),
+                        expected: n,
+                        found: mask.len(),
+                    });
+                }
+                if let Some(joint) = mask.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
+                    return Err(BlendError::BadJointWeight {
+                        layer: i,
+                        joint,
+                        weight: mask[joint],
+                    });
+                }
+            }
         }
-    }
 
-    // One contributing layer without a mask (a clip playing alone, the
-    // common case): its pose is the blend, copied without the per-joint
-    // weighted sums (the same result to rounding; rotations are normalized
-    // as in the general path).
-    let mut contributing = layers.iter().filter(|l| l.weight > 0.0);
-    if let (Some(only), None) = (contributing.next(), contributing.next())
-        && only.joint_weights.is_none()
-        && only.weight > BLEND_WEIGHT_EPSILON
-    {
-        for (slot, local) in out.iter_mut().zip(only.locals) {
-            *slot = Transform {
-                rotation: normalize_quat(Vec4::from(local.rotation)),
-                ..*local
-            };
-        }
-        return Ok(());
-    }
-
-    // No masks (every per-frame blend of the game): the total weight is the
-    // same for every joint, so it is summed and inverted once, and the
-    // layers' weights are pre-scaled. Same sums as the general path below.
-    if layers.len() <= MAX_UNMASKED_LAYERS && layers.iter().all(|l| l.joint_weights.is_none()) {
-        let total: f32 = layers.iter().map(|l| l.weight).filter(|w| *w > 0.0).sum();
-        if !(total > BLEND_WEIGHT_EPSILON && total.is_finite()) {
-            out.copy_from_slice(rest);
+        // One contributing layer without a mask (a clip playing alone, the
+        // common case): its pose is the blend, copied without the per-joint
+        // weighted sums (the same result to rounding; rotations are normalized
+        // as in the general path).
+        let mut contributing = layers.iter().filter(|l| l.weight > 0.0);
+        if let (Some(only), None) = (contributing.next(), contributing.next())
+            && only.joint_weights.is_none()
+            && only.weight > BLEND_WEIGHT_EPSILON
+        {
+            for (slot, local) in out.iter_mut().zip(only.locals) {
+                *slot = Transform {
+                    rotation: normalize_quat(Vec4::from(local.rotation)),
+                    ..*local
+                };
+            }
             return Ok(());
         }
-        let inv = 1.0 / total;
-        let mut active = [(&[][..], 0.0f32); MAX_UNMASKED_LAYERS];
-        let mut count = 0;
-        for l in layers.iter().filter(|l| l.weight > 0.0) {
-            active[count] = (l.locals, l.weight * inv);
-            count += 1;
-        }
-        let active = &active[..count];
-        let (first, w0) = active[0];
-        for (j, slot) in out.iter_mut().enumerate() {
-            let l0 = &first[j];
-            let q0 = Vec4::from(l0.rotation);
-            let (r, q0) = match near {
-                Some(near) => {
-                    let r = Vec4::from(near[j]);
-                    (r, if q0.dot(r) < 0.0 { -q0 } else { q0 })
+
+        // No masks (every per-frame blend of the game): the total weight is the
+        // same for every joint, so it is summed and inverted once, and the
+        // layers' weights are pre-scaled. Same sums as the general path below.
+        if layers.len() <= MAX_UNMASKED_LAYERS && layers.iter().all(|l| l.joint_weights.is_none()) {
+            let total: f32 = layers.iter().map(|l| l.weight).filter(|w| *w > 0.0).sum();
+            if !(total > BLEND_WEIGHT_EPSILON && total.is_finite()) {
+                out.copy_from_slice(rest);
+                return Ok(());
+            }
+            let inv = 1.0 / total;
+            let mut active = [(&[][..], 0.0f32); MAX_UNMASKED_LAYERS];
+            let mut count = 0;
+            for l in layers.iter().filter(|l| l.weight > 0.0) {
+                active[count] = (l.locals, l.weight * inv);
+                count += 1;
+            }
+            let active = &active[..count];
+            let (first, w0) = active[0];
+            for (j, slot) in out.iter_mut().enumerate() {
+                let l0 = &first[j];
+                let q0 = Vec4::from(l0.rotation);
+                let (r, q0) = match near {
+                    Some(near) => {
+                        let r = Vec4::from(near[j]);
+                        (r, if q0.dot(r) < 0.0 { -q0 } else { q0 })
+                    }
+                    None => (q0, q0),
+                };
+                let mut translation = l0.translation * w0;
+                let mut scale = l0.scale * w0;
+                let mut rotation = q0 * w0;
+                for &(locals, w) in &active[1..] {
+                    let local = &locals[j];
+                    let q = Vec4::from(local.rotation);
+                    let q = if q.dot(r) < 0.0 { -q } else { q };
+                    translation += local.translation * w;
+                    scale += local.scale * w;
+                    rotation += q * w;
                 }
-                None => (q0, q0),
-            };
-            let mut translation = l0.translation * w0;
-            let mut scale = l0.scale * w0;
-            let mut rotation = q0 * w0;
-            for &(locals, w) in &active[1..] {
-                let local = &locals[j];
+                *slot = Transform {
+                    translation,
+                    rotation: normalize_quat(rotation),
+                    scale,
+                };
+            }
+            return Ok(());
+        }
+
+        for (j, slot) in out.iter_mut().enumerate() {
+            let mut total = 0.0f32;
+            let mut translation = Vec3::ZERO;
+            let mut scale = Vec3::ZERO;
+            let mut rotation = Vec4::ZERO;
+            let mut reference: Option<Vec4> = near.map(|near| Vec4::from(near[j]));
+            for layer in layers {
+                let w = layer.weight * layer.joint_weights.map_or(1.0, |m| m[j]);
+                if w <= 0.0 {
+                    continue;
+                }
+                let local = &layer.locals[j];
                 let q = Vec4::from(local.rotation);
+                let r = *reference.get_or_insert(q);
                 let q = if q.dot(r) < 0.0 { -q } else { q };
+                total += w;
                 translation += local.translation * w;
                 scale += local.scale * w;
                 rotation += q * w;
             }
-            *slot = Transform {
-                translation,
-                rotation: normalize_quat(rotation),
-                scale,
+            *slot = if total > BLEND_WEIGHT_EPSILON && total.is_finite() {
+                let inv = 1.0 / total;
+                Transform {
+                    translation: translation * inv,
+                    rotation: normalize_quat(rotation),
+                    scale: scale * inv,
+                }
+            } else {
+                rest[j]
             };
         }
-        return Ok(());
+        Ok(())
     }
-
-    for (j, slot) in out.iter_mut().enumerate() {
-        let mut total = 0.0f32;
-        let mut translation = Vec3::ZERO;
-        let mut scale = Vec3::ZERO;
-        let mut rotation = Vec4::ZERO;
-        let mut reference: Option<Vec4> = near.map(|near| Vec4::from(near[j]));
-        for layer in layers {
-            let w = layer.weight * layer.joint_weights.map_or(1.0, |m| m[j]);
-            if w <= 0.0 {
-                continue;
-            }
-            let local = &layer.locals[j];
-            let q = Vec4::from(local.rotation);
-            let r = *reference.get_or_insert(q);
-            let q = if q.dot(r) < 0.0 { -q } else { q };
-            total += w;
-            translation += local.translation * w;
-            scale += local.scale * w;
-            rotation += q * w;
-        }
-        *slot = if total > BLEND_WEIGHT_EPSILON && total.is_finite() {
-            let inv = 1.0 / total;
-            Transform {
-                translation: translation * inv,
-                rotation: normalize_quat(rotation),
-                scale: scale * inv,
-            }
-        } else {
-            rest[j]
-        };
-    }
-    Ok(())
 }
 
 /// Crossfades two poses: `t = 0` gives `a`, `t = 1` gives `b`.
@@ -882,6 +885,39 @@ mod tests {
             };
             prop_assert_eq!(out[0].translation.to_array().map(f32::to_bits), sum(|t| t.translation));
             prop_assert_eq!(out[0].scale.to_array().map(f32::to_bits), sum(|t| t.scale));
+        }
+
+        /// The dispatched build (AVX2 where the processor has it) blends
+        /// to the baseline build's bits: one layer, several, masked or not,
+        /// near the frame before's rotations or not.
+        #[test]
+        fn every_build_blends_to_the_baseline_bits(
+            poses in proptest::collection::vec((arb_transform(), arb_transform(), 0.0f32..4.0), 1..5),
+            masked in any::<bool>(),
+            near in (arb_unit_quat(), arb_unit_quat()),
+            use_near in any::<bool>(),
+        ) {
+            let locals: Vec<[Transform; 2]> = poses.iter().map(|(a, b, _)| [*a, *b]).collect();
+            let mask = [0.25, 1.0];
+            let layers: Vec<BlendLayer> = locals
+                .iter()
+                .zip(&poses)
+                .map(|(l, (_, _, w))| BlendLayer {
+                    locals: l,
+                    weight: *w,
+                    joint_weights: masked.then_some(&mask[..]),
+                })
+                .collect();
+            let near = if use_near { vec![near.0, near.1] } else { vec![] };
+            let rest = [Transform::IDENTITY; 2];
+            let (mut got, mut want) = ([Transform::IDENTITY; 2], [Transform::IDENTITY; 2]);
+            blend_near(&layers, &rest, &near, &mut got).unwrap();
+            blend_near_kernel(&layers, &rest, &near, &mut want).unwrap();
+            let bits = |l: &[Transform; 2]| {
+                l.map(|t| (t.translation.to_array(), t.rotation.to_array(), t.scale.to_array()))
+                    .map(|(a, b, c)| (a.map(f32::to_bits), b.map(f32::to_bits), c.map(f32::to_bits)))
+            };
+            prop_assert_eq!(bits(&got), bits(&want));
         }
 
         #[test]

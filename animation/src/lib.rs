@@ -15,6 +15,9 @@
 //! own space (the root joint's parent is the identity), *world* belongs to the
 //! game and never appears here.
 
+#[macro_use]
+mod dispatch;
+
 pub mod blend;
 pub mod clip;
 #[cfg(feature = "gltf")]

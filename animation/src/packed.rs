@@ -122,16 +122,46 @@ fn slerp_group(a: &Lanes, b: &Lanes, u: f32, joints: &[u16], locals: &mut [Trans
         (len2.cmplt(Vec4::INFINITY) & len2.cmpgt(Vec4::splat(f32::MIN_POSITIVE))).bitmask();
     let len = Vec4::from_array(sqrt4(len2.to_array()));
     let quats = Mat4::from_cols(qx / len, qy / len, qz / len, qw / len).transpose();
-    let quats = [quats.x_axis, quats.y_axis, quats.z_axis, quats.w_axis];
     let alone = !series.bitmask();
-    for (i, &joint) in joints.iter().enumerate().take(4) {
-        let Some(local) = locals.get_mut(joint as usize) else {
-            continue;
+    // Lane by lane with the lane a constant (each call inlined), so that
+    // each quaternion stays in its register instead of going through an
+    // array indexed at run time.
+    let lanes = LaneWrite {
+        a,
+        b,
+        u,
+        alone,
+        usable,
+    };
+    lanes.put(0, quats.x_axis, joints, locals);
+    lanes.put(1, quats.y_axis, joints, locals);
+    lanes.put(2, quats.z_axis, joints, locals);
+    lanes.put(3, quats.w_axis, joints, locals);
+}
+
+/// What [`slerp_group`] needs to write one lane's rotation.
+struct LaneWrite<'a> {
+    a: &'a Lanes,
+    b: &'a Lanes,
+    u: f32,
+    /// Lanes interpolated alone (the trigonometric slerp), one bit each.
+    alone: u32,
+    /// Lanes whose normalized group result is usable, one bit each.
+    usable: u32,
+}
+
+impl LaneWrite<'_> {
+    /// Writes lane `i`'s rotation (`q`, the group's normalized result) to
+    /// its joint, if the group has a lane `i` and its joint is in `locals`.
+    #[inline(always)]
+    fn put(&self, i: usize, q: Vec4, joints: &[u16], locals: &mut [Transform]) {
+        let Some(local) = joints.get(i).and_then(|&j| locals.get_mut(j as usize)) else {
+            return;
         };
-        local.rotation = if alone & (1 << i) != 0 {
-            normalize_quat(slerp_shortest(lane(a, i), lane(b, i), u))
-        } else if usable & (1 << i) != 0 {
-            Quat::from_vec4(quats[i])
+        local.rotation = if self.alone & (1 << i) != 0 {
+            normalize_quat(slerp_shortest(lane(self.a, i), lane(self.b, i), self.u))
+        } else if self.usable & (1 << i) != 0 {
+            Quat::from_vec4(q)
         } else {
             Quat::IDENTITY
         };
@@ -265,66 +295,69 @@ impl PackedClip {
     }
 }
 
-/// Writes the packed clip's values at `time` into `locals`, using and
-/// updating `cursor` (its one key index for packed clips, kept apart from
-/// the per-track ones [`crate::sample`] uses) to find the key pair quickly
-/// during sequential playback.
-///
-/// Same contract and the same result, bit for bit, as [`crate::sample`] on
-/// the clip `clip` was packed from: `time` is mapped by [`wrap_time`], only
-/// the animated properties of animated joints are written, tracks whose
-/// joint is outside `locals` are skipped. Allocates nothing.
-pub fn sample_packed(
-    clip: &PackedClip,
-    time: f32,
-    wrap: Wrap,
-    cursor: &mut SamplingCursor,
-    locals: &mut [Transform],
-) {
-    let t = wrap_time(time, clip.duration, wrap);
-    let idx = seek(&clip.times, cursor.shared_key as usize, t);
-    cursor.shared_key = idx as u32;
-    match clip.segment(idx, t) {
-        Segment::Hold(k) => {
-            let tracks = &clip.translations;
-            for (&j, &v) in tracks.joints.iter().zip(tracks.row(k)) {
-                if let Some(local) = locals.get_mut(j as usize) {
-                    local.translation = v;
-                }
-            }
-            let tracks = &clip.rotations;
-            for (joints, lanes) in tracks.joints.chunks(4).zip(tracks.row(k)) {
-                for (i, &j) in joints.iter().enumerate() {
+avx2_builds! {
+    kernel = sample_packed_kernel;
+    /// Writes the packed clip's values at `time` into `locals`, using and
+    /// updating `cursor` (its one key index for packed clips, kept apart from
+    /// the per-track ones [`crate::sample`] uses) to find the key pair quickly
+    /// during sequential playback.
+    ///
+    /// Same contract and the same result, bit for bit, as [`crate::sample`] on
+    /// the clip `clip` was packed from: `time` is mapped by [`wrap_time`], only
+    /// the animated properties of animated joints are written, tracks whose
+    /// joint is outside `locals` are skipped. Allocates nothing.
+    pub fn sample_packed(
+        clip: &PackedClip,
+        time: f32,
+        wrap: Wrap,
+        cursor: &mut SamplingCursor,
+        locals: &mut [Transform],
+    ) {
+        let t = wrap_time(time, clip.duration, wrap);
+        let idx = seek(&clip.times, cursor.shared_key as usize, t);
+        cursor.shared_key = idx as u32;
+        match clip.segment(idx, t) {
+            Segment::Hold(k) => {
+                let tracks = &clip.translations;
+                for (&j, &v) in tracks.joints.iter().zip(tracks.row(k)) {
                     if let Some(local) = locals.get_mut(j as usize) {
-                        local.rotation = normalize_quat(Vec4::from(lane(lanes, i)));
+                        local.translation = v;
+                    }
+                }
+                let tracks = &clip.rotations;
+                for (joints, lanes) in tracks.joints.chunks(4).zip(tracks.row(k)) {
+                    for (i, &j) in joints.iter().enumerate() {
+                        if let Some(local) = locals.get_mut(j as usize) {
+                            local.rotation = normalize_quat(Vec4::from(lane(lanes, i)));
+                        }
+                    }
+                }
+                let tracks = &clip.scales;
+                for (&j, &v) in tracks.joints.iter().zip(tracks.row(k)) {
+                    if let Some(local) = locals.get_mut(j as usize) {
+                        local.scale = v;
                     }
                 }
             }
-            let tracks = &clip.scales;
-            for (&j, &v) in tracks.joints.iter().zip(tracks.row(k)) {
-                if let Some(local) = locals.get_mut(j as usize) {
-                    local.scale = v;
+            Segment::Between { k, u } => {
+                let tracks = &clip.translations;
+                let rows = tracks.row(k).iter().zip(tracks.row(k + 1));
+                for (&j, (&a, &b)) in tracks.joints.iter().zip(rows) {
+                    if let Some(local) = locals.get_mut(j as usize) {
+                        local.translation = a.lerp(b, u);
+                    }
                 }
-            }
-        }
-        Segment::Between { k, u } => {
-            let tracks = &clip.translations;
-            let rows = tracks.row(k).iter().zip(tracks.row(k + 1));
-            for (&j, (&a, &b)) in tracks.joints.iter().zip(rows) {
-                if let Some(local) = locals.get_mut(j as usize) {
-                    local.translation = a.lerp(b, u);
+                let tracks = &clip.rotations;
+                let rows = tracks.row(k).iter().zip(tracks.row(k + 1));
+                for (joints, (a, b)) in tracks.joints.chunks(4).zip(rows) {
+                    slerp_group(a, b, u, joints, locals);
                 }
-            }
-            let tracks = &clip.rotations;
-            let rows = tracks.row(k).iter().zip(tracks.row(k + 1));
-            for (joints, (a, b)) in tracks.joints.chunks(4).zip(rows) {
-                slerp_group(a, b, u, joints, locals);
-            }
-            let tracks = &clip.scales;
-            let rows = tracks.row(k).iter().zip(tracks.row(k + 1));
-            for (&j, (&a, &b)) in tracks.joints.iter().zip(rows) {
-                if let Some(local) = locals.get_mut(j as usize) {
-                    local.scale = a.lerp(b, u);
+                let tracks = &clip.scales;
+                let rows = tracks.row(k).iter().zip(tracks.row(k + 1));
+                for (&j, (&a, &b)) in tracks.joints.iter().zip(rows) {
+                    if let Some(local) = locals.get_mut(j as usize) {
+                        local.scale = a.lerp(b, u);
+                    }
                 }
             }
         }
@@ -520,6 +553,7 @@ mod tests {
             let Some(packed) = packed else { return Ok(()) };
             let mut per_track = SamplingCursor::new(&clip);
             let mut shared = SamplingCursor::default();
+            let mut baseline_cursor = SamplingCursor::default();
             let mut t = start;
             for step in steps {
                 t += step;
@@ -527,6 +561,10 @@ mod tests {
                 let mut got = [Transform::IDENTITY; 4];
                 sample(&clip, t, wrap, &mut per_track, &mut want);
                 sample_packed(&packed, t, wrap, &mut shared, &mut got);
+                // The baseline build of the same kernel (the dispatched one
+                // above is the AVX2 build where the processor has it).
+                let mut baseline = [Transform::IDENTITY; 4];
+                sample_packed_kernel(&packed, t, wrap, &mut baseline_cursor, &mut baseline);
                 let bits = |l: &[Transform; 4]| {
                     l.iter()
                         .flat_map(|l| {
@@ -538,6 +576,7 @@ mod tests {
                         .collect::<Vec<u32>>()
                 };
                 prop_assert_eq!(bits(&got), bits(&want));
+                prop_assert_eq!(bits(&baseline), bits(&want));
             }
         }
     }

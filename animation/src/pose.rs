@@ -32,79 +32,88 @@ impl Pose {
     }
 }
 
-/// Computes every joint's model-space matrix from its local transform.
-///
-/// `locals` and `models` must both hold one entry per joint of `skeleton`
-/// (panics otherwise: a length mismatch is a programming error, not bad data).
-/// Roots use the identity as their parent. Runs in one forward pass because the
-/// skeleton is sorted parent-before-child; allocates nothing.
-pub fn local_to_model(skeleton: &Skeleton, locals: &[Transform], models: &mut [Mat4]) {
-    let n = skeleton.len();
-    assert_eq!(locals.len(), n, "pose length differs from skeleton");
-    assert_eq!(
-        models.len(),
-        n,
-        "model matrix buffer length differs from skeleton"
-    );
-    let parents = skeleton.raw_parents();
-    for (i, (&p, local)) in parents.iter().zip(locals).enumerate() {
-        // A root's parent is the identity (the same products as any joint's,
-        // apart so that a child's loop reads its parent straight).
-        models[i] = if p == u16::MAX {
-            compose(&Mat4::IDENTITY, local)
-        } else {
-            let parent = models[p as usize];
-            compose(&parent, local)
-        };
+avx2_builds! {
+    kernel = local_to_model_kernel;
+    /// Computes every joint's model-space matrix from its local transform.
+    ///
+    /// `locals` and `models` must both hold one entry per joint of `skeleton`
+    /// (panics otherwise: a length mismatch is a programming error, not bad data).
+    /// Roots use the identity as their parent. Runs in one forward pass because the
+    /// skeleton is sorted parent-before-child; allocates nothing.
+    pub fn local_to_model(skeleton: &Skeleton, locals: &[Transform], models: &mut [Mat4]) {
+        let n = skeleton.len();
+        assert_eq!(locals.len(), n, "pose length differs from skeleton");
+        assert_eq!(
+            models.len(),
+            n,
+            "model matrix buffer length differs from skeleton"
+        );
+        let parents = skeleton.raw_parents();
+        for (i, (&p, local)) in parents.iter().zip(locals).enumerate() {
+            // A root's parent is the identity (the same products as any joint's,
+            // apart so that a child's loop reads its parent straight).
+            models[i] = if p == u16::MAX {
+                compose(&Mat4::IDENTITY, local)
+            } else {
+                let parent = models[p as usize];
+                compose(&parent, local)
+            };
+        }
     }
 }
 
-/// Recomputes the model matrices of `from` and all of its descendants, leaving
-/// every other joint as it was.
-///
-/// This is the partial re-propagation an IK solver needs after it changes the
-/// local rotation of one joint of a chain: the joint's parent model matrix must
-/// already be correct. Allocates nothing (dirty joints are marked in a
-/// stack bitset of [`MAX_JOINTS`] bits).
-pub fn local_to_model_from(
-    skeleton: &Skeleton,
-    from: usize,
-    locals: &[Transform],
-    models: &mut [Mat4],
-) {
-    let n = skeleton.len();
-    assert_eq!(locals.len(), n, "pose length differs from skeleton");
-    assert_eq!(
-        models.len(),
-        n,
-        "model matrix buffer length differs from skeleton"
-    );
-    assert!(from < n, "joint {from} out of range");
-    for_subtree(skeleton, from, |i, p| {
-        let parent = p.map_or(Mat4::IDENTITY, |p| models[p]);
-        models[i] = compose(&parent, &locals[i]);
-    });
+avx2_builds! {
+    kernel = local_to_model_from_kernel;
+    /// Recomputes the model matrices of `from` and all of its descendants, leaving
+    /// every other joint as it was.
+    ///
+    /// This is the partial re-propagation an IK solver needs after it changes the
+    /// local rotation of one joint of a chain: the joint's parent model matrix must
+    /// already be correct. Allocates nothing (dirty joints are marked in a
+    /// stack bitset of [`MAX_JOINTS`] bits).
+    pub fn local_to_model_from(
+        skeleton: &Skeleton,
+        from: usize,
+        locals: &[Transform],
+        models: &mut [Mat4],
+    ) {
+        let n = skeleton.len();
+        assert_eq!(locals.len(), n, "pose length differs from skeleton");
+        assert_eq!(
+            models.len(),
+            n,
+            "model matrix buffer length differs from skeleton"
+        );
+        assert!(from < n, "joint {from} out of range");
+        for_subtree(skeleton, from, |i, p| {
+            let parent = p.map_or(Mat4::IDENTITY, |p| models[p]);
+            models[i] = compose(&parent, &locals[i]);
+        });
+    }
 }
 
-/// Moves `from` and all of its descendants by `offset` in model space,
-/// leaving every other joint as it was.
-///
-/// This is what [`local_to_model_from`] computes after `from`'s local
-/// translation changed by its parent's inverse applied to `offset` (a
-/// translation of one joint moves its whole subtree rigidly), for the price
-/// of one addition per joint instead of a matrix product: the foot IK's
-/// pelvis drop uses it. Equal to the re-propagation up to rounding.
-/// Allocates nothing.
-pub fn translate_subtree(skeleton: &Skeleton, from: usize, offset: Vec3, models: &mut [Mat4]) {
-    let n = skeleton.len();
-    assert_eq!(
-        models.len(),
-        n,
-        "model matrix buffer length differs from skeleton"
-    );
-    assert!(from < n, "joint {from} out of range");
-    let offset = offset.extend(0.0);
-    for_subtree(skeleton, from, |i, _| models[i].w_axis += offset);
+avx2_builds! {
+    kernel = translate_subtree_kernel;
+    /// Moves `from` and all of its descendants by `offset` in model space,
+    /// leaving every other joint as it was.
+    ///
+    /// This is what [`local_to_model_from`] computes after `from`'s local
+    /// translation changed by its parent's inverse applied to `offset` (a
+    /// translation of one joint moves its whole subtree rigidly), for the price
+    /// of one addition per joint instead of a matrix product: the foot IK's
+    /// pelvis drop uses it. Equal to the re-propagation up to rounding.
+    /// Allocates nothing.
+    pub fn translate_subtree(skeleton: &Skeleton, from: usize, offset: Vec3, models: &mut [Mat4]) {
+        let n = skeleton.len();
+        assert_eq!(
+            models.len(),
+            n,
+            "model matrix buffer length differs from skeleton"
+        );
+        assert!(from < n, "joint {from} out of range");
+        let offset = offset.extend(0.0);
+        for_subtree(skeleton, from, |i, _| models[i].w_axis += offset);
+    }
 }
 
 /// Calls `visit(joint, parent)` for `from` and then each of its descendants,
@@ -112,8 +121,9 @@ pub fn translate_subtree(skeleton: &Skeleton, from: usize, offset: Vec3, models:
 /// `None` for a root. Only `from..skeleton.subtree_end(from)` is walked: all
 /// of it when the subtree fills it ([`Skeleton::subtree_is_contiguous`], a
 /// depth-first order there), else with the subtree marked in a stack bitset
-/// of [`MAX_JOINTS`] bits; nothing is allocated.
-#[inline]
+/// of [`MAX_JOINTS`] bits; nothing is allocated. Always inlined, so that
+/// each caller's AVX2 build has its own copy (see [`crate::dispatch`]).
+#[inline(always)]
 fn for_subtree(skeleton: &Skeleton, from: usize, mut visit: impl FnMut(usize, Option<usize>)) {
     let parents = &skeleton.raw_parents()[..skeleton.subtree_end(from)];
     if skeleton.subtree_is_contiguous(from) {
@@ -293,6 +303,58 @@ mod tests {
                 let moved = models[j].w_axis != before[j].w_axis;
                 proptest::prop_assert_eq!(moved, inside(j), "joint {}", j);
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// The dispatched builds (AVX2 where the processor has it) give the
+        /// baseline build's matrices bit for bit: the whole pass, the
+        /// re-propagation and the subtree move, on random poses with
+        /// non-uniform scales.
+        #[test]
+        fn every_build_gives_the_baseline_bits(
+            picks in proptest::collection::vec(0.0f64..1.0, 1..30),
+            quats in proptest::collection::vec((-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, 0.1f32..1.0), 30),
+            moves in proptest::collection::vec((-2.0f32..2.0, -2.0f32..2.0, -2.0f32..2.0, 0.2f32..3.0), 30),
+            from_pick in 0.0f64..1.0,
+        ) {
+            let joints = picks.len() + 1;
+            let parents: Vec<Option<usize>> = std::iter::once(None)
+                .chain(picks.iter().enumerate().map(|(i, &u)| Some((u * (i + 1) as f64) as usize)))
+                .collect();
+            let s = Skeleton::from_parts(
+                (0..joints).map(|i| format!("j{i}")).collect(),
+                parents,
+                vec![Transform::IDENTITY; joints],
+                vec![Mat4::IDENTITY; joints],
+            )
+            .unwrap();
+            let locals: Vec<Transform> = (0..joints)
+                .map(|i| {
+                    let (x, y, z, w) = quats[i];
+                    let (a, b, c, k) = moves[i];
+                    Transform::new(
+                        Vec3::new(a, b, c),
+                        Quat::from_xyzw(x, y, z, w).normalize(),
+                        Vec3::new(k, 1.0, 1.0 / k),
+                    )
+                })
+                .collect();
+            let from = ((from_pick * joints as f64) as usize).min(joints - 1);
+            let bits = |m: &[Mat4]| m.iter().flat_map(|m| m.to_cols_array().map(f32::to_bits)).collect::<Vec<u32>>();
+            let mut got = vec![Mat4::IDENTITY; joints];
+            let mut want = vec![Mat4::IDENTITY; joints];
+            local_to_model(&s, &locals, &mut got);
+            local_to_model_kernel(&s, &locals, &mut want);
+            proptest::prop_assert_eq!(bits(&got), bits(&want));
+            let mut changed = locals.clone();
+            changed[from].rotation = Quat::from_rotation_x(0.7) * changed[from].rotation;
+            local_to_model_from(&s, from, &changed, &mut got);
+            local_to_model_from_kernel(&s, from, &changed, &mut want);
+            proptest::prop_assert_eq!(bits(&got), bits(&want));
+            translate_subtree(&s, from, Vec3::new(0.1, -0.3, 0.2), &mut got);
+            translate_subtree_kernel(&s, from, Vec3::new(0.1, -0.3, 0.2), &mut want);
+            proptest::prop_assert_eq!(bits(&got), bits(&want));
         }
     }
 

@@ -19,39 +19,42 @@ use glam::Quat;
 
 use crate::transform::Transform;
 
-/// Turns every rotation of `locals` that is further than `max_angle` radians
-/// from its `previous` rotation back along the shortest arc to exactly
-/// `max_angle` from it. Returns the number of joints limited.
-///
-/// `previous` and `locals` pair up joint by joint; extra entries of either
-/// are ignored. A non-finite or non-positive `max_angle` limits nothing, and a
-/// joint whose rotation (now or before) is not finite is left alone: limiting
-/// never turns bad input into a plausible-looking pose.
-pub fn limit_rotations(previous: &[Quat], locals: &mut [Transform], max_angle: f32) -> usize {
-    if !(max_angle.is_finite() && max_angle > 0.0) {
-        return 0;
-    }
-    // cos(θ/2) of the largest angle allowed: a pair of unit quaternions
-    // whose |dot| is at least this is within the limit.
-    let min_dot = (0.5 * max_angle).min(std::f32::consts::FRAC_PI_2).cos();
-    let mut limited = 0;
-    for (prev, now) in previous.iter().zip(locals.iter_mut()) {
-        let q = now.rotation;
-        let dot = prev.dot(q);
-        if !dot.is_finite() || dot.abs() >= min_dot {
-            continue;
+avx2_builds! {
+    kernel = limit_rotations_kernel;
+    /// Turns every rotation of `locals` that is further than `max_angle` radians
+    /// from its `previous` rotation back along the shortest arc to exactly
+    /// `max_angle` from it. Returns the number of joints limited.
+    ///
+    /// `previous` and `locals` pair up joint by joint; extra entries of either
+    /// are ignored. A non-finite or non-positive `max_angle` limits nothing, and a
+    /// joint whose rotation (now or before) is not finite is left alone: limiting
+    /// never turns bad input into a plausible-looking pose.
+    pub fn limit_rotations(previous: &[Quat], locals: &mut [Transform], max_angle: f32) -> usize {
+        if !(max_angle.is_finite() && max_angle > 0.0) {
+            return 0;
         }
-        // Same hemisphere as the previous rotation, so the arc is the
-        // shortest one.
-        let q = if dot < 0.0 { -q } else { q };
-        let angle = 2.0 * dot.abs().min(1.0).acos();
-        if angle <= max_angle {
-            continue;
+        // cos(θ/2) of the largest angle allowed: a pair of unit quaternions
+        // whose |dot| is at least this is within the limit.
+        let min_dot = (0.5 * max_angle).min(std::f32::consts::FRAC_PI_2).cos();
+        let mut limited = 0;
+        for (prev, now) in previous.iter().zip(locals.iter_mut()) {
+            let q = now.rotation;
+            let dot = prev.dot(q);
+            if !dot.is_finite() || dot.abs() >= min_dot {
+                continue;
+            }
+            // Same hemisphere as the previous rotation, so the arc is the
+            // shortest one.
+            let q = if dot < 0.0 { -q } else { q };
+            let angle = 2.0 * dot.abs().min(1.0).acos();
+            if angle <= max_angle {
+                continue;
+            }
+            now.rotation = prev.slerp(q, max_angle / angle).normalize();
+            limited += 1;
         }
-        now.rotation = prev.slerp(q, max_angle / angle).normalize();
-        limited += 1;
+        limited
     }
-    limited
 }
 
 /// The angle between two rotations, radians in [0, π] (either sign of a
@@ -156,6 +159,22 @@ mod tests {
                 }
             }
             prop_assert!(surely <= n && n <= maybe, "{surely} <= {n} <= {maybe}");
+        }
+
+        /// The dispatched build (AVX2 where the processor has it) limits to
+        /// the baseline build's bits.
+        #[test]
+        fn every_build_limits_to_the_baseline_bits(
+            pairs in proptest::collection::vec((arb_quat(), arb_quat()), 1..8),
+            max_angle in 0.01f32..3.0,
+        ) {
+            let prev: Vec<Quat> = pairs.iter().map(|p| p.0).collect();
+            let mut got: Vec<Transform> = pairs.iter().map(|p| with_rotation(p.1)).collect();
+            let mut want = got.clone();
+            let n = limit_rotations(&prev, &mut got, max_angle);
+            prop_assert_eq!(n, limit_rotations_kernel(&prev, &mut want, max_angle));
+            let bits = |l: &[Transform]| l.iter().map(|t| t.rotation.to_array().map(f32::to_bits)).collect::<Vec<_>>();
+            prop_assert_eq!(bits(&got), bits(&want));
         }
     }
 }

@@ -592,6 +592,49 @@ mod tests {
         assert_eq!(p.palette(), q.palette());
     }
 
+    /// The pipeline's stages built for AVX2 (`run_stage` on a processor
+    /// that has it) pose every knight as their baseline build does, bit
+    /// for bit: palettes and placements over walking, climbing and
+    /// blending frames of the builtin level.
+    #[test]
+    fn every_build_of_the_stages_poses_the_same_bits() {
+        let character = Arc::new(Character::knight().unwrap());
+        let mut crowd = Crowd::new(Level::builtin(), character.clone(), GROUP, 5);
+        let bits = |p: &PosePipeline| {
+            p.palette()
+                .iter()
+                .chain(std::iter::once(&p.world))
+                .flat_map(|m| m.to_cols_array().map(f32::to_bits))
+                .collect::<Vec<u32>>()
+        };
+        for frame in 0..240 {
+            crowd.frame();
+            if frame % 4 != 0 {
+                continue;
+            }
+            for (k, a) in crowd.agents.iter().enumerate() {
+                let input = FrameInput {
+                    level: &crowd.level,
+                    player: &a.player,
+                    layers: &a.layers[..a.count],
+                    climb_phase: a.anim.climb_phase(),
+                    ik_enabled: true,
+                    dt: DT,
+                };
+                let mut dispatched = crowd.pipelines[k].clone();
+                let mut baseline = dispatched.clone();
+                for stage in PoseStage::ALL {
+                    dispatched.run_stage(stage, &character, &input);
+                    baseline.run_stage_kernel(stage, &character, &input);
+                }
+                assert!(
+                    bits(&dispatched) == bits(&baseline),
+                    "knight {k} posed differently by the two builds in frame {frame}"
+                );
+            }
+        }
+    }
+
     /// A knight's pose does not depend on the other knights of its group:
     /// the layer poses a group's knights share carry nothing from one
     /// knight to the next (nor do the batched leg solves' lanes).

@@ -252,6 +252,31 @@ impl PosePipeline {
     /// may run one stage for a group of characters before the next (each
     /// character's result is the same as with [`PosePipeline::run`]).
     pub fn run_stage(&mut self, stage: PoseStage, c: &Character, input: &FrameInput) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2 (checked just above), the only
+            // requirement of this `target_feature` function.
+            unsafe { self.run_stage_avx2(stage, c, input) };
+            return;
+        }
+        self.run_stage_kernel(stage, c, input);
+    }
+
+    /// [`PosePipeline::run_stage`] built for processors with AVX2 (the
+    /// stages' code inlined here; the same bits, see
+    /// [`PosePipeline::foot_ik_targets_avx2`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn run_stage_avx2(&mut self, stage: PoseStage, c: &Character, input: &FrameInput) {
+        self.run_stage_kernel(stage, c, input);
+    }
+
+    /// The body of [`PosePipeline::run_stage`], inlined into each of its
+    /// builds with the stages' own kernels (placement and foot IK's targets
+    /// in the same build as the rest). Called straight, it is the baseline
+    /// build, which the tests compare with the dispatched one.
+    #[inline(always)]
+    pub(crate) fn run_stage_kernel(&mut self, stage: PoseStage, c: &Character, input: &FrameInput) {
         match stage {
             PoseStage::Sample | PoseStage::Blend => {
                 // Taken out and put back: no allocation once it exists.
@@ -272,7 +297,7 @@ impl PosePipeline {
                 self.world = placement::place(c, input, &mut self.smooth);
             }
             PoseStage::FootIk => {
-                self.foot_ik_targets(c, input);
+                self.foot_ik_targets_kernel(c, input);
                 foot_ik::solve_legs(
                     c,
                     &self.leg_opts,
@@ -365,6 +390,31 @@ impl PosePipeline {
     /// leaving each leg's two-bone options in `leg_opts` (none when IK is
     /// off).
     fn foot_ik_targets(&mut self, c: &Character, input: &FrameInput) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2 (checked just above), the only
+            // requirement of this `target_feature` function.
+            unsafe { self.foot_ik_targets_avx2(c, input) };
+            return;
+        }
+        self.foot_ik_targets_kernel(c, input);
+    }
+
+    /// [`PosePipeline::foot_ik_targets`] built for processors with AVX2:
+    /// the same operations (so the same bits; Rust never fuses a multiply
+    /// and an add on its own), with three-operand instructions that spare
+    /// most register copies (see `animation`'s `dispatch` module and
+    /// BENCHMARKS.md, "Crowd cost cuts (issue 33, eleventh session)").
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn foot_ik_targets_avx2(&mut self, c: &Character, input: &FrameInput) {
+        self.foot_ik_targets_kernel(c, input);
+    }
+
+    /// The body of [`PosePipeline::foot_ik_targets`], inlined into each of
+    /// its builds.
+    #[inline(always)]
+    fn foot_ik_targets_kernel(&mut self, c: &Character, input: &FrameInput) {
         self.leg_opts = [None; 2];
         self.limb_pole = [Vec3::ZERO; 4];
         if input.ik_enabled {

@@ -61,6 +61,9 @@ pub(super) const NUDGE: f32 = 0.1;
 pub(super) const TELEPORT: f32 = 2.0;
 
 /// Step 2: the model-to-world transform, with smoothed turns and steps.
+/// Always inlined into [`super::PosePipeline::run_stage`]'s builds (its
+/// only caller), so that it is built for AVX2 with the rest of the stage.
+#[inline(always)]
 pub(super) fn place(c: &Character, input: &FrameInput, s: &mut Smoothing) -> Mat4 {
     let p = input.player;
     let dt = input.dt.max(0.0);
