@@ -167,6 +167,7 @@ pub(super) struct FootTargets<'a> {
 }
 
 /// Step 3: feet onto the ground.
+#[inline(always)]
 pub(super) fn foot_targets(job: FootTargets) {
     let FootTargets {
         c,
