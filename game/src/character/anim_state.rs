@@ -54,8 +54,9 @@ pub const MIN_PLAYBACK_RATE: f32 = 0.7;
 pub const IDLE_FADE_TIME: f32 = 0.15;
 /// The fastest a locomotion clip plays, as a share of its authored speed:
 /// faster, a walk used as a run reads as a scurry (CesiumMan's walk at
-/// running pace played 4.05 times over). Above the speed this gives, the
-/// stride lengthens instead, up to [`longest_stride_scale`].
+/// running pace played 4.05 times over). A character whose walk or run
+/// would play faster at its pace is warped ([`warps`]): its gait plays at
+/// most [`DUTY_PLAYBACK_RATE`], the stride lengthening instead.
 pub const MAX_PLAYBACK_RATE: f32 = 1.4;
 /// The longest stride warping makes, in leg lengths (hip to ankle along
 /// the bones) per cycle of two steps: the knight's run strides 2.5 of his
@@ -66,18 +67,17 @@ pub const MAX_PLAYBACK_RATE: f32 = 1.4;
 /// more plays faster than [`MAX_PLAYBACK_RATE`] instead.
 pub const MAX_STRIDE_LEGS: f32 = 2.8;
 /// How much longer a stride the legs' duty warp buys per unit of warp
-/// ([`Layer::duty`]): a warp `a` plays a stance `1 + a·k` times faster,
-/// where `k = sin(πw)/(πw)` is the mean of the warp's cosine over a stance
-/// `w` of the cycle wide (0.81 for a run's stance of 0.4 of the cycle, 0.64
-/// for a walk's 0.6), so the body passes over the planted foot in that
-/// much less of the cycle and the stride may be that much longer before
-/// the stance leg runs out of reach. A run's figure, taken for both gaits:
-/// the warp is only ever needed at running pace.
+/// ([`Layer::duty`]): a warp `a` plays each stance `1 + a` times as fast as
+/// the body's clock (see
+/// [`duty_phase`](crate::character::pose_pipeline::duty_phase)), so the
+/// body passes over the planted foot in `1 + a` times less of the cycle,
+/// and a stride that much longer keeps the foot's travel under the hips
+/// what the clip's stance gives it.
 pub const DUTY_STRIDE: f32 = 1.0;
-/// The fastest a gait whose stride may be lengthened plays, as a share of
-/// its authored speed ([`MAX_PLAYBACK_RATE`] for one that may not): above
-/// the speed this gives the stride lengthens instead, the legs' stances
-/// played faster and their swings slower ([`Layer::duty`]). A short leg's
+/// The fastest a warped gait ([`warps`]) plays, as a share of its authored
+/// speed: above the speed this gives the stride lengthens instead, beyond
+/// what a stance reaches with the legs' stances played faster and their
+/// swings slower ([`Layer::duty`]). A short leg's
 /// swing played at 1.4 times over (the knight's run on CesiumMan, Kenney
 /// and RiggedFigure) turned its joints faster than the speed limit on 2–5 %
 /// of the frames of the shipped levels; at 1.2 with the rest of the stride
@@ -173,13 +173,14 @@ pub struct Layer {
     /// authored, 0 for a clip held still). Walk and run play in one phase,
     /// so for them it is the gait's rate: its cycles per second over the
     /// authored cycles per second of the blend (walk's and run's, weighted
-    /// as the layers are), within [`MIN_PLAYBACK_RATE`] and
-    /// [`MAX_PLAYBACK_RATE`] while the stride can make up the rest.
+    /// as the layers are), for a warped character ([`warps`]) within
+    /// [`MIN_PLAYBACK_RATE`] and [`DUTY_PLAYBACK_RATE`] while the stride can
+    /// make up the rest.
     pub rate: f32,
     /// How much longer (over 1) or shorter the gait's stride is made than
     /// the clip's, so that the feet keep pace with the ground at `rate`:
-    /// foot IK places the feet along the motion this much farther from the
-    /// body (1: as authored).
+    /// foot IK draws a shorter one in toward the hips, and its locks carry
+    /// each landed foot back as far as the body travels (1: as authored).
     pub stride: f32,
     /// How far each leg's clock is warped against the gait's (0: not at
     /// all; at most [`MAX_DUTY_WARP`]): with a stride longer than
@@ -614,8 +615,7 @@ fn cycle_rate(clip: ClipInfo) -> f32 {
 /// that frame; the stride scale that makes up the difference; and the
 /// legs' duty warp that lets the stride be that long. The step keeps the
 /// rate (`step / cycles`) within `slowest` (at most [`MIN_PLAYBACK_RATE`])
-/// and [`MAX_PLAYBACK_RATE`], or [`DUTY_PLAYBACK_RATE`] where the stride
-/// may be lengthened (`longest` over 1); the stride scale
+/// and [`DUTY_PLAYBACK_RATE`]; the stride scale
 /// (`natural / step`) covers the rest of the ground, up to `longest` as
 /// the clips' stances reach and on up to `1 + MAX_DUTY_WARP` times that
 /// with the legs' stances played faster ([`Layer::duty`]); beyond it the
