@@ -3,7 +3,8 @@
 //! [`super::PoseStage::LocalToModel`]).
 //!
 //! Reads the character's clips and the frame's [`Layer`]s; writes the
-//! animated local pose (the pipeline's `pose.locals`). Keeps, in
+//! animated local pose (the pipeline's `pose.locals`), each leg's joints
+//! sampled at the leg's own phase under a duty warp ([`Layer::duty`]). Keeps, in
 //! [`Sampler`], each clip's sampling cursor, each clip's time and last step
 //! (`clip_steps`, which foot IK reads for contacts a frame ahead), the
 //! pose an outgoing crossfade layer holds ([`Layer::held`]) and the latest
