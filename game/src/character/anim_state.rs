@@ -43,6 +43,13 @@ pub const TELEPORT: f32 = 2.0;
 /// at 1.08 at running pace, inside the range, so the knight is never
 /// warped).
 pub const MIN_PLAYBACK_RATE: f32 = 0.7;
+/// The longest a landing's recovery holds the pose before the state
+/// follows the body again, seconds: 60 % of the land clip, at most this.
+/// A model without a land clip lands into its idle, and Kenney's idle of
+/// 1.1 s held him standing for 0.66 s while the autopilot ran him 1.6 m
+/// from the level's spawn, his feet sliding; the knight's land (0.4 s) holds
+/// 0.24 s.
+pub const LAND_HOLD_MAX: f32 = 0.25;
 /// The shortest time over which the gait fades in over the idle as the
 /// body sets off, seconds. The gait's share follows the body's speed (all
 /// of it from half walking pace), rising no faster than this: the player's
@@ -302,7 +309,8 @@ impl AnimState {
         };
         let mode = match player.state {
             Locomotion::Ground
-                if self.current == Mode::Land && self.mode_time < clips.land.duration * 0.6 =>
+                if self.current == Mode::Land
+                    && self.mode_time < (clips.land.duration * 0.6).min(LAND_HOLD_MAX) =>
             {
                 Mode::Land
             }
@@ -924,6 +932,42 @@ mod tests {
         let second = layers[0].held.expect("the pose of mid-crossfade held");
         assert_ne!(first, second);
         assert_eq!(layers[1].clip.index, clips().fall.index);
+    }
+
+    #[test]
+    fn a_long_landing_clip_holds_no_longer_than_land_hold_max() {
+        // A model whose landing is its 1.1 s idle lands standing and sets
+        // off running at once: the gait comes in after LAND_HOLD_MAX (it
+        // held 60 % of the clip, 0.66 s, the feet standing in the pose
+        // while the body ran 1.6 m); a short land clip (0.4 s) still plays
+        // its 60 %.
+        for (duration, held) in [(1.1, LAND_HOLD_MAX), (0.4, 0.24)] {
+            let mut c = clips();
+            c.land = ClipInfo { duration, ..c.land };
+            let mut s = AnimState::default();
+            let mut p = Player::new(Vec2::ZERO);
+            p.state = Locomotion::Ground;
+            p.just_landed = true;
+            let dt = 1.0 / 64.0;
+            let mut out = no_layers();
+            let mut landing = 0.0;
+            for _ in 0..80 {
+                let n = s.update(&c, &p, &MoveParams::default(), p.vel * dt, dt, &mut out);
+                p.just_landed = false;
+                p.vel = Vec2::new(3.4, 0.0);
+                let land = out[..n]
+                    .iter()
+                    .any(|l| l.held.is_none() && l.clip.index == c.land.index && l.weight > 0.0);
+                if !land {
+                    break;
+                }
+                landing += dt;
+            }
+            assert!(
+                (landing - held).abs() <= 2.0 * dt,
+                "a {duration} s land held {landing} s"
+            );
+        }
     }
 
     #[test]
