@@ -1141,7 +1141,7 @@ fn every_shared_humanoid_plays_every_shipped_level_with_no_rig_file() {
 /// (Mannequiny) and Mannequiny plants a foot 10.7 mm into a slope on `long`
 /// (see `HUMANOID_BOUNDS`). It fails until they are met.
 #[test]
-#[ignore = "known gap: the joint speed limit acts on up to 2.9 % of a foreign humanoid's frames, target 2 % (issues 31, 32)"]
+#[ignore = "known gap: the joint speed limit acts on up to 2.7 % of Kenney's frames, target 2 % (issues 31, 32)"]
 fn known_gap_every_shared_humanoid_meets_the_targets() {
     let f = |s: &Value, k: &str| s[k].as_f64().unwrap_or_else(|| panic!("{k}: {s}"));
     let mut over = Vec::new();
