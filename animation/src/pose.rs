@@ -195,6 +195,20 @@ mod tests {
     use super::*;
     use crate::skeleton::JointDef;
 
+    /// The parents of a random tree of `picks.len() + 1` joints: joint 0
+    /// the root, joint `i > 0` hanging from the joint `picks[i - 1]` of the
+    /// way through those before it.
+    fn random_tree(picks: &[f64]) -> Vec<Option<usize>> {
+        std::iter::once(None)
+            .chain(
+                picks
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &u)| Some((u * (i + 1) as f64) as usize)),
+            )
+            .collect()
+    }
+
     fn chain_skeleton() -> Skeleton {
         let j = |name: &str, parent, t: Vec3| JointDef {
             name: name.into(),
@@ -260,11 +274,8 @@ mod tests {
             from_pick in 0.0f64..1.0,
             angle in -3.0f32..3.0,
         ) {
-            // Joint i > 0 hangs from a joint before it.
             let joints = picks.len() + 1;
-            let parents: Vec<Option<usize>> = std::iter::once(None)
-                .chain(picks.iter().enumerate().map(|(i, &u)| Some((u * (i + 1) as f64) as usize)))
-                .collect();
+            let parents = random_tree(&picks);
             let s = Skeleton::from_parts(
                 (0..joints).map(|i| format!("j{i}")).collect(),
                 parents.clone(),
@@ -319,9 +330,7 @@ mod tests {
             from_pick in 0.0f64..1.0,
         ) {
             let joints = picks.len() + 1;
-            let parents: Vec<Option<usize>> = std::iter::once(None)
-                .chain(picks.iter().enumerate().map(|(i, &u)| Some((u * (i + 1) as f64) as usize)))
-                .collect();
+            let parents = random_tree(&picks);
             let s = Skeleton::from_parts(
                 (0..joints).map(|i| format!("j{i}")).collect(),
                 parents,

@@ -367,15 +367,7 @@ fn group_frame(
     let frame_inputs: [FrameInput; GROUP] = std::array::from_fn(|k| {
         // A short last group repeats its first knight's input in the unused
         // slots, which are never read.
-        let a = agents.get(k).unwrap_or(&agents[0]);
-        FrameInput {
-            level,
-            player: &a.player,
-            layers: &a.layers[..a.count],
-            climb_phase: a.anim.climb_phase(),
-            ik_enabled: true,
-            dt: DT,
-        }
+        agent_input(level, agents.get(k).unwrap_or(&agents[0]))
     });
     let frame_inputs = &frame_inputs[..agents.len()];
     for stage in PoseStage::ALL {
@@ -400,6 +392,19 @@ fn group_frame(
 // function in Callgrind's profile (one call per group and stage, a few
 // instructions each; sampling and blending one call per knight). Their
 // names are listed in `tests/cost`.
+
+/// A knight's pose pipeline input for this frame: its player and layers
+/// on `level`, IK on, one fixed step.
+fn agent_input<'a>(level: &'a Level, a: &'a Agent) -> FrameInput<'a> {
+    FrameInput {
+        level,
+        player: &a.player,
+        layers: &a.layers[..a.count],
+        climb_phase: a.anim.climb_phase(),
+        ik_enabled: true,
+        dt: DT,
+    }
+}
 
 /// The scripted input of every knight of a group.
 #[inline(never)]
@@ -576,14 +581,7 @@ mod tests {
         // The same knight through `PosePipeline::run` gives the same palette.
         let a = &one.agents[3];
         let mut p = one.pipelines[3].clone();
-        let input = FrameInput {
-            level: &one.level,
-            player: &a.player,
-            layers: &a.layers[..a.count],
-            climb_phase: a.anim.climb_phase(),
-            ik_enabled: true,
-            dt: DT,
-        };
+        let input = agent_input(&one.level, a);
         let mut q = p.clone();
         p.run(&character, &input);
         for stage in PoseStage::ALL {
@@ -613,14 +611,7 @@ mod tests {
                 continue;
             }
             for (k, a) in crowd.agents.iter().enumerate() {
-                let input = FrameInput {
-                    level: &crowd.level,
-                    player: &a.player,
-                    layers: &a.layers[..a.count],
-                    climb_phase: a.anim.climb_phase(),
-                    ik_enabled: true,
-                    dt: DT,
-                };
+                let input = agent_input(&crowd.level, a);
                 let mut dispatched = crowd.pipelines[k].clone();
                 let mut baseline = dispatched.clone();
                 for stage in PoseStage::ALL {
@@ -673,14 +664,7 @@ mod tests {
             let inputs: Vec<FrameInput> = crowd
                 .agents
                 .iter()
-                .map(|a| FrameInput {
-                    level: &crowd.level,
-                    player: &a.player,
-                    layers: &a.layers[..a.count],
-                    climb_phase: a.anim.climb_phase(),
-                    ik_enabled: true,
-                    dt: DT,
-                })
+                .map(|a| agent_input(&crowd.level, a))
                 .collect();
             let mut batched = crowd.pipelines.clone();
             let mut single = crowd.pipelines.clone();

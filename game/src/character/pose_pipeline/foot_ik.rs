@@ -1097,16 +1097,15 @@ mod tests {
     use super::super::testing::{fastest_joint, knight_on, local_rotations};
     use super::*;
 
-    /// Walks (or runs, when `run`) right over a flight of `steps` stairs,
-    /// 0.2 m risers on 0.45 m treads, up (`rise` +1) or down (−1); returns
-    /// the largest joint angular speed (rad/s) and the largest vertical
-    /// move of a swinging foot's IK target in one frame (metres) between
-    /// the first step and the landing after the last.
-    fn over_stairs(run: bool, rise: f32) -> (f32, f32) {
-        use crate::sim::Body;
-        use crate::sim::player::{DT, Input};
+    /// Flat ground to x 4, then `steps` stairs of `tread` metres rising
+    /// `riser` each (falling, negative), then 20 m of flat ground: the
+    /// segments, where the stairs end and the top floor's height.
+    fn stairs(
+        tread: f32,
+        riser: f32,
+        steps: usize,
+    ) -> (Vec<crate::sim::world::GroundSegment>, f32, f32) {
         use crate::sim::world::GroundSegment;
-        let (tread, riser, steps) = (0.45, 0.2 * rise, 6);
         let mut segments = vec![GroundSegment::ground(-5.0, 4.0, 0.0, 0.0)];
         for k in 0..steps {
             let x = 4.0 + k as f32 * tread;
@@ -1115,6 +1114,18 @@ mod tests {
         }
         let (end, top) = (4.0 + steps as f32 * tread, steps as f32 * riser);
         segments.push(GroundSegment::ground(end, end + 20.0, top, top));
+        (segments, end, top)
+    }
+
+    /// Walks (or runs, when `run`) right over a flight of `steps` stairs,
+    /// 0.2 m risers on 0.45 m treads, up (`rise` +1) or down (−1); returns
+    /// the largest joint angular speed (rad/s) and the largest vertical
+    /// move of a swinging foot's IK target in one frame (metres) between
+    /// the first step and the landing after the last.
+    fn over_stairs(run: bool, rise: f32) -> (f32, f32) {
+        use crate::sim::Body;
+        use crate::sim::player::{DT, Input};
+        let (segments, end, top) = stairs(0.45, 0.2 * rise, 6);
         let mut sim = knight_on("stairs", segments, Vec2::ZERO, Vec2::new(end + 19.0, top));
         let mut prev: Vec<Quat> = Vec::new();
         let mut prev_target = [None::<f32>; 2];
@@ -1441,16 +1452,7 @@ mod tests {
     fn toe_in_riser_on_landing(run: bool, tread: f32) -> f32 {
         use crate::sim::Body;
         use crate::sim::player::{DT, Input};
-        use crate::sim::world::GroundSegment;
-        let (riser, steps) = (0.25, 8);
-        let mut segments = vec![GroundSegment::ground(-5.0, 4.0, 0.0, 0.0)];
-        for k in 0..steps {
-            let x = 4.0 + k as f32 * tread;
-            let y = (k + 1) as f32 * riser;
-            segments.push(GroundSegment::ground(x, x + tread, y, y));
-        }
-        let (end, top) = (4.0 + steps as f32 * tread, steps as f32 * riser);
-        segments.push(GroundSegment::ground(end, end + 20.0, top, top));
+        let (segments, end, top) = stairs(tread, 0.25, 8);
         let mut sim = knight_on("steps", segments, Vec2::ZERO, Vec2::new(end + 19.0, top));
         let toe = Character::knight().unwrap().sole_reach[0][1];
         let height = |sim: &crate::sim::Sim, x: f32| {

@@ -345,7 +345,7 @@ pub(super) fn sample_layer(
         sample_clip_at(c, layer, own * duration, cursors, leg_pose);
         let start = leg.start;
         for j in start..skeleton.subtree_end(start).min(out.len()) {
-            if skeleton.subtree_is_contiguous(start) || descends_from(skeleton, j, start) {
+            if skeleton.subtree_is_contiguous(start) || skeleton.is_descendant_of(j, start) {
                 out[j] = leg_pose[j];
             }
         }
@@ -371,21 +371,6 @@ fn sample_clip_at(
         Some(Some(packed)) => sample_packed(packed, time, wrap, &mut cursors[i], out),
         _ => sample(&c.clips[i], time, wrap, &mut cursors[i], out),
     }
-}
-
-/// Whether `joint` is `ancestor` or lies below it.
-fn descends_from(skeleton: &animation::Skeleton, joint: usize, ancestor: usize) -> bool {
-    let mut j = Some(joint);
-    while let Some(k) = j {
-        if k == ancestor {
-            return true;
-        }
-        if k < ancestor {
-            return false;
-        }
-        j = skeleton.parent(k);
-    }
-    false
 }
 
 /// The one layer of a frame that plays a single clip at a usable weight
@@ -583,16 +568,7 @@ mod tests {
         let mut cursors: Vec<SamplingCursor> =
             c.clips.iter().map(|_| SamplingCursor::default()).collect();
         let mut leg_pose = Vec::new();
-        let in_leg = |j: usize, leg: usize| {
-            let mut k = Some(j);
-            while let Some(i) = k {
-                if i == c.legs[leg].start {
-                    return true;
-                }
-                k = c.skeleton.parent(i);
-            }
-            false
-        };
+        let in_leg = |j: usize, leg: usize| c.skeleton.is_descendant_of(j, c.legs[leg].start);
         let mut moved = 0;
         for frame in 0..40 {
             let layer = Layer {
