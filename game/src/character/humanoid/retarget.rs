@@ -10,7 +10,10 @@
 //! mapped child) turned onto the knight's bone direction by `C`, so a T-pose
 //! arm follows the knight's hanging arm. The target joint's model rotation is
 //! `A·Δ·A⁻¹ · C · R_t,rest`, and its local rotation follows from its
-//! parent's. Joints without a child to aim at take their parent's `C`.
+//! parent's. Joints without a child to aim at take their parent's `C`. The
+//! feet and toes take none (`C` = 1): a standing model's soles lie flat on
+//! its floor at rest, so the knight's flat stance foot is a flat foot on any
+//! model, however its ankle-to-toe bone points.
 //! Unmapped joints (fingers, twist joints, controls) keep their rest local
 //! transforms. The pelvis moves as the knight's does, turned by `A` and
 //! scaled by the ratio of the legs' lengths.
@@ -170,7 +173,17 @@ pub fn knight_clips(
         .map(|t| pairs.iter().find(|p| p.1 == t).map(|p| p.0))
         .collect();
     let mut align = vec![Quat::IDENTITY; target.len()];
+    // The feet (and the toes, which take their alignment) are not turned:
+    // a standing model's soles lie flat on its floor at rest as the
+    // knight's do, whatever way its ankle-to-toe bone points. Turned onto
+    // the knight's bone, RiggedFigure (whose toe joint lies lower under
+    // the ankle) stood every stance of the knight's walk on his heel, toes
+    // 42° up and the heel 3.4 cm into the floor.
+    let feet = [krig.legs[0].ankle, krig.legs[1].ankle];
     for &(kj, tj) in &pairs {
+        if feet.contains(&kj) {
+            continue;
+        }
         let child = pairs
             .iter()
             .filter(|&&(kc, tc)| {
@@ -336,4 +349,61 @@ pub fn missing_knight_clips(
         forward: rig.forward,
     };
     knight_clips(target, &m, &wanted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::character::Character;
+
+    /// The angle by which joint `j`'s model rotation in `clip` at `t`
+    /// differs from its rest, radians.
+    fn turned_from_rest(s: &Skeleton, clip: &Clip, t: f32, j: usize) -> f32 {
+        let rest = models_of(s, s.rest_locals());
+        let mut locals = s.rest_locals().to_vec();
+        sample_at(clip, t, Wrap::Clamp, &mut locals);
+        let models = models_of(s, &locals);
+        (rot(&models[j]) * rot(&rest[j]).inverse())
+            .normalize()
+            .angle_between(Quat::IDENTITY)
+    }
+
+    #[test]
+    fn a_retargeted_foot_turns_from_its_rest_as_the_knights_does() {
+        // Every shared humanoid plays some of the knight's clips; at every
+        // key of each, each foot is turned from its rest by the knight's
+        // own angle, so the knight's flat stance foot is flat on it too.
+        // (RiggedFigure's feet, turned onto the knight's ankle-to-toe
+        // bones, stood every stance of the walk 0.74 rad off flat.)
+        let knight = Character::knight().unwrap();
+        let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/assets/third_party/gltf");
+        let mut checked = 0;
+        for model in [
+            "RiggedFigure/RiggedFigure.glb",
+            "Mannequiny/mannequiny.glb",
+            "CesiumMan/CesiumMan.glb",
+            "KenneyCharacterMedium/characterMedium.glb",
+        ] {
+            let c = crate::character::model::load_character_inferred(&dir.join(model)).unwrap();
+            for clip in c.clips.iter().filter(|c| c.name.starts_with(PREFIX)) {
+                let own = &clip.name[PREFIX.len()..];
+                let kc = knight.clips.iter().find(|c| c.name == own).unwrap();
+                for k in 0..=20 {
+                    let t = clip.duration * k as f32 / 20.0;
+                    for i in 0..2 {
+                        let theirs = turned_from_rest(&c.skeleton, clip, t, c.legs[i].end);
+                        let ours = turned_from_rest(&knight.skeleton, kc, t, knight.legs[i].end);
+                        assert!(
+                            (theirs - ours).abs() < 0.01,
+                            "{model} {}: foot {i} at {t:.2} s turned {theirs:.3} rad from rest, the knight's {ours:.3}",
+                            clip.name
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked >= 4 * 2 * 21, "{checked}");
+    }
 }
