@@ -11,7 +11,7 @@ use glam::{Quat, Vec2, Vec3};
 use serde::Serialize;
 
 use crate::character::Character;
-use crate::character::pose_pipeline::PosePipeline;
+use crate::character::pose_pipeline::{PosePipeline, SOLE_FIT_BALL};
 use crate::sim::player::{Locomotion, Player, foot_probe_range};
 use crate::sim::world::{FloorHit, FloorKind, Level};
 
@@ -111,7 +111,9 @@ pub struct Summary {
     pub frames: u64,
     /// Frames whose pose or palette held a NaN or infinity.
     pub nan_count: u64,
-    /// Largest distance of a planted foot's sole from the ground, metres.
+    /// Largest distance of a planted foot's sole from the ground, metres
+    /// (the sole judged as a rigid line from its heel to its ball, see
+    /// `sole_error`).
     pub planted_foot_max_error_m: f32,
     /// Largest travel of an ankle while its foot stayed planted, metres.
     pub stance_slide_max_m: f32,
@@ -173,7 +175,8 @@ pub struct Summary {
     pub unlocked_contact_max_error_m: f32,
     /// Largest depth of a foot's skinned mesh under the floor, over every
     /// foot the clip has on the ground (contact at least
-    /// [`PLANTED_CONTACT`], on settled ground; locked or not): each vertex
+    /// [`PLANTED_CONTACT`], on settled ground; locked or not, but not
+    /// re-stepping while the body stands): each vertex
     /// of the foot (skinned at least half to the ankle or a joint below it)
     /// is posed on the CPU from the frame's palette and measured across the
     /// floor beneath it, heel, ball and toe alike, metres. Measured in the
@@ -319,7 +322,10 @@ impl Recorder {
                 }
             }
             let soles = self.soles.get_or_insert_with(|| foot_vertices(c));
-            let mesh_gap = (on_ground && contact >= PLANTED_CONTACT)
+            // A foot re-stepping while the body stands (lifted in an arc
+            // by foot IK, see `LimbDebug::stepping`) is in its swing, not
+            // on the ground, whatever the idle clip's contact says.
+            let mesh_gap = (on_ground && contact >= PLANTED_CONTACT && !p.debug.feet[i].stepping)
                 .then(|| sole_gap(level, player, c, p, &soles[i]))
                 .flatten();
             if let Some((under, over)) = mesh_gap {
@@ -346,7 +352,7 @@ impl Recorder {
                 let fwd = ankle_m
                     .transform_vector3(c.rest_ankle_rotation[i].inverse() * c.rig.forward)
                     .normalize_or(Vec3::X);
-                let err = sole_error(level, player, sole, fwd).unwrap_or(0.0);
+                let err = sole_error(level, player, sole, fwd, sole_line(c, i)).unwrap_or(0.0);
                 feet[i].ground_error_m = Some(err);
                 s.planted_foot_max_error_m = s.planted_foot_max_error_m.max(err);
                 s.max_planted_slope_deg = s
@@ -724,27 +730,52 @@ fn is_flat(level: &Level, feet: Vec2) -> bool {
     })
 }
 
-/// Half the length of the sole line judged against the floor, metres: the
-/// sole's ball-to-heel contact region of a human foot (about 0.16 m of a
-/// 0.26 m foot).
+/// Half the length of the sole line judged against the floor for a
+/// character without a mesh, metres: the sole's ball-to-heel contact region
+/// of a human foot (about 0.16 m of a 0.26 m foot).
 pub const SOLE_HALF_LENGTH: f32 = 0.08;
+
+/// The sole line of foot `i` judged against the floor, metres from the sole
+/// point along the foot's forward axis: from its heel to its ball (the
+/// share [`SOLE_FIT_BALL`] of its toe's reach, where foot IK rests a sole
+/// across a corner), as the foot's mesh has them at rest
+/// ([`Character::sole_reach`]); [`SOLE_HALF_LENGTH`] either way without a
+/// mesh. Judged on one line of ±8 cm on every model, Mannequiny's bigger
+/// foot resting on its heel and ball at the foot of a 45° slope read as
+/// floating 9 mm over the corner between them.
+fn sole_line(c: &Character, i: usize) -> (f32, f32) {
+    let [back, ahead] = c.sole_reach[i];
+    if back > 0.0 || ahead > 0.0 {
+        (back, ahead * SOLE_FIT_BALL)
+    } else {
+        (SOLE_HALF_LENGTH, SOLE_HALF_LENGTH)
+    }
+}
 
 /// How far a planted sole is from the floor, metres along the floor's
 /// normal: the larger of how far it floats and how far it sinks. It floats
 /// by the smallest height above the floor over five points of the sole line
-/// (the sole point and [`SOLE_HALF_LENGTH`] either way along the foot's
-/// forward axis), so a rigid foot resting on a convex edge floats by zero;
-/// it sinks by how far the sole point itself is under the floor. (A toe
-/// reaching into a riser ahead is not judged here.) `None` without a floor
-/// under the sole point.
-fn sole_error(level: &Level, player: &Player, sole: Vec3, fwd: Vec3) -> Option<f32> {
+/// (`line`, see [`sole_line`]: the sole point, its heel and ball and the
+/// points halfway to them along the foot's forward axis), so a rigid foot
+/// resting on a convex edge, or on its heel and ball across a concave
+/// corner, floats by zero; it sinks by how far the sole point itself is
+/// under the floor. (A toe reaching into a riser ahead is not judged here.)
+/// `None` without a floor under the sole point.
+fn sole_error(
+    level: &Level,
+    player: &Player,
+    sole: Vec3,
+    fwd: Vec3,
+    line: (f32, f32),
+) -> Option<f32> {
     let gap_at = |q: Vec3| {
         foot_floor(level, player, q.x).map(|f| (q.y - f.segment.height_at(q.x)) * f.normal().y)
     };
     let centre = gap_at(sole)?;
     let mut floating = centre;
-    for k in [-2, -1, 1, 2] {
-        if let Some(g) = gap_at(sole + fwd * (SOLE_HALF_LENGTH * k as f32 / 2.0)) {
+    let (back, ball) = line;
+    for along in [-back, -0.5 * back, 0.5 * ball, ball] {
+        if let Some(g) = gap_at(sole + fwd * along) {
             floating = floating.min(g);
         }
     }
@@ -780,6 +811,50 @@ fn foot_floor(level: &Level, player: &Player, x: f32) -> Option<FloorHit> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::world::GroundSegment;
+
+    #[test]
+    fn a_sole_resting_on_its_heel_and_ball_across_a_corner_is_on_the_floor() {
+        // Flat floor to x = 1, then a 45° rise. A rigid sole of a foot
+        // whose heel lies 11 cm behind its sole point and ball 12 cm ahead,
+        // resting on both across the corner, its sole point over the flat:
+        // judged on its own heel-to-ball line it is on the floor; on 8 cm
+        // either way it read as floating over the corner; and a sole point
+        // under the floor still sinks.
+        let level = Level::new(
+            "corner",
+            vec![
+                GroundSegment::ground(-5.0, 1.0, 0.0, 0.0),
+                GroundSegment::ground(1.0, 3.0, 0.0, 2.0),
+            ],
+            vec![],
+            vec![],
+            vec![],
+            Vec2::ZERO,
+            Vec2::X,
+            -10.0,
+        );
+        let player = Player::new(Vec2::new(0.8, 0.0));
+        // The sole pitched 20° up, its heel on the flat and its ball (23 cm
+        // on) on the slope.
+        let (back, ball) = (0.11, 0.12);
+        let fwd = Vec3::new(20f32.to_radians().cos(), 20f32.to_radians().sin(), 0.0);
+        let heel = Vec3::new(1.0 + (back + ball) * (fwd.y - fwd.x), 0.0, 0.0);
+        let sole = heel + fwd * back;
+        assert!(sole.x < 1.0, "{sole}");
+        let own = sole_error(&level, &player, sole, fwd, (back, ball)).unwrap();
+        assert!(own < 1e-4, "{own}");
+        let knights = sole_error(
+            &level,
+            &player,
+            sole,
+            fwd,
+            (SOLE_HALF_LENGTH, SOLE_HALF_LENGTH),
+        );
+        assert!(knights.unwrap() > 0.005, "{knights:?}");
+        let sunk = sole_error(&level, &player, sole - Vec3::Y * 0.06, fwd, (back, ball)).unwrap();
+        assert!(sunk > 0.005, "{sunk}");
+    }
 
     #[test]
     fn a_plant_keeps_its_start_when_the_floor_under_it_changes_frame() {

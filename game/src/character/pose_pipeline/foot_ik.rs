@@ -974,7 +974,7 @@ pub(super) fn ankle_over(seg: &GroundSegment, x: f32, fh: f32) -> f32 {
 /// foot's toes bend (a rigid foot rested on its toe tip had the ball of the
 /// foot a centimetre over the floor; beyond the ball the toes may reach
 /// into the slope a little, as a flexing toe box does).
-pub(super) const SOLE_FIT_BALL: f32 = 0.6;
+pub const SOLE_FIT_BALL: f32 = 0.6;
 /// The steepest chord [`fit_sole`] sets a foot on, radians: steeper, the
 /// ground under the toe is a step's top or a wall, not a surface a sole
 /// can rest on across a corner (the foot then keeps the floor under its

@@ -62,7 +62,7 @@ use animation::{
 };
 use glam::{Mat4, Quat, Vec3};
 
-pub use foot_ik::{GROUP_KNIGHTS, MAX_PELVIS_DROP, REACH_FRACTION};
+pub use foot_ik::{GROUP_KNIGHTS, MAX_PELVIS_DROP, REACH_FRACTION, SOLE_FIT_BALL};
 pub use frame::{FrameInput, LimbDebug, PoseDebug};
 pub use gait::{MAX_DUTY_WARP, body_phase, duty_phase, layer_contact, leg_phase, stance_of};
 pub use joint_limit::MAX_JOINT_SPEED;
