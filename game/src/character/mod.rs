@@ -209,7 +209,9 @@ pub struct Character {
     pub sole_reach: [[f32; 2]; 2],
     /// Thigh + shin length of each leg at rest, metres.
     pub leg_length: [f32; 2],
-    /// Height of each ankle above the model's floor at rest, metres.
+    /// Height of each ankle above the model's floor at rest, metres: above
+    /// its foot's lowest skinned vertex once the mesh is attached
+    /// ([`Character::attach_mesh`]), else above the model's origin.
     pub rest_ankle_height: [f32; 2],
     /// Each ankle's model-space rotation at rest, where the foot stands flat
     /// (a held idle frame sets its feet down in this orientation).
@@ -474,6 +476,7 @@ impl Character {
             .map(|(m, ib)| *m * *ib)
             .collect();
         let forward = Vec3::new(self.rig.forward.x, 0.0, self.rig.forward.z).normalize_or_zero();
+        let mut lowest_sole = [f32::NAN; 2];
         self.sole_reach = [0, 1].map(|i| {
             let ankle = rest[self.legs[i].end].w_axis.truncate();
             let sole: Vec<Vec3> = self
@@ -490,6 +493,7 @@ impl Character {
                 })
                 .collect();
             let lowest = sole.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
+            lowest_sole[i] = lowest;
             let (back, ahead) = sole
                 .iter()
                 .filter(|p| p.y <= lowest + SOLE_BAND)
@@ -497,6 +501,16 @@ impl Character {
                 .fold((0.0f32, 0.0f32), |(b, a), f| (b.max(-f), a.max(f)));
             [back, ahead]
         });
+        // A planted ankle stands as high over the floor as it does over its
+        // own foot's lowest vertex at rest: Mannequiny's soles reach 4.5 mm
+        // below his model's origin, where the rest pose's ankle height alone
+        // had every planted foot 4.5 mm in the floor.
+        for (i, lowest) in lowest_sole.into_iter().enumerate() {
+            if lowest.is_finite() {
+                let ankle = rest[self.legs[i].end].w_axis.y;
+                self.rest_ankle_height[i] = ankle - lowest;
+            }
+        }
         self.mesh = Some(mesh);
     }
 
@@ -614,6 +628,25 @@ mod tests {
             assert!((ahead - 0.22).abs() < 0.01, "{ahead}");
         }
         assert!((c.leg_length[0] - 0.88).abs() < 0.05, "{}", c.leg_length[0]);
+    }
+
+    #[test]
+    fn a_planted_ankle_stands_as_high_as_over_its_feet_lowest_vertex() {
+        // Mannequiny's soles reach 4.5 mm below his model's origin at rest:
+        // his planted ankle height is measured from them (his rest ankle's
+        // height alone had every planted foot 4.5 mm in the floor), and his
+        // inferred foot height agrees with it.
+        let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/assets/third_party/gltf/Mannequiny/mannequiny.glb");
+        let c = model::load_character_inferred(&path).unwrap();
+        let mut rest = vec![Mat4::IDENTITY; c.skeleton.len()];
+        local_to_model(&c.skeleton, c.skeleton.rest_locals(), &mut rest);
+        for i in 0..2 {
+            let ankle = rest[c.legs[i].end].w_axis.y;
+            let below = c.rest_ankle_height[i] - ankle;
+            assert!((below - 0.0045).abs() < 0.0005, "foot {i}: {below}");
+            assert!((c.rest_ankle_height[i] - c.rig.foot_height).abs() < 0.001);
+        }
     }
 
     #[test]

@@ -24,11 +24,6 @@ pub const STANDING_HEIGHT: f32 = 1.8;
 /// adult's. Outside it a model is in other units (centimetres, or Kenney's
 /// 3.77-unit characters) and is scaled to [`STANDING_HEIGHT`].
 pub const KEEP_HEIGHT: (f32, f32) = (1.0, 2.4);
-/// How near the model's origin plane its soles must be, as a share of the
-/// standing height, for that plane to count as its floor (the knight's
-/// boots sink 7 mm below the floor its clips were authored on; CesiumMan's
-/// soles touch it).
-pub const ORIGIN_FLOOR: f32 = 0.02;
 /// The smallest bend a clip must give a knee or elbow for the hinge axis to
 /// be measured from it rather than from the rest pose, degrees.
 pub const MEASURED_BEND_DEG: f32 = 15.0;
@@ -753,22 +748,17 @@ fn infer_skin(model: &ImportedModel, s: usize, vrm: Option<&VrmBones>) -> Result
         elbow_leans[1]
     ));
 
-    // The foot: the ankle's height above the floor the model stands on: its
-    // origin's plane when its soles are within [`ORIGIN_FLOOR`] of it (the
-    // floor its clips were authored on), else the lowest vertex the foot
-    // moves.
+    // The foot: the ankle's height above the lowest vertex the foot moves,
+    // at rest (where the game stands a planted ankle over the floor, see
+    // `Character::attach_mesh`). Mannequiny's soles reach 4.5 mm below his
+    // origin: taken from the origin's plane, the sole point the metrics
+    // judge stood 4.5 mm off his foot.
     let sole = |ankle: usize| {
-        let lowest = body
-            .vertices
+        body.vertices
             .iter()
             .filter(|(_, j)| *j == ankle || skel.is_descendant_of(*j, ankle))
             .map(|(p, _)| g.point(*p).y)
-            .fold(f32::INFINITY, f32::min);
-        if lowest.abs() <= ORIGIN_FLOOR * legs.height * scale {
-            0.0
-        } else {
-            lowest
-        }
+            .fold(f32::INFINITY, f32::min)
     };
     let foot_heights = legj.map(|l| pos(l[2]).y - sole(l[2]));
     let foot_height = if foot_heights.iter().all(|h| h.is_finite() && *h > 0.0) {
@@ -781,7 +771,7 @@ fn infer_skin(model: &ImportedModel, s: usize, vrm: Option<&VrmBones>) -> Result
         round(0.1 * mean_leg, 0.001)
     };
     decisions.push(format!(
-        "foot height {foot_height:.3} m: the ankles above the floor at rest (the origin's plane if the soles are within {ORIGIN_FLOOR} of the height of it, else the lowest vertices the feet move)"
+        "foot height {foot_height:.3} m: the ankles above the lowest vertices the feet move, at rest"
     ));
     let toe_reach = leg_limbs
         .iter()
