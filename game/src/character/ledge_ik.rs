@@ -453,6 +453,7 @@ impl LedgeIk {
                 rung: None,
                 locked: false,
                 stepping: false,
+                pivot: None,
             };
         }
         if turned {

@@ -200,6 +200,13 @@ pub struct Character {
     pub arms: Vec<Limb>,
     /// Each foot's sole point (under the ankle at rest) in the ankle's frame.
     pub sole_local: [Vec3; 2],
+    /// Each foot's heel and ball on its sole at rest, in the ankle's frame
+    /// (see [`Character::sole_reach`]; the ball at
+    /// `pose_pipeline::SOLE_FIT_BALL` of the toe's reach): the points foot
+    /// IK keeps out of the floor and a planted foot rolls on. Not the toe's
+    /// tip: it bends with a toe joint the ankle's frame does not follow.
+    /// Both at the sole point without a mesh.
+    pub sole_points: [[Vec3; 2]; 2],
     /// How far each foot's sole reaches behind its ankle (the heel) and
     /// ahead of it (the toe) along the model's forward axis at rest,
     /// metres: from the foot's lowest skinned vertices (within
@@ -458,6 +465,7 @@ impl Character {
             legs,
             arms,
             sole_local,
+            sole_points: sole_local.map(|p| [p; 2]),
             sole_reach: [[0.0; 2]; 2],
             leg_length,
             rest_ankle_height,
@@ -500,6 +508,19 @@ impl Character {
                 .map(|p| (*p - ankle).dot(forward))
                 .fold((0.0f32, 0.0f32), |(b, a), f| (b.max(-f), a.max(f)));
             [back, ahead]
+        });
+        // The heel and ball at the lowest vertices' height, along the
+        // model's forward axis, in each ankle's frame.
+        self.sole_points = [0, 1].map(|i| {
+            let m = rest[self.legs[i].end];
+            let ankle = m.w_axis.truncate();
+            let [back, ahead] = self.sole_reach[i];
+            if !lowest_sole[i].is_finite() {
+                return [self.sole_local[i]; 2];
+            }
+            let low = Vec3::new(ankle.x, lowest_sole[i], ankle.z);
+            let ball = crate::character::pose_pipeline::SOLE_FIT_BALL * ahead;
+            [-back, ball].map(|along| m.inverse().transform_point3(low + forward * along))
         });
         // A planted ankle stands as high over the floor as it does over its
         // own foot's lowest vertex at rest: Mannequiny's soles reach 4.5 mm

@@ -115,7 +115,10 @@ pub struct Summary {
     /// (the sole judged as a rigid line from its heel to its ball, see
     /// `sole_error`).
     pub planted_foot_max_error_m: f32,
-    /// Largest travel of an ankle while its foot stayed planted, metres.
+    /// Largest travel of what a planted foot stands on while it stays
+    /// planted, metres: the sole point foot IK holds it on as the foot
+    /// rolls (its heel, then its ball; a plant starts anew on each), else
+    /// its ankle.
     pub stance_slide_max_m: f32,
     /// Largest joint angular speed over every frame, rad/s (the breakdown
     /// by cause is [`Summary::joint_speed_by_cause`]).
@@ -171,7 +174,9 @@ pub struct Summary {
     /// locked to the ground (still coming down after a stop or a landing).
     pub unlocked_contact_frames: u64,
     /// Largest distance from the ground of a foot the clip has in contact
-    /// but the pipeline has not locked yet, metres.
+    /// but the pipeline has not locked yet, metres: its sole judged as a
+    /// planted one is (see `sole_error`: a foot coming down on its heel or
+    /// its ball is on the ground).
     pub unlocked_contact_max_error_m: f32,
     /// Largest depth of a foot's skinned mesh under the floor, over every
     /// foot the clip has on the ground (contact at least
@@ -256,6 +261,9 @@ pub struct Recorder {
     pub summary: Summary,
     prev_rotations: Vec<Quat>,
     plant_start: [Option<(Vec3, Option<u16>)>; 2],
+    /// The sole point each planted foot stood on last frame (see
+    /// `LimbDebug::pivot`).
+    plant_point: [Option<u8>; 2],
     flat_time: f32,
     prev_speed: f32,
     /// The root's position and its displacement over the frame before.
@@ -314,9 +322,13 @@ impl Recorder {
             {
                 s.unlocked_contact_frames += 1;
                 // Not locked yet (settling onto a new slope), but the clip
-                // says the foot is on the ground: it must be, too.
-                if let Some(f) = foot_floor(level, player, sole.x) {
-                    let err = ((sole.y - f.y) * f.normal().y).abs();
+                // says the foot is on the ground: it must be, too. Judged
+                // as a planted sole is (a foot coming down on its heel or
+                // its ball is on the ground).
+                let fwd = ankle_m
+                    .transform_vector3(c.rest_ankle_rotation[i].inverse() * c.rig.forward)
+                    .normalize_or(Vec3::X);
+                if let Some(err) = sole_error(level, player, sole, fwd, sole_line(c, i)) {
                     s.unlocked_contact_max_error_m = s.unlocked_contact_max_error_m.max(err);
                     unlocked_error = Some(err);
                 }
@@ -343,6 +355,7 @@ impl Recorder {
             };
             if !planted {
                 self.plant_start[i] = None;
+                self.plant_point[i] = None;
                 continue;
             }
             let floor = foot_floor(level, player, sole.x);
@@ -380,9 +393,21 @@ impl Recorder {
                 k.and_then(|k| level.platforms.get(k as usize))
                     .map_or(Vec3::ZERO, |p| p.pos.extend(0.0))
             };
-            let start = plant_start_in(self.plant_start[i], platform, ankle, frame_of);
+            // What a planted foot stands on holds still: the sole point
+            // foot IK holds it on (its heel or ball, as the foot rolls from
+            // one to the other), else its ankle. Rolling onto another
+            // point starts a new plant there.
+            let point = p.debug.feet[i].pivot.map(|(k, _)| k);
+            let held = point
+                .and_then(|k| c.sole_points[i].get(usize::from(k)))
+                .map_or(ankle, |&q| ankle_m.transform_point3(q));
+            if point != self.plant_point[i] {
+                self.plant_start[i] = None;
+                self.plant_point[i] = point;
+            }
+            let start = plant_start_in(self.plant_start[i], platform, held, frame_of);
             self.plant_start[i] = Some((start, platform));
-            slide[i] = (ankle - frame_of(platform) - start).length();
+            slide[i] = (held - frame_of(platform) - start).length();
             s.stance_slide_max_m = s.stance_slide_max_m.max(slide[i]);
         }
         if feet.iter().any(|f| f.planted) {

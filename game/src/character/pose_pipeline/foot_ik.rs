@@ -138,6 +138,27 @@ pub(super) const ALIGN_TAU: f32 = 0.06;
 /// to about 14 rad/s, so the two together stay under the 20 rad/s a joint may
 /// turn outside state changes.
 pub(super) const KNEE_STRAIGHTEN_SPEED: f32 = 6.0;
+/// The furthest a locked foot's roll carries its ankle from its lock along
+/// the ground, metres (see `foot_targets`): about the roll of a stance onto
+/// the ball. A clip that rocks its planted foot further (CesiumMan's walk,
+/// heel to toe and back) lets go of the lock rather than be carried.
+pub(super) const MAX_ROLL: f32 = 0.06;
+/// How far below the line of the floor under a foot the ground under one of
+/// its sole points past that floor's end may lie for the point still to
+/// bear on it in foot roll, metres (lower, the point hangs over a convex
+/// edge).
+pub(super) const SOLE_HANG: f32 = 0.002;
+/// The furthest a locked foot's roll may move its ankle within a frame,
+/// metres: a clip that rocks its planted foot faster (CesiumMan's, 2.4 cm
+/// up in one frame as it tipped onto its ball) lets go of the lock rather
+/// than pop the leg, which the joint speed limit then held back 1.4 cm off
+/// the point it stood on.
+pub(super) const ROLL_POP: f32 = 0.02;
+/// How far a sole point may go into the ground before foot roll raises its
+/// foot, metres: the knight's own clips, authored on flat ground, dip a
+/// heel or ball up to 2 mm into it at heel strike and toe-off; raised out
+/// of it, the flat-ground pose was no longer the clip's (2.1 mm of IK).
+pub(super) const SOLE_SINK: f32 = 0.0025;
 
 /// Foot IK's first half for one character: what it reads and writes.
 pub(super) struct FootTargets<'a> {
@@ -193,6 +214,10 @@ pub(super) fn foot_targets(job: FootTargets) {
     // The pelvis drop each swinging foot will need where it lands.
     let mut anticipate = [0.0f32; 2];
     let mut normals = [Vec3::Y; 2];
+    // The ground under each foot and how far the foot has come down onto
+    // it (for keeping its heel and ball out of it, below).
+    let mut floors: [Option<GroundSegment>; 2] = [None; 2];
+    let mut downs = [0.0f32; 2];
     let mut aligns = [0.0; 2];
     let still_weight = input
         .layers
@@ -403,12 +428,14 @@ pub(super) fn foot_targets(job: FootTargets) {
         }
         smooth.platform[i] = on_platform;
         let ground = probe.map(|(px, h)| h.segment.height_at(px));
+        floors[i] = probe.map(|(_, h)| h.segment);
         let n_raw = probe.map_or(n, |(_, h)| h.normal());
         let raw_lift = pos(&ankle_a).y - c.rest_ankle_height[i];
         let settled = raw_lift.max(0.0) * settle;
         let lift = raw_lift - settled;
         let near = (1.0 - lift / ALIGN_NEAR_LIFT).clamp(0.0, 1.0);
         let down = contact.max(near);
+        downs[i] = down;
         let tau = FOOT_TAU_SWING + (FOOT_TAU_STANCE - FOOT_TAU_SWING) * contact;
         let k = approach(dt, tau);
         // Just onto the ground (from a ladder or the air, while foot IK
@@ -559,7 +586,7 @@ pub(super) fn foot_targets(job: FootTargets) {
         sm.lock[i] = match sm.lock[i] {
             Some(l) if keep && !restep && contact >= UNLOCK_CONTACT => Some(l),
             Some(l) => {
-                let_go(sm, i, l, free, idle);
+                let_go(sm, i, l + sm.roll[i], free, idle);
                 None
             }
             None if keep
@@ -636,6 +663,7 @@ pub(super) fn foot_targets(job: FootTargets) {
             rung: None,
             locked: sm.lock[i].is_some(),
             stepping: sm.lock[i].is_none() && sm.release_lift[i] && sm.release_t[i] < 1.0,
+            pivot: None,
         };
     }
     // A foot locked this frame beside a locked one, the two at heights
@@ -655,6 +683,142 @@ pub(super) fn foot_targets(job: FootTargets) {
                 smooth.new_lock[i] = false;
                 debug.feet[i].locked = false;
             }
+        }
+    }
+    // Each foot's turn in the model: its clip's (set down flat as the body
+    // settles into a held idle frame), turned onto the surface under it.
+    let foot_rots: [Quat; 2] = std::array::from_fn(|i| {
+        let animated_rot = rotation(&limb_animated[i][2])
+            .slerp(c.rest_ankle_rotation[i], settle)
+            .normalize();
+        let align = Quat::IDENTITY.slerp(Quat::from_rotation_arc(Vec3::Y, normals[i]), aligns[i]);
+        (align * animated_rot).normalize()
+    });
+    for i in 0..2 {
+        // Foot roll: neither heel nor ball goes into the ground under the
+        // foot, nor does a planted foot slide on the point it stands on. A
+        // locked foot stands on the lower of the two (along the ground's
+        // normal): that point holds still and the ankle turns about it as
+        // the clip turns the foot, so a heel strike rolls onto the flat foot
+        // and a toe-off rises onto the ball. Where the other point comes
+        // lower the foot stands on that one from where it is. Off its lock,
+        // a foot the clip turns into the ground (a toe it points coming
+        // down, an idle's rolled foot) is raised by as much as its lower
+        // point would sink, as far as it has come down onto the ground, and
+        // eases back down when it no longer needs it. Turned about the ankle
+        // alone, Mannequiny's idle stood his right foot 1.1 cm in the floor,
+        // and feet landing toe first went into it (foot-frames of the five
+        // models' sweep with the skinned sole over 1 cm under the floor:
+        // 13,083 -> 2,877).
+        let sm = &mut *smooth;
+        let offsets = c.sole_points[i].map(|p| world.transform_vector3(foot_rots[i] * p));
+        let up = floors[i].map_or(Vec3::Y, |seg| seg.normal().extend(0.0));
+        // The same with the foot flat on the surface under it (not on the
+        // lagging one it is turning to).
+        let surface = inv.transform_vector3(up).normalize_or(Vec3::Y);
+        let flat_rot = Quat::from_rotation_arc(Vec3::Y, surface) * c.rest_ankle_rotation[i];
+        let flat = c.sole_points[i].map(|p| world.transform_vector3(flat_rot * p));
+        // Only points over ground in line with the floor under the foot
+        // bear on it: a ball reaching past a floor's end into a wall stands
+        // on nothing there, and a heel past a convex edge (the top of a
+        // slope) hangs over the ground below it.
+        let over = offsets.map(|d| {
+            let x = debug.feet[i].target.x + d.x;
+            floors[i].is_none_or(|seg| {
+                (seg.x0..=seg.x1).contains(&x) || {
+                    let px = input.player.foot_probe_x(x);
+                    let (top, depth) = foot_probe_range(body, px);
+                    level
+                        .floor_below(px, top, depth)
+                        .is_some_and(|h| h.segment.height_at(x) >= seg.height_at(x) - SOLE_HANG)
+                }
+            })
+        });
+        let lowest = (0..2)
+            .filter(|&k| over[k])
+            .min_by(|&a, &b| offsets[a].dot(up).total_cmp(&offsets[b].dot(up)));
+        // How far the foot's lowest point would sink into the ground it is
+        // set on: the surface under it where the foot's ground has caught
+        // up with it, else as far as it has (a foot swinging up onto a
+        // tread is set on the ground it rises from until it gets there).
+        let behind = sm.foot_offset[i];
+        let sink = floors[i].map_or(0.0, |seg| {
+            let n = seg.normal();
+            let mut sink = 0.0f32;
+            for d in offsets.iter().zip(over).filter(|p| p.1).map(|p| *p.0) {
+                let at = debug.feet[i].target + d;
+                sink = sink.max(seg.height_at(at.x) + behind - at.y);
+            }
+            // Along the surface's normal, then straight up to clear it.
+            sink.max(0.0) * n.y * n.y
+        });
+        // A foot with a point off its floor's line (at an edge, by a wall)
+        // is held by its ankle, as before it rolled: a ball held on the
+        // line of the top of a 45° climb, its heel over the slope, stood
+        // the sole 1.8 cm off the corner.
+        let lowest = lowest.filter(|_| over.iter().all(|o| *o));
+        let roll = if let (Some(_), Some(lowest)) = (sm.lock[i], lowest) {
+            let (k, held) = match sm.pivot[i] {
+                Some((k, held)) if !sm.new_lock[i] => {
+                    // Onto the new point where it is along the ground,
+                    // on the ground as the old one was (come lower within
+                    // the frame, it would be held below it).
+                    let k = usize::from(k).min(1);
+                    let along = offsets[lowest] - offsets[k];
+                    (lowest, held + along - up * along.dot(up))
+                }
+                // Locked now: on its lower point, where a flat foot has
+                // it (on the ground the lock stands on).
+                _ => {
+                    let d = offsets[lowest];
+                    (lowest, d + up * (flat[lowest].dot(up) - d.dot(up)))
+                }
+            };
+            let roll = held - offsets[k];
+            let popped = !sm.new_lock[i] && (roll - sm.roll[i]).length() > ROLL_POP;
+            let roll = if popped || (roll - up * roll.dot(up)).length() > MAX_ROLL {
+                // Let go of from where it was shown.
+                let last = if sm.new_lock[i] {
+                    Vec3::ZERO
+                } else {
+                    sm.roll[i]
+                };
+                if let Some(l) = sm.lock[i] {
+                    let free = sm.foot_free[i];
+                    let_go(sm, i, l + last, free, false);
+                }
+                sm.lock[i] = None;
+                sm.new_lock[i] = false;
+                sm.pivot[i] = None;
+                debug.feet[i].locked = false;
+                last
+            } else {
+                sm.pivot[i] = Some((k as u8, held));
+                debug.feet[i].pivot = Some((k as u8, debug.feet[i].target + held));
+                roll
+            };
+            sm.sole_lift[i] = roll.y.max(0.0);
+            roll
+        } else if sm.lock[i].is_some() {
+            // Locked with a point off its ground: held by its ankle.
+            sm.pivot[i] = None;
+            sm.sole_lift[i] = 0.0;
+            Vec3::ZERO
+        } else {
+            sm.pivot[i] = None;
+            // All but the clip's own slight dip (see `SOLE_SINK`).
+            let sink = (sink - SOLE_SINK).max(0.0) * downs[i] * gw;
+            sm.sole_lift[i] = if sink >= sm.sole_lift[i] {
+                sink
+            } else {
+                sm.sole_lift[i] + (sink - sm.sole_lift[i]) * approach(dt, ALIGN_TAU)
+            };
+            Vec3::Y * sm.sole_lift[i]
+        };
+        sm.roll[i] = roll;
+        if roll != Vec3::ZERO {
+            targets[i] += inv.transform_vector3(roll);
+            debug.feet[i].target += roll;
         }
     }
     // Lower the pelvis so both feet can reach (at once, as fast as a
@@ -781,10 +945,6 @@ pub(super) fn foot_targets(job: FootTargets) {
             let reach = reach_for_bend(thigh, shin, animated_bend + sm.knee_correction[i]);
             targets[i] = hip + (targets[i] - hip).normalize_or_zero() * reach;
         }
-        let animated_rot = rotation(&limb_animated[i][2])
-            .slerp(c.rest_ankle_rotation[i], settle)
-            .normalize();
-        let align = Quat::IDENTITY.slerp(Quat::from_rotation_arc(Vec3::Y, normals[i]), aligns[i]);
         let (pole, hinge) = if c.rig.knee_pure_hinge {
             let pole = bend_direction(&limb_animated[i], leg, leg.hinge.axis());
             (pole, Some(leg.hinge))
@@ -807,7 +967,7 @@ pub(super) fn foot_targets(job: FootTargets) {
                 twist: 0.0,
             },
             hinge,
-            end_rotation: Some(((align * animated_rot).normalize(), 1.0)),
+            end_rotation: Some((foot_rots[i], 1.0)),
             weight: gw,
             ..TwoBoneOptions::new(targets[i])
         };
@@ -1214,6 +1374,66 @@ mod tests {
     }
 
     #[test]
+    fn a_standing_foot_the_clip_rolls_rests_on_its_lowest_sole_point() {
+        // Mannequiny's own idle rolls his right foot toe down: turned about
+        // the ankle, its ball stood 1.1 cm in the floor. Standing on the
+        // flat for two seconds, each locked foot's lower sole point (heel or
+        // ball) is on the floor (within the clip's own dip, `SOLE_SINK`, and
+        // a millimetre), and the point a foot stands on holds still.
+        use crate::sim::Body;
+        use crate::sim::player::{DT, Input};
+        let c = shared_humanoid("Mannequiny/mannequiny.glb");
+        let level = crate::sim::world::Level::from_profile(
+            "flat",
+            vec![GroundSegment::ground(-5.0, 5.0, 0.0, 0.0)],
+            vec![],
+            Vec2::ZERO,
+            Vec2::new(4.0, 0.0),
+            -10.0,
+        );
+        let mut sim = crate::sim::Sim::new(level, c.clone());
+        let mut held: [Option<(u8, Vec3)>; 2] = [None; 2];
+        let (mut locked, mut worst, mut moved, mut off) = (0, 0.0f32, 0.0f32, 0.0f32);
+        for frame in 0..120 {
+            sim.step(&Input::default());
+            sim.pose(DT);
+            let body = sim.world.get::<&Body>(sim.player).unwrap();
+            let p = &body.pipeline;
+            for (i, (leg, foot)) in c.legs.iter().zip(&p.debug.feet).enumerate() {
+                if !foot.locked || frame < 30 {
+                    continue;
+                }
+                locked += 1;
+                let m = p.world * p.models[leg.end];
+                let heights = c.sole_points[i].map(|q| m.transform_point3(q).y);
+                let low = heights[0].min(heights[1]);
+                worst = worst.max(low.abs());
+                let (k, at) = foot
+                    .pivot
+                    .expect("a locked foot on the flat stands on a sole point");
+                let shown = m.transform_point3(c.sole_points[i][usize::from(k)]);
+                off = off.max((shown - at).length());
+                match held[i] {
+                    Some((k0, a)) if k0 == k => moved = moved.max((shown - a).length()),
+                    _ => held[i] = Some((k, shown)),
+                }
+            }
+        }
+        eprintln!(
+            "{locked} locked foot-frames: lower sole point {worst} m off the floor, {off} m from where it is held, moved {moved} m"
+        );
+        assert!(locked > 100, "{locked}");
+        assert!(
+            worst <= SOLE_SINK + 0.001,
+            "a sole point {worst} m off the floor"
+        );
+        assert!(moved <= 0.002, "the point stood on moved {moved} m");
+        // Where foot IK holds it (its ankle turned about it, not about the
+        // ankle: 7.4 cm off without the roll).
+        assert!(off <= 0.005, "a held point shown {off} m from its hold");
+    }
+
+    #[test]
     fn a_planted_foot_lets_go_before_its_leg_runs_out_of_reach() {
         // Issue 32's made level (a 1 m 45° descent into half-tile steps)
         // walked down and up and run down from eight starts 10 cm apart,
@@ -1291,7 +1511,10 @@ mod tests {
             crate::sim::world::Level::from_profile("made", segments, vec![], spawn, exit, -10.0);
         let mut sim = crate::sim::Sim::new(level, c.clone());
         let (mut dragged, mut held, mut limited) = (0.0f32, 0.0f32, 0);
-        let mut last: [Option<Vec3>; 2] = [None; 2];
+        // Where each locked foot's held point (the sole point it stands
+        // on as it rolls, see `LimbDebug::pivot`) was when it was planted
+        // on it.
+        let mut last: [Option<(Option<u8>, Vec3)>; 2] = [None; 2];
         for _ in 0..frames {
             sim.step(&Input {
                 move_x: 1.0,
@@ -1304,12 +1527,19 @@ mod tests {
             limited += u32::from(p.debug.limited_joints > 0);
             for (i, (leg, foot)) in c.legs.iter().zip(&p.debug.feet).enumerate() {
                 let ankle = p.world.transform_point3(pos(&p.models[leg.end]));
+                let point = foot.pivot.map(|(k, _)| k);
+                let at = point
+                    .and_then(|k| c.sole_points[i].get(usize::from(k)))
+                    .map_or(ankle, |q| {
+                        p.world
+                            .transform_point3(p.models[leg.end].transform_point3(*q))
+                    });
                 if foot.locked && foot.weight >= 1.0 {
                     held = held.max((ankle - foot.target).length());
-                    if let Some(a) = last[i] {
-                        dragged = dragged.max((ankle - a).length());
+                    match last[i] {
+                        Some((k, a)) if k == point => dragged = dragged.max((at - a).length()),
+                        _ => last[i] = Some((point, at)),
                     }
-                    last[i] = last[i].or(Some(ankle));
                 } else {
                     last[i] = None;
                 }

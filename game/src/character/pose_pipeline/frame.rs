@@ -52,6 +52,9 @@ pub struct LimbDebug {
     /// Whether the limb is taking a deliberate step while standing (a foot
     /// lifted in an arc back under the body), off the ground on purpose.
     pub stepping: bool,
+    /// The point a locked foot stands on (0 heel, 1 ball of
+    /// `Character::sole_points`) and where foot IK holds it, world metres.
+    pub pivot: Option<(u8, Vec3)>,
 }
 
 /// Everything the debug overlay and the metrics read after a frame.
@@ -125,6 +128,17 @@ pub(super) struct Smoothing {
     pub(super) foot_slope: [f32; 2],
     pub(super) foot_align: [f32; 2],
     pub(super) lock: [Option<Vec3>; 2],
+    /// How far each foot off its lock was raised last frame to keep its
+    /// heel, ball and toe out of the ground, metres (a locked foot's own
+    /// rise on its lowest point while locked).
+    pub(super) sole_lift: [f32; 2],
+    /// The point each locked foot stands on (0 heel, 1 ball of
+    /// `Character::sole_points`) and where it is held, world metres from
+    /// the foot's lock target.
+    pub(super) pivot: [Option<(u8, Vec3)>; 2],
+    /// How far foot roll moved each ankle from its lock target (or lifted
+    /// a foot off its lock) last frame, world metres.
+    pub(super) roll: [Vec3; 2],
     pub(super) release: [Vec3; 2],
     pub(super) release_from: [Vec3; 2],
     pub(super) release_t: [f32; 2],

@@ -35,6 +35,10 @@ pub(super) const HOLD_POP_SPEED: f32 = 20.0;
 /// A holding limb whose end the speed limit moved further than this is
 /// solved back onto its hold, metres.
 pub(super) const LIMIT_RESOLVE: f32 = 1e-4;
+/// A foot standing on a sole point that the speed limit turned further than
+/// this is solved back onto its hold too, radians (its ball, 15 cm ahead of
+/// the ankle, then moves 0.15 mm).
+pub(super) const LIMIT_RESOLVE_TURN: f32 = 1e-3;
 /// The shortest time over which a foot coming down onto the ground, not yet
 /// locked, takes its full share of the hold from the speed limit, seconds:
 /// a run's contact goes from 0 to 1 in a frame, and a leg that lands fully
@@ -179,7 +183,13 @@ pub(super) fn limit_joint_speed(job: JointLimit) {
                     continue;
                 };
                 let now = pos(&models[limb.end]);
-                if (now - at).length() * w <= LIMIT_RESOLVE {
+                // A foot standing on a sole point (see `foot_ik`'s roll)
+                // is held by its turn too: turned by the limit about its
+                // ankle, the point it stands on moved (7 mm in a frame).
+                let turned = k < 2
+                    && debug.feet[k].pivot.is_some()
+                    && rotation(&models[limb.end]).angle_between(turn) > LIMIT_RESOLVE_TURN;
+                if (now - at).length() * w <= LIMIT_RESOLVE && !turned {
                     continue;
                 }
                 // The knee's side: the limited knee's, unless that
@@ -269,9 +279,16 @@ pub(super) fn limit_joint_speed(job: JointLimit) {
             if !smooth.new_lock[i] {
                 continue;
             }
+            // The ankle, and the sole point the foot stands on (a foot the
+            // limit left turned otherwise stands elsewhere on it).
             let off = match (held[i], models.get(leg.end)) {
                 (Some(_), Some(now)) => {
-                    (world.transform_point3(pos(now)) - debug.feet[i].target).length()
+                    let ankle = (world.transform_point3(pos(now)) - debug.feet[i].target).length();
+                    let point = debug.feet[i].pivot.and_then(|(k, at)| {
+                        let q = c.sole_points[i].get(usize::from(k))?;
+                        Some((world.transform_point3(now.transform_point3(*q)) - at).length())
+                    });
+                    ankle.max(point.unwrap_or(0.0))
                 }
                 _ => f32::INFINITY,
             };

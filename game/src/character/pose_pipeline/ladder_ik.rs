@@ -223,6 +223,7 @@ pub(super) fn ladder_ik(job: LadderIk) {
             rung,
             locked: false,
             stepping: false,
+            pivot: None,
         };
         if is_arm {
             debug.hands[hand] = d;
