@@ -161,10 +161,12 @@ pub(super) fn limit_joint_speed(job: JointLimit) {
             (c.arms.first(), share[2]),
             (c.arms.get(1), share[3]),
         ];
+        // Each holding limb's end as IK left it: its matrix, whose
+        // rotation is taken only for a limb the limit moved (most frames
+        // limit nothing).
         let held = limbs.map(|(limb, w)| {
             let limb = limb.filter(|_| w > 0.0)?;
-            let end = models.get(limb.end)?;
-            Some((pos(end), rotation(end)))
+            models.get(limb.end).copied()
         });
         let feet =
             [c.legs.first(), c.legs.get(1)].map(|l| l.and_then(|l| models.get(l.end)).map(pos));
@@ -175,13 +177,14 @@ pub(super) fn limit_joint_speed(job: JointLimit) {
         if n > 0 {
             local_to_model(&c.skeleton, &pose.locals, models);
             for (k, ((limb, w), held)) in limbs.iter().zip(held).enumerate() {
-                let (Some(limb), Some((at, turn))) = (limb, held) else {
+                let (Some(limb), Some(end)) = (limb, held) else {
                     continue;
                 };
-                let now = pos(&models[limb.end]);
+                let (now, at) = (pos(&models[limb.end]), pos(&end));
                 if (now - at).length() * w <= LIMIT_RESOLVE {
                     continue;
                 }
+                let turn = rotation(&end);
                 // The knee's side: the limited knee's, unless that
                 // knee lies (nearly) on the hip→target line, where its
                 // side is rounding and the solve's own pole decides.
