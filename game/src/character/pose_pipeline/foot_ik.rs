@@ -360,10 +360,17 @@ pub(super) fn foot_targets(job: FootTargets) {
         } else {
             depth_s
         };
-        let probe = level
-            .floor_below(sx, top_s, depth_s)
-            .map(|h| (sx, h))
-            .or_else(|| under.map(|h| (ax, h)));
+        // The same probe as the ankle's (flat ground: the same place and
+        // range) is not made twice.
+        let same = sx.to_bits() == ax.to_bits()
+            && top_s.to_bits() == top.to_bits()
+            && depth_s.to_bits() == depth.to_bits();
+        let probe = if same {
+            under
+        } else {
+            level.floor_below(sx, top_s, depth_s)
+        };
+        let probe = probe.map(|h| (sx, h)).or_else(|| under.map(|h| (ax, h)));
         // A sole whose heel or toe would reach into ground rising above
         // the floor under its contact point (the foot of a slope, a
         // kink) rests on both: on the chord from the ground under its
