@@ -936,15 +936,16 @@ impl PosePipeline {
             for (k, (p, input)) in group.iter_mut().zip(inputs).enumerate() {
                 p.foot_ik_targets(c, input);
                 for (i, leg) in c.legs.iter().enumerate() {
-                    let Some(opts) = p.leg_opts[i] else { continue };
-                    match leg.chain.prepare(&opts, &c.skeleton, &p.pose, &p.models) {
+                    let Some(opts) = &p.leg_opts[i] else { continue };
+                    match leg.chain.prepare(opts, &c.skeleton, &p.pose, &p.models) {
                         Ok([start, mid, end]) => {
-                            chains[n] = TwoBoneCoreInput {
-                                start,
-                                mid,
-                                end,
-                                opts,
-                            };
+                            // Field by field: no whole chain built aside
+                            // and copied in.
+                            let chain = &mut chains[n];
+                            chain.start = start;
+                            chain.mid = mid;
+                            chain.end = end;
+                            chain.opts = *opts;
                             owner[n] = (k, i);
                             n += 1;
                         }
