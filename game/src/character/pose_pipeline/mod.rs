@@ -276,6 +276,42 @@ impl PosePipeline {
         self.run_stage_kernel(stage, c, input);
     }
 
+    /// Runs `stage` for each pipeline of `pipelines` with its input of
+    /// `inputs`, one after another: [`PosePipeline::run_stage`] for each
+    /// (the same result), with the processor's build chosen once for all
+    /// of them instead of once per character (a crowd's group).
+    pub fn run_stage_each(
+        pipelines: &mut [PosePipeline],
+        stage: PoseStage,
+        c: &Character,
+        inputs: &[FrameInput],
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2 (checked just above), the only
+            // requirement of this `target_feature` function.
+            unsafe { Self::run_stage_each_avx2(pipelines, stage, c, inputs) };
+            return;
+        }
+        for (p, input) in pipelines.iter_mut().zip(inputs) {
+            p.run_stage_kernel(stage, c, input);
+        }
+    }
+
+    /// [`PosePipeline::run_stage_each`] built for processors with AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn run_stage_each_avx2(
+        pipelines: &mut [PosePipeline],
+        stage: PoseStage,
+        c: &Character,
+        inputs: &[FrameInput],
+    ) {
+        for (p, input) in pipelines.iter_mut().zip(inputs) {
+            p.run_stage_kernel(stage, c, input);
+        }
+    }
+
     /// [`PosePipeline::run_stage`] built for processors with AVX2 (the
     /// stages' code inlined here; the same bits, see
     /// [`PosePipeline::foot_ik_targets_avx2`]).
