@@ -88,6 +88,7 @@ pub(super) struct JointLimit<'a> {
 ///
 /// With IK off (the raw animation) and on the first frame after a reset
 /// nothing is limited.
+#[inline(always)]
 pub(super) fn limit_joint_speed(job: JointLimit) {
     let JointLimit {
         c,
