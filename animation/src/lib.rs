@@ -40,7 +40,7 @@ pub use clip::{Clip, Interpolation, Track};
 pub use packed::{PackedClip, sample_packed};
 pub use palette::{
     PaletteError, palette, palette_affine, palette_affine_in_place, palette_columns,
-    palette_in_place,
+    palette_in_place, palette_translation, palette_translation_in_place,
 };
 pub use pose::{Pose, local_to_model, local_to_model_from, translate_subtree};
 pub use rate_limit::{limit_rotations, rotation_angle};

@@ -117,6 +117,54 @@ avx2_builds! {
     }
 }
 
+/// `m * b` for affine `m` and a pure translation `b` (affine, its linear
+/// columns exactly the identity's): `m`'s linear columns as they are, and
+/// the translation column [`affine_product`] forms, with the same
+/// operations in the same order (so the same bits). Equal to
+/// [`affine_product`] but for the sign of zero entries of the linear
+/// columns (there `m.x · 1 + m.y · 0 + m.z · 0` turns a −0 into +0).
+#[inline(always)]
+fn translation_product(m: &Mat4, b: &Mat4) -> Vec4 {
+    let t = b.w_axis;
+    m.x_axis * t.x + m.y_axis * t.y + m.z_axis * t.z + m.w_axis
+}
+
+/// Like [`palette_affine`] for inverse bind matrices that are pure
+/// translations ([`crate::Skeleton::inverse_binds_are_translations`], as
+/// for a skeleton bound with every joint unrotated and unscaled): each
+/// skinning matrix is its model matrix with the translation moved, three
+/// vector products per joint instead of twelve. Equal to
+/// [`palette_affine`]'s but for the sign of zero entries. For inverse binds
+/// that are not pure translations the result is not the product (their
+/// linear columns are ignored).
+pub fn palette_translation(
+    models: &[Mat4],
+    inverse_bind: &[Mat4],
+    out: &mut [Mat4],
+) -> Result<(), PaletteError> {
+    check(models.len(), inverse_bind.len(), out.len())?;
+    for ((o, m), ib) in out.iter_mut().zip(models).zip(inverse_bind) {
+        *o = Mat4::from_cols(m.x_axis, m.y_axis, m.z_axis, translation_product(m, ib));
+    }
+    Ok(())
+}
+
+avx2_builds! {
+    kernel = palette_translation_in_place_kernel;
+    /// [`palette_translation`] written over the model matrices: only each
+    /// matrix's translation column changes.
+    pub fn palette_translation_in_place(
+        models: &mut [Mat4],
+        inverse_bind: &[Mat4],
+    ) -> Result<(), PaletteError> {
+        check(models.len(), inverse_bind.len(), models.len())?;
+        for (m, ib) in models.iter_mut().zip(inverse_bind) {
+            m.w_axis = translation_product(m, ib);
+        }
+        Ok(())
+    }
+}
+
 /// Like [`palette`], but writes each matrix as 16 floats in column-major
 /// order (the layout of a WGSL `mat4x4<f32>`), for upload buffers that are
 /// not typed as `Mat4`.
@@ -227,6 +275,82 @@ mod tests {
                 }
             }
         }
+    }
+
+    proptest::proptest! {
+        /// For pure translation inverse binds the translation palette is the
+        /// affine one, its translations bit for bit and its linear columns
+        /// but for the sign of zero entries, in place or not, in every
+        /// build; a skeleton knows whether its inverse binds are pure
+        /// translations.
+        #[test]
+        fn translation_palette_equals_the_affine_product(
+            q in (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0),
+            t in (-5.0f32..5.0, -5.0f32..5.0, -5.0f32..5.0),
+            s in (0.1f32..3.0, -3.0f32..-0.1),
+            axis in 0usize..3,
+        ) {
+            let r = Quat::from_xyzw(q.0, q.1, q.2, q.3).normalize();
+            proptest::prop_assume!(r.is_finite());
+            let t = Vec3::new(t.0, t.1, t.2);
+            // Axis-aligned rotations give exact zeros, whose signs may differ.
+            let r = match axis { 0 => Quat::from_rotation_x(s.0), 1 => Quat::from_rotation_y(s.1), _ => r };
+            let model = Mat4::from_scale_rotation_translation(Vec3::new(s.0, 1.0, s.1), r, t);
+            let ib = Mat4::from_translation(Vec3::new(t.z, -t.x, s.0));
+            let models = [model, Mat4::IDENTITY, -model];
+            let ibs = [ib, ib, Mat4::from_translation(-t)];
+            let mut affine = [Mat4::ZERO; 3];
+            let mut moved = [Mat4::ZERO; 3];
+            palette_affine(&models, &ibs, &mut affine).unwrap();
+            palette_translation(&models, &ibs, &mut moved).unwrap();
+            let mut in_place = models;
+            palette_translation_in_place(&mut in_place, &ibs).unwrap();
+            let mut baseline = models;
+            palette_translation_in_place_kernel(&mut baseline, &ibs).unwrap();
+            let bits = |m: &[Mat4; 3]| m.map(|m| m.to_cols_array().map(f32::to_bits));
+            proptest::prop_assert_eq!(bits(&in_place), bits(&moved));
+            proptest::prop_assert_eq!(bits(&baseline), bits(&moved));
+            for (a, m) in affine.iter().zip(&moved) {
+                proptest::prop_assert_eq!(a.w_axis.to_array().map(f32::to_bits), m.w_axis.to_array().map(f32::to_bits));
+                for (x, y) in a.to_cols_array().iter().zip(m.to_cols_array()) {
+                    proptest::prop_assert!(x.to_bits() == y.to_bits() || (*x == 0.0 && y == 0.0));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn translation_palette_checks_lengths_and_the_skeleton_its_inverse_binds() {
+        let mut out = [Mat4::ZERO; 2];
+        assert!(palette_translation(&[Mat4::IDENTITY; 2], &[Mat4::IDENTITY; 3], &mut out).is_err());
+        assert!(palette_translation_in_place(&mut out, &[Mat4::IDENTITY]).is_err());
+        assert_eq!(out, [Mat4::ZERO; 2]);
+        let joint = |inverse_bind| crate::JointDef {
+            name: "j".into(),
+            parent: None,
+            rest: crate::Transform::IDENTITY,
+            inverse_bind,
+        };
+        let moved = crate::Skeleton::new(vec![
+            joint(Mat4::from_translation(Vec3::X)),
+            joint(Mat4::IDENTITY),
+        ])
+        .unwrap();
+        assert!(moved.inverse_binds_are_translations());
+        let turned = crate::Skeleton::new(vec![
+            joint(Mat4::from_translation(Vec3::X)),
+            joint(Mat4::from_rotation_z(1e-3)),
+        ])
+        .unwrap();
+        assert!(turned.inverse_binds_are_affine() && !turned.inverse_binds_are_translations());
+        let scaled =
+            crate::Skeleton::new(vec![joint(Mat4::from_scale(Vec3::new(1.0, 1.0, 1.001)))])
+                .unwrap();
+        assert!(!scaled.inverse_binds_are_translations());
+        let mut projective = Mat4::from_translation(Vec3::Y);
+        projective.w_axis.w = 2.0;
+        let other = crate::Skeleton::new(vec![joint(projective)]).unwrap();
+        assert!(!other.inverse_binds_are_affine() && !other.inverse_binds_are_translations());
     }
 
     #[test]

@@ -97,6 +97,10 @@ pub struct Skeleton {
     /// 0 0 0 1), so the palette may take the affine product
     /// ([`crate::palette_affine_in_place`]).
     inverse_bind_affine: bool,
+    /// Whether every inverse bind matrix is a pure translation (linear part
+    /// exactly the identity), so the palette only moves each model matrix's
+    /// translation ([`crate::palette_translation_in_place`]).
+    inverse_bind_translation: bool,
     by_name: HashMap<String, u16>,
 }
 
@@ -183,12 +187,17 @@ impl Skeleton {
             by_name.insert(name.clone(), i as u16);
         }
         let inverse_bind_affine = inverse_bind.iter().all(|m| m.row(3) == glam::Vec4::W);
+        let inverse_bind_translation = inverse_bind_affine
+            && inverse_bind.iter().all(|m| {
+                m.x_axis == glam::Vec4::X && m.y_axis == glam::Vec4::Y && m.z_axis == glam::Vec4::Z
+            });
         Ok(Self {
             names,
             parents: packed,
             rest,
             inverse_bind,
             inverse_bind_affine,
+            inverse_bind_translation,
             subtree_end,
             subtree_contiguous,
             by_name,
@@ -275,6 +284,14 @@ impl Skeleton {
     /// product of model matrices built by [`crate::local_to_model`].
     pub fn inverse_binds_are_affine(&self) -> bool {
         self.inverse_bind_affine
+    }
+
+    /// True when every inverse bind matrix is a pure translation: affine,
+    /// with its three linear columns exactly the identity's, as a bind pose
+    /// with every joint unrotated and unscaled gives (the knight's). Then
+    /// [`crate::palette_translation_in_place`] gives the palette.
+    pub fn inverse_binds_are_translations(&self) -> bool {
+        self.inverse_bind_translation
     }
 
     /// True when `joint` is `ancestor` or lies below it.

@@ -48,7 +48,7 @@ use super::math::{
     ANTIPARALLEL_NORM_SQ, DEGENERATE_LEN_SQ, any_perpendicular, atan_series_of, atan2, finite3,
     recip4, rotation_between, sin_cos, sin_cos_inline, sin_cos_twice_of, sqrt4,
 };
-use crate::pose::{Pose, local_to_model_from};
+use crate::pose::{Pose, local_to_model_from_kernel};
 use crate::skeleton::Skeleton;
 
 /// A target counts as reached when the end joint lies within this fraction of
@@ -1588,6 +1588,40 @@ impl TwoBoneChain {
         pose: &Pose,
         models: &[Mat4],
     ) -> Result<[Affine3A; 3], IkError> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2 (checked just above), the only
+            // requirement of this `target_feature` function.
+            return unsafe { self.prepare_avx2(opts, skeleton, pose, models) };
+        }
+        self.prepare_kernel(opts, skeleton, pose, models)
+    }
+
+    /// [`TwoBoneChain::prepare`] built for processors with AVX2 (see
+    /// [`crate::dispatch`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn prepare_avx2(
+        &self,
+        opts: &TwoBoneOptions,
+        skeleton: &Skeleton,
+        pose: &Pose,
+        models: &[Mat4],
+    ) -> Result<[Affine3A; 3], IkError> {
+        self.prepare_kernel(opts, skeleton, pose, models)
+    }
+
+    /// The body of [`TwoBoneChain::prepare`], inlined into each of its
+    /// builds (the options' check too: [`TwoBoneOptions::validate`]'s
+    /// one-branch test, its reasons only for options that fail it).
+    #[inline(always)]
+    pub(crate) fn prepare_kernel(
+        &self,
+        opts: &TwoBoneOptions,
+        skeleton: &Skeleton,
+        pose: &Pose,
+        models: &[Mat4],
+    ) -> Result<[Affine3A; 3], IkError> {
         let len = self.joints;
         if skeleton.len() != len || pose.len() != len || models.len() != len {
             return Err(IkError::InvalidParameter {
@@ -1595,7 +1629,9 @@ impl TwoBoneChain {
                 reason: "skeleton, pose or model buffer length differs from the chain's skeleton",
             });
         }
-        opts.validate()?;
+        if !opts.is_valid() {
+            opts.check_each()?;
+        }
         let (s, m, e) = (self.start, self.mid, self.end);
         let (ms, mm, me) = (&models[s], &models[m], &models[e]);
         let matrices_finite = all_finite(&[
@@ -1630,6 +1666,43 @@ impl TwoBoneChain {
     /// and re-propagates `models` from the start joint down. Nothing is
     /// written if the corrected rotations are not finite.
     pub fn apply(
+        &self,
+        fix: &TwoBoneCorrection,
+        opts: &TwoBoneOptions,
+        skeleton: &Skeleton,
+        pose: &mut Pose,
+        models: &mut [Mat4],
+    ) -> Result<TwoBoneResult, IkError> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2 (checked just above), the only
+            // requirement of this `target_feature` function.
+            return unsafe { self.apply_avx2(fix, opts, skeleton, pose, models) };
+        }
+        self.apply_kernel(fix, opts, skeleton, pose, models)
+    }
+
+    /// [`TwoBoneChain::apply`] built for processors with AVX2 (see
+    /// [`crate::dispatch`]): the same operations, so the same bits.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn apply_avx2(
+        &self,
+        fix: &TwoBoneCorrection,
+        opts: &TwoBoneOptions,
+        skeleton: &Skeleton,
+        pose: &mut Pose,
+        models: &mut [Mat4],
+    ) -> Result<TwoBoneResult, IkError> {
+        self.apply_kernel(fix, opts, skeleton, pose, models)
+    }
+
+    /// The body of [`TwoBoneChain::apply`], inlined into each of its builds
+    /// (with the re-propagation's kernel in the same build). Called
+    /// straight, it is the baseline build, which the tests compare with the
+    /// dispatched one.
+    #[inline(always)]
+    pub(crate) fn apply_kernel(
         &self,
         fix: &TwoBoneCorrection,
         opts: &TwoBoneOptions,
@@ -1684,7 +1757,7 @@ impl TwoBoneChain {
         }
         let model_len = (models[m].w_axis - models[s].w_axis).truncate().length()
             + (models[e].w_axis - models[m].w_axis).truncate().length();
-        local_to_model_from(skeleton, s, &pose.locals, models);
+        local_to_model_from_kernel(skeleton, s, &pose.locals, models);
         let residual = (models[e].w_axis.truncate() - opts.target).length();
         Ok(TwoBoneResult {
             reached: residual <= REACHED_RELATIVE_TOLERANCE * model_len.max(DEGENERATE_LEN),

@@ -676,6 +676,45 @@ proptest! {
         prop_assert!((fix.end_position - end).length() <= 1e-4 * (l1 + l2) * scale * 4.0,
             "core predicts {} but the job put the end at {end}", fix.end_position);
     }
+
+    /// The chain's `prepare` and `apply` as dispatched (their AVX2 builds on
+    /// a processor with AVX2) give the baseline builds' bits: the chain's
+    /// matrices, then the local pose, the model matrices and the result.
+    #[test]
+    fn every_build_of_prepare_and_apply_gives_the_baseline_bits(
+        leg in leg(), kind in root_kind(), dir in unit(), ratio in -0.3f32..1.3, pole in unit(),
+        hinged in any::<bool>(), weight in 0.0f32..1.0, end in any::<bool>(),
+    ) {
+        let mut a = rig(&leg, kind);
+        let mut b = rig(&leg, kind);
+        let tc = target_at(&a, dir, ratio);
+        let opts = TwoBoneIk {
+            knee: KneeStrategy::Pole { pole: Pole::Direction(pole), twist: 0.3 },
+            soften: 0.9,
+            hinge: hinged.then_some(HingeLimit::new(Vec3::X, -2.0, 0.5)),
+            end_rotation: end.then_some((Quat::from_rotation_y(0.4), 0.7)),
+            weight,
+            ..job(a.to_model(tc))
+        }
+        .options();
+        let chain = TwoBoneChain::new(&a.skeleton, HIP, KNEE, ANKLE).unwrap();
+        let affine_bits = |m: &[Affine3A; 3]| m.map(|m| m.to_cols_array().map(f32::to_bits));
+        let dispatched = chain.prepare(&opts, &a.skeleton, &a.pose, &a.models).unwrap();
+        let baseline = chain.prepare_kernel(&opts, &b.skeleton, &b.pose, &b.models).unwrap();
+        prop_assert_eq!(affine_bits(&dispatched), affine_bits(&baseline));
+        let [s, m, e] = baseline;
+        let Ok(fix) = solve_core(&s, &m, &e, &opts) else { return Ok(()) };
+        let ra = chain.apply(&fix, &opts, &a.skeleton, &mut a.pose, &mut a.models);
+        let rb = chain.apply_kernel(&fix, &opts, &b.skeleton, &mut b.pose, &mut b.models);
+        let result_bits = |r: &Result<TwoBoneResult, IkError>| {
+            r.as_ref().map(|r| (r.reached, r.residual.to_bits())).map_err(|e| e.to_string())
+        };
+        prop_assert_eq!(result_bits(&ra), result_bits(&rb));
+        let model_bits = |r: &Rig| r.models.iter().map(|m| m.to_cols_array().map(f32::to_bits)).collect::<Vec<_>>();
+        let rotation_bits = |r: &Rig| r.pose.locals.iter().map(|t| t.rotation.to_array().map(f32::to_bits)).collect::<Vec<_>>();
+        prop_assert_eq!(model_bits(&a), model_bits(&b));
+        prop_assert_eq!(rotation_bits(&a), rotation_bits(&b));
+    }
 }
 
 proptest! {

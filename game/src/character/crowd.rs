@@ -6,7 +6,7 @@
 //! Work is split into groups of [`GROUP`] knights. Each group runs, per
 //! frame, its input (the scripted "brains"), one simulation step, and then
 //! the pose pipeline stage by stage for the whole group
-//! ([`PosePipeline::run_stage`], same result per knight as
+//! ([`PosePipeline::run_stage_each`], same result per knight as
 //! [`PosePipeline::run`]), except sampling and blending, done knight by
 //! knight in one pass with one set of layer poses per group
 //! ([`PosePipeline::sample_with`], so a knight keeps none of its own), and
@@ -438,9 +438,7 @@ fn stage_sim(
 /// Runs one pose stage for every knight of a group, one knight after another.
 #[inline(always)]
 fn each(stage: PoseStage, pipelines: &mut [PosePipeline], c: &Character, inputs: &[FrameInput]) {
-    for (p, input) in pipelines.iter_mut().zip(inputs) {
-        p.run_stage(stage, c, input);
-    }
+    PosePipeline::run_stage_each(pipelines, stage, c, inputs);
 }
 
 /// Clip sampling and blending for every knight of a group, one knight after
@@ -591,9 +589,9 @@ mod tests {
     }
 
     /// The pipeline's stages built for AVX2 (`run_stage` on a processor
-    /// that has it) pose every knight as their baseline build does, bit
-    /// for bit: palettes and placements over walking, climbing and
-    /// blending frames of the builtin level.
+    /// that has it, and `run_stage_each` over a group) pose every knight as
+    /// their baseline build does, bit for bit: palettes and placements over
+    /// walking, climbing and blending frames of the builtin level.
     #[test]
     fn every_build_of_the_stages_poses_the_same_bits() {
         let character = Arc::new(Character::knight().unwrap());
@@ -610,17 +608,31 @@ mod tests {
             if frame % 4 != 0 {
                 continue;
             }
-            for (k, a) in crowd.agents.iter().enumerate() {
-                let input = agent_input(&crowd.level, a);
+            // The group's stages run together (`run_stage_each`, the
+            // crowd's path, its build chosen once) too.
+            let inputs: Vec<FrameInput> = crowd
+                .agents
+                .iter()
+                .map(|a| agent_input(&crowd.level, a))
+                .collect();
+            let mut together = crowd.pipelines.clone();
+            for stage in PoseStage::ALL {
+                PosePipeline::run_stage_each(&mut together, stage, &character, &inputs);
+            }
+            for (k, input) in inputs.iter().enumerate() {
                 let mut dispatched = crowd.pipelines[k].clone();
                 let mut baseline = dispatched.clone();
                 for stage in PoseStage::ALL {
-                    dispatched.run_stage(stage, &character, &input);
-                    baseline.run_stage_kernel(stage, &character, &input);
+                    dispatched.run_stage(stage, &character, input);
+                    baseline.run_stage_kernel(stage, &character, input);
                 }
                 assert!(
                     bits(&dispatched) == bits(&baseline),
                     "knight {k} posed differently by the two builds in frame {frame}"
+                );
+                assert!(
+                    bits(&together[k]) == bits(&baseline),
+                    "knight {k} posed differently by the group's stages in frame {frame}"
                 );
             }
         }

@@ -385,10 +385,17 @@ pub(super) fn foot_targets(job: FootTargets) {
         } else {
             depth_s
         };
-        let probe = level
-            .floor_below(sx, top_s, depth_s)
-            .map(|h| (sx, h))
-            .or_else(|| under.map(|h| (ax, h)));
+        // The same probe as the ankle's (flat ground: the same place and
+        // range) is not made twice.
+        let same = sx.to_bits() == ax.to_bits()
+            && top_s.to_bits() == top.to_bits()
+            && depth_s.to_bits() == depth.to_bits();
+        let probe = if same {
+            under
+        } else {
+            level.floor_below(sx, top_s, depth_s)
+        };
+        let probe = probe.map(|h| (sx, h)).or_else(|| under.map(|h| (ax, h)));
         // A sole whose heel or toe would reach into ground rising above
         // the floor under its contact point (the foot of a slope, a
         // kink) rests on both: on the chord from the ground under its
@@ -1089,15 +1096,16 @@ impl PosePipeline {
             for (k, (p, input)) in group.iter_mut().zip(inputs).enumerate() {
                 p.foot_ik_targets(c, input);
                 for (i, leg) in c.legs.iter().enumerate() {
-                    let Some(opts) = p.leg_opts[i] else { continue };
-                    match leg.chain.prepare(&opts, &c.skeleton, &p.pose, &p.models) {
+                    let Some(opts) = &p.leg_opts[i] else { continue };
+                    match leg.chain.prepare(opts, &c.skeleton, &p.pose, &p.models) {
                         Ok([start, mid, end]) => {
-                            chains[n] = TwoBoneCoreInput {
-                                start,
-                                mid,
-                                end,
-                                opts,
-                            };
+                            // Field by field: no whole chain built aside
+                            // and copied in.
+                            let chain = &mut chains[n];
+                            chain.start = start;
+                            chain.mid = mid;
+                            chain.end = end;
+                            chain.opts = *opts;
                             owner[n] = (k, i);
                             n += 1;
                         }

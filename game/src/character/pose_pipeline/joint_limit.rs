@@ -92,6 +92,7 @@ pub(super) struct JointLimit<'a> {
 ///
 /// With IK off (the raw animation) and on the first frame after a reset
 /// nothing is limited.
+#[inline(always)]
 pub(super) fn limit_joint_speed(job: JointLimit) {
     let JointLimit {
         c,
@@ -165,10 +166,12 @@ pub(super) fn limit_joint_speed(job: JointLimit) {
             (c.arms.first(), share[2]),
             (c.arms.get(1), share[3]),
         ];
+        // Each holding limb's end as IK left it: its matrix, whose
+        // rotation is taken only for a limb the limit moved (most frames
+        // limit nothing).
         let held = limbs.map(|(limb, w)| {
             let limb = limb.filter(|_| w > 0.0)?;
-            let end = models.get(limb.end)?;
-            Some((pos(end), rotation(end)))
+            models.get(limb.end).copied()
         });
         let feet =
             [c.legs.first(), c.legs.get(1)].map(|l| l.and_then(|l| models.get(l.end)).map(pos));
@@ -179,19 +182,23 @@ pub(super) fn limit_joint_speed(job: JointLimit) {
         if n > 0 {
             local_to_model(&c.skeleton, &pose.locals, models);
             for (k, ((limb, w), held)) in limbs.iter().zip(held).enumerate() {
-                let (Some(limb), Some((at, turn))) = (limb, held) else {
+                let (Some(limb), Some(end)) = (limb, held) else {
                     continue;
                 };
-                let now = pos(&models[limb.end]);
+                let (now, at) = (pos(&models[limb.end]), pos(&end));
                 // A foot standing on a sole point (see `foot_ik`'s roll)
                 // is held by its turn too: turned by the limit about its
                 // ankle, the point it stands on moved (7 mm in a frame).
-                let turned = k < 2
-                    && debug.feet[k].pivot.is_some()
-                    && rotation(&models[limb.end]).angle_between(turn) > LIMIT_RESOLVE_TURN;
-                if (now - at).length() * w <= LIMIT_RESOLVE && !turned {
+                let turned = || {
+                    k < 2
+                        && debug.feet[k].pivot.is_some()
+                        && rotation(&models[limb.end]).angle_between(rotation(&end))
+                            > LIMIT_RESOLVE_TURN
+                };
+                if (now - at).length() * w <= LIMIT_RESOLVE && !turned() {
                     continue;
                 }
+                let turn = rotation(&end);
                 // The knee's side: the limited knee's, unless that
                 // knee lies (nearly) on the hip→target line, where its
                 // side is rounding and the solve's own pole decides.

@@ -34,7 +34,8 @@
 //!    lock only if it is shown on it.
 //! 6. **Palette** (here): model matrices times inverse bind matrices, ready
 //!    to upload (the affine product when the inverse binds are affine, as
-//!    the model matrices always are).
+//!    the model matrices always are; only the translations moved when the
+//!    inverse binds are pure translations, as the knight's are).
 //!
 //! Everything the pipeline needs is passed in ([`FrameInput`], `frame.rs`);
 //! everything it remembers between frames (`Smoothing`) and its scratch
@@ -59,6 +60,7 @@ mod testing;
 use animation::ik::two_bone::TwoBoneOptions;
 use animation::{
     Pose, local_to_model, palette, palette_affine, palette_affine_in_place, palette_in_place,
+    palette_translation, palette_translation_in_place,
 };
 use glam::{Mat4, Quat, Vec3};
 
@@ -105,6 +107,18 @@ impl PoseStage {
         PoseStage::Limit,
         PoseStage::Palette,
     ];
+}
+
+/// Which product of model and inverse bind matrices the palette takes: the
+/// cheapest the skeleton's inverse binds allow.
+#[derive(Clone, Copy)]
+enum Product {
+    /// Pure translations: only each translation column moves.
+    Translation,
+    /// Affine: three vector products per column.
+    Affine,
+    /// Any: glam's 4×4 product.
+    Full,
 }
 
 /// Told when each stage of a frame starts and ends (the profiler's hook; the
@@ -262,6 +276,42 @@ impl PosePipeline {
         self.run_stage_kernel(stage, c, input);
     }
 
+    /// Runs `stage` for each pipeline of `pipelines` with its input of
+    /// `inputs`, one after another: [`PosePipeline::run_stage`] for each
+    /// (the same result), with the processor's build chosen once for all
+    /// of them instead of once per character (a crowd's group).
+    pub fn run_stage_each(
+        pipelines: &mut [PosePipeline],
+        stage: PoseStage,
+        c: &Character,
+        inputs: &[FrameInput],
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2 (checked just above), the only
+            // requirement of this `target_feature` function.
+            unsafe { Self::run_stage_each_avx2(pipelines, stage, c, inputs) };
+            return;
+        }
+        for (p, input) in pipelines.iter_mut().zip(inputs) {
+            p.run_stage_kernel(stage, c, input);
+        }
+    }
+
+    /// [`PosePipeline::run_stage_each`] built for processors with AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn run_stage_each_avx2(
+        pipelines: &mut [PosePipeline],
+        stage: PoseStage,
+        c: &Character,
+        inputs: &[FrameInput],
+    ) {
+        for (p, input) in pipelines.iter_mut().zip(inputs) {
+            p.run_stage_kernel(stage, c, input);
+        }
+    }
+
     /// [`PosePipeline::run_stage`] built for processors with AVX2 (the
     /// stages' code inlined here; the same bits, see
     /// [`PosePipeline::foot_ik_targets_avx2`]).
@@ -351,15 +401,28 @@ impl PosePipeline {
                 // moved rigidly by IK), so with affine inverse binds (every
                 // rig's so far) the affine product serves: a quarter fewer
                 // operations, the same palette but for the signs of zeros.
+                // With inverse binds that are pure translations (the
+                // knight's: bound unrotated and unscaled) only each matrix's
+                // translation moves.
                 let ib = c.skeleton.inverse_bind();
-                let _ = match (
-                    self.palette.is_empty(),
-                    c.skeleton.inverse_binds_are_affine(),
-                ) {
-                    (true, true) => palette_affine_in_place(&mut self.models, ib),
-                    (true, false) => palette_in_place(&mut self.models, ib),
-                    (false, true) => palette_affine(&self.models, ib, &mut self.palette),
-                    (false, false) => palette(&self.models, ib, &mut self.palette),
+                let product = if c.skeleton.inverse_binds_are_translations() {
+                    Product::Translation
+                } else if c.skeleton.inverse_binds_are_affine() {
+                    Product::Affine
+                } else {
+                    Product::Full
+                };
+                let _ = match (self.palette.is_empty(), product) {
+                    (true, Product::Translation) => {
+                        palette_translation_in_place(&mut self.models, ib)
+                    }
+                    (true, Product::Affine) => palette_affine_in_place(&mut self.models, ib),
+                    (true, Product::Full) => palette_in_place(&mut self.models, ib),
+                    (false, Product::Translation) => {
+                        palette_translation(&self.models, ib, &mut self.palette)
+                    }
+                    (false, Product::Affine) => palette_affine(&self.models, ib, &mut self.palette),
+                    (false, Product::Full) => palette(&self.models, ib, &mut self.palette),
                 };
             }
         }
