@@ -718,13 +718,26 @@ pub(super) fn foot_targets(job: FootTargets) {
         // models' sweep with the skinned sole over 1 cm under the floor:
         // 13,083 -> 2,877).
         let sm = &mut *smooth;
+        if sm.lock[i].is_none() && (downs[i] * gw <= 0.0 || floors[i].is_none()) {
+            // Off the ground: only what it was raised eases back down.
+            sm.pivot[i] = None;
+            sm.sole_lift[i] *= 1.0 - approach(dt, ALIGN_TAU);
+            sm.roll[i] = Vec3::Y * sm.sole_lift[i];
+            if sm.sole_lift[i] > 0.0 {
+                targets[i] += inv.transform_vector3(sm.roll[i]);
+                debug.feet[i].target += sm.roll[i];
+            }
+            continue;
+        }
         let offsets = c.sole_points[i].map(|p| world.transform_vector3(foot_rots[i] * p));
         let up = floors[i].map_or(Vec3::Y, |seg| seg.normal().extend(0.0));
-        // The same with the foot flat on the surface under it (not on the
-        // lagging one it is turning to).
-        let surface = inv.transform_vector3(up).normalize_or(Vec3::Y);
-        let flat_rot = Quat::from_rotation_arc(Vec3::Y, surface) * c.rest_ankle_rotation[i];
-        let flat = c.sole_points[i].map(|p| world.transform_vector3(flat_rot * p));
+        // A point's offset with the foot flat on the surface under it (not
+        // on the lagging one it is turning to).
+        let flat = |k: usize| {
+            let surface = inv.transform_vector3(up).normalize_or(Vec3::Y);
+            let flat_rot = Quat::from_rotation_arc(Vec3::Y, surface) * c.rest_ankle_rotation[i];
+            world.transform_vector3(flat_rot * c.sole_points[i][k])
+        };
         // Only points over ground in line with the floor under the foot
         // bear on it: a ball reaching past a floor's end into a wall stands
         // on nothing there, and a heel past a convex edge (the top of a
@@ -778,7 +791,7 @@ pub(super) fn foot_targets(job: FootTargets) {
                 // it (on the ground the lock stands on).
                 _ => {
                     let d = offsets[lowest];
-                    (lowest, d + up * (flat[lowest].dot(up) - d.dot(up)))
+                    (lowest, d + up * (flat(lowest).dot(up) - d.dot(up)))
                 }
             };
             let roll = held - offsets[k];
