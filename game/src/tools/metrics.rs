@@ -314,6 +314,11 @@ impl Recorder {
             let ankle_m = p.world * p.models[leg.end];
             let ankle = ankle_m.w_axis.truncate();
             let sole = ankle_m.transform_point3(c.sole_local[i]);
+            // The sole as a rigid line along the foot (a foot over a convex
+            // edge rests on the edge).
+            let fwd = ankle_m
+                .transform_vector3(c.rest_ankle_rotation[i].inverse() * c.rig.forward)
+                .normalize_or(Vec3::X);
             let planted = on_ground && contact >= PLANTED_CONTACT && p.debug.feet[i].locked;
             if on_ground
                 && contact >= PLANTED_CONTACT
@@ -325,9 +330,6 @@ impl Recorder {
                 // says the foot is on the ground: it must be, too. Judged
                 // as a planted sole is (a foot coming down on its heel or
                 // its ball is on the ground).
-                let fwd = ankle_m
-                    .transform_vector3(c.rest_ankle_rotation[i].inverse() * c.rig.forward)
-                    .normalize_or(Vec3::X);
                 if let Some(err) = sole_error(level, player, sole, fwd, sole_line(c, i)) {
                     s.unlocked_contact_max_error_m = s.unlocked_contact_max_error_m.max(err);
                     unlocked_error = Some(err);
@@ -360,11 +362,6 @@ impl Recorder {
             }
             let floor = foot_floor(level, player, sole.x);
             if let Some(f) = floor {
-                // The sole as a rigid line along the foot: a foot over a
-                // convex edge rests on the edge.
-                let fwd = ankle_m
-                    .transform_vector3(c.rest_ankle_rotation[i].inverse() * c.rig.forward)
-                    .normalize_or(Vec3::X);
                 let err = sole_error(level, player, sole, fwd, sole_line(c, i)).unwrap_or(0.0);
                 feet[i].ground_error_m = Some(err);
                 s.planted_foot_max_error_m = s.planted_foot_max_error_m.max(err);
