@@ -265,7 +265,7 @@ fn every_transition_of_transitions_txt_is_measured_on_every_frame() {
 /// transitions 1.9). This test asserts the target and fails until it is met
 /// (issue 32, item 5: plan the swing's landing).
 #[test]
-#[ignore = "known gap: feet put down reach the floor up to 2.3 cm late, target 1 cm (issue 32)"]
+#[ignore = "known gap: feet put down reach the floor up to 2.1 cm late, target 1 cm (issue 32)"]
 fn known_gap_feet_put_down_reach_the_floor_late() {
     let mut over = Vec::new();
     for (script, frames) in [
