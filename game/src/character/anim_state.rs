@@ -38,10 +38,7 @@ pub const TELEPORT: f32 = 2.0;
 /// The slowest a locomotion clip plays, as a share of its authored speed:
 /// slower, a walk reads as slow motion (a run at walking pace as a
 /// moonwalk). Below the speed this gives, the stride shortens instead
-/// (see [`AnimState::update`]; only for a character whose clips need it,
-/// [`warps`]: the knight's walk plays at 1.18 at walking pace and its run
-/// at 1.08 at running pace, inside the range, so the knight is never
-/// warped).
+/// (see [`AnimState::update`] and [`fastest_rate`]).
 pub const MIN_PLAYBACK_RATE: f32 = 0.7;
 /// The longest a landing's recovery holds the pose before the state
 /// follows the body again, seconds: 60 % of the land clip, at most this.
@@ -62,8 +59,9 @@ pub const IDLE_FADE_TIME: f32 = 0.15;
 /// The fastest a locomotion clip plays, as a share of its authored speed:
 /// faster, a walk used as a run reads as a scurry (CesiumMan's walk at
 /// running pace played 4.05 times over). A character whose walk or run
-/// would play faster at its pace is warped ([`warps`]): its gait plays at
-/// most [`DUTY_PLAYBACK_RATE`], the stride lengthening instead.
+/// would play faster at its pace plays at most [`DUTY_PLAYBACK_RATE`]
+/// ([`fastest_rate`]); any other at most this, the stride lengthening
+/// instead.
 pub const MAX_PLAYBACK_RATE: f32 = 1.4;
 /// The longest stride warping makes, in leg lengths (hip to ankle along
 /// the bones) per cycle of two steps: the knight's run strides 2.5 of his
@@ -81,7 +79,7 @@ pub const MAX_STRIDE_LEGS: f32 = 2.8;
 /// and a stride that much longer keeps the foot's travel under the hips
 /// what the clip's stance gives it.
 pub const DUTY_STRIDE: f32 = 1.0;
-/// The fastest a warped gait ([`warps`]) plays, as a share of its authored
+/// The fastest a gait whose clips need warping at pace ([`fastest_rate`]) plays, as a share of its authored
 /// speed: above the speed this gives the stride lengthens instead, beyond
 /// what a stance reaches with the legs' stances played faster and their
 /// swings slower ([`Layer::duty`]). A short leg's
@@ -180,9 +178,8 @@ pub struct Layer {
     /// authored, 0 for a clip held still). Walk and run play in one phase,
     /// so for them it is the gait's rate: its cycles per second over the
     /// authored cycles per second of the blend (walk's and run's, weighted
-    /// as the layers are), for a warped character ([`warps`]) within
-    /// [`MIN_PLAYBACK_RATE`] and [`DUTY_PLAYBACK_RATE`] while the stride can
-    /// make up the rest.
+    /// as the layers are), within [`MIN_PLAYBACK_RATE`] and
+    /// [`fastest_rate`] while the stride can make up the rest.
     pub rate: f32,
     /// How much longer (over 1) or shorter the gait's stride is made than
     /// the clip's, so that the feet keep pace with the ground at `rate`:
@@ -417,15 +414,15 @@ impl AnimState {
             // the body instead of drawing the feet in under it.
             let moving = self.moving;
             let natural = moved.x.abs() / stride;
-            let (step, scale, warp) = if warps(clips, params) {
-                warp_gait(
+            let (step, scale, warp) = match fastest_rate(clips, params) {
+                Some(fastest) => warp_gait(
                     natural,
                     authored * dt,
                     MIN_PLAYBACK_RATE * moving,
+                    fastest,
                     longest_stride_scale(clips.leg_length, stride),
-                )
-            } else {
-                (natural, 1.0, 0.0)
+                ),
+                None => (natural, 1.0, 0.0),
             };
             duty = warp;
             self.gait_phase = (self.gait_phase + step).fract();
@@ -586,27 +583,51 @@ impl AnimState {
     }
 }
 
-/// Whether a character's gait is warped at all: when its walk at walking
-/// pace or its run at running pace would play slower than
-/// [`MIN_PLAYBACK_RATE`], or faster than [`MAX_PLAYBACK_RATE`] with a
-/// stride that may be lengthened (see [`longest_stride_scale`]). A
-/// character whose clips fit the game's speeds (the knight's walk plays at
-/// 1.18, its run at 1.08) plays them as distance drives them: warped while
-/// the walk/run blend lags a run-up or the idle fades in, its arms met the
-/// joint speed limit on 3 more frames of the long level's autopilot. One
-/// whose clips cannot be helped (CesiumMan's walk, striding 2.5 leg lengths
-/// already, played as his run by his rig file) is left as authored too.
-pub fn warps(clips: &ClipSet, params: &MoveParams) -> bool {
-    let needs = |clip: ClipInfo, speed: f32| {
+/// The fastest a character's gait plays, as a share of its authored speed,
+/// the stride lengthening beyond it (see [`warp_gait`]); `None` where its
+/// gait is not warped at all.
+///
+/// A character whose walk at walking pace or run at running pace would play
+/// slower than [`MIN_PLAYBACK_RATE`], or faster than [`MAX_PLAYBACK_RATE`]
+/// with a stride that may be lengthened (see [`longest_stride_scale`]),
+/// plays at most [`DUTY_PLAYBACK_RATE`]. One whose clips cannot be helped
+/// otherwise (a walk striding 2.5 leg lengths already, played as a run by
+/// CesiumMan's rig file: lengthened further, his planted feet dragged out
+/// of reach on the slopes) plays them as distance drives them. Every other gait plays
+/// within [`MIN_PLAYBACK_RATE`] and [`MAX_PLAYBACK_RATE`]: the knight's walk
+/// plays at 1.18 at walking pace and its run at 1.08 at running pace, but
+/// unwarped a slow approach played his walk at 0.37 (a moonwalk) and a
+/// run-up, the walk/run blend lagging the speed, at 2.0. (Held to
+/// [`DUTY_PLAYBACK_RATE`] as well, CesiumMan's gait with no rig file met the
+/// joint speed limit on 2.6 times as many frames: its stances lengthened
+/// and its swings hurried where his clips play in range.)
+pub fn fastest_rate(clips: &ClipSet, params: &MoveParams) -> Option<f32> {
+    // Each gait's rate at its pace against the range, as `speed * duration`
+    // against `rate * cycle_distance` (no division: this runs every frame
+    // of every character).
+    let (mut needs, mut hopeless) = (false, false);
+    for (clip, speed) in [
+        (clips.walk, params.walk_speed),
+        (clips.run, params.run_speed),
+    ] {
         if clip.cycle_distance <= 0.0 || clip.duration <= 0.0 {
-            return false;
+            continue;
         }
-        let rate = speed * clip.duration / clip.cycle_distance;
-        rate < MIN_PLAYBACK_RATE
-            || (rate > MAX_PLAYBACK_RATE
-                && longest_stride_scale(clips.leg_length, clip.cycle_distance) > 1.0)
-    };
-    needs(clips.walk, params.walk_speed) || needs(clips.run, params.run_speed)
+        let travel = speed * clip.duration;
+        let fast = travel > MAX_PLAYBACK_RATE * clip.cycle_distance;
+        // `longest_stride_scale` above 1.
+        let lengthens =
+            clips.leg_length > 0.0 && MAX_STRIDE_LEGS * clips.leg_length > clip.cycle_distance;
+        needs |= travel < MIN_PLAYBACK_RATE * clip.cycle_distance || (fast && lengthens);
+        hopeless |= fast;
+    }
+    if needs {
+        Some(DUTY_PLAYBACK_RATE)
+    } else if hopeless {
+        None
+    } else {
+        Some(MAX_PLAYBACK_RATE)
+    }
 }
 
 /// Cycles per second a clip plays as authored (0 for an empty clip).
@@ -629,12 +650,18 @@ fn cycle_rate(clip: ClipInfo) -> f32 {
 /// with the legs' stances played faster ([`Layer::duty`]); beyond it the
 /// clips play faster. Standing still (`natural` 0) the phase stays where
 /// it is.
-fn warp_gait(natural: f32, cycles: f32, slowest: f32, longest: f32) -> (f32, f32, f32) {
+fn warp_gait(
+    natural: f32,
+    cycles: f32,
+    slowest: f32,
+    fastest: f32,
+    longest: f32,
+) -> (f32, f32, f32) {
     if natural <= 0.0 || cycles <= 0.0 || !natural.is_finite() || !cycles.is_finite() {
         return (natural, 1.0, 0.0);
     }
     let farthest = longest * (1.0 + DUTY_STRIDE * MAX_DUTY_WARP);
-    let step = natural.clamp(slowest * cycles, DUTY_PLAYBACK_RATE.max(slowest) * cycles);
+    let step = natural.clamp(slowest * cycles, fastest.max(slowest) * cycles);
     let scale = natural / step;
     let (step, scale) = if scale > farthest {
         (natural / farthest, farthest)
@@ -1010,7 +1037,7 @@ mod tests {
         const LONGEST: f32 = 1.5;
         let farthest = LONGEST * (1.0 + DUTY_STRIDE * MAX_DUTY_WARP);
         assert_eq!(
-            warp_gait(0.0, 0.02, MIN_PLAYBACK_RATE, LONGEST),
+            warp_gait(0.0, 0.02, MIN_PLAYBACK_RATE, DUTY_PLAYBACK_RATE, LONGEST),
             (0.0, 1.0, 0.0)
         );
         for slowest in [0.0, 0.35, MIN_PLAYBACK_RATE] {
@@ -1018,7 +1045,8 @@ mod tests {
                 for j in 1..=20 {
                     let natural = i as f32 * 1e-3;
                     let cycles = j as f32 * 2.5e-3;
-                    let (step, scale, duty) = warp_gait(natural, cycles, slowest, LONGEST);
+                    let (step, scale, duty) =
+                        warp_gait(natural, cycles, slowest, DUTY_PLAYBACK_RATE, LONGEST);
                     let what = format!(
                         "{natural} over {cycles} (slowest {slowest}): {step} x {scale}, {duty}"
                     );
@@ -1049,6 +1077,76 @@ mod tests {
     }
 
     #[test]
+    fn a_gait_that_fits_its_paces_still_plays_within_the_rate_range() {
+        // The test clips fit the game's paces (the walk plays at 1.0 at
+        // walking pace, the run at 0.99 at running pace), as the knight's
+        // do; a slow approach and a run-up (the walk/run blend lagging the
+        // speed) still play them within MIN_PLAYBACK_RATE and
+        // MAX_PLAYBACK_RATE, the stride shortened or lengthened instead
+        // (unwarped, the knight's walk played at 0.37 and 2.0 there).
+        let c = clips();
+        let params = MoveParams::default();
+        assert_eq!(fastest_rate(&c, &params), Some(MAX_PLAYBACK_RATE));
+        let dt = 1.0 / 64.0;
+        let mut out = no_layers();
+        // Half walking pace throughout; walking pace, then running pace.
+        let slow = |_: usize| 0.7f32;
+        let run_up = |k: usize| {
+            if k < 64 {
+                params.walk_speed
+            } else {
+                params.run_speed
+            }
+        };
+        for (case, speed_at) in [
+            ("slow", &slow as &dyn Fn(usize) -> f32),
+            ("run-up", &run_up),
+        ] {
+            let mut s = AnimState::default();
+            let mut p = Player::new(Vec2::ZERO);
+            p.state = Locomotion::Ground;
+            let (mut lo, mut hi, mut shortest, mut longest) = (f32::MAX, 0.0f32, f32::MAX, 0.0f32);
+            for k in 0..128 {
+                let speed = speed_at(k);
+                p.vel = Vec2::new(speed, 0.0);
+                s.update(&c, &p, &params, Vec2::new(speed * dt, 0.0), dt, &mut out);
+                if s.moving >= 1.0 {
+                    lo = lo.min(s.gait_rate);
+                    hi = hi.max(s.gait_rate);
+                    shortest = shortest.min(s.stride_scale);
+                    longest = longest.max(s.stride_scale);
+                }
+            }
+            assert!(
+                lo >= MIN_PLAYBACK_RATE - 1e-4 && hi <= MAX_PLAYBACK_RATE + 1e-4,
+                "{case}: {lo}–{hi}"
+            );
+            if case == "slow" {
+                // The walk as distance drives it at 0.7 m/s plays at 0.52:
+                // at its slowest instead, its stride shortened to cover
+                // the rest.
+                let natural = 0.7 * c.walk.duration / c.walk.cycle_distance;
+                assert!((hi - MIN_PLAYBACK_RATE).abs() < 1e-3, "{hi}");
+                assert!(
+                    (shortest - natural / MIN_PLAYBACK_RATE).abs() < 1e-3,
+                    "{shortest}"
+                );
+            } else {
+                // The blend still mostly walk at running pace: at its
+                // fastest, the short stride lengthened.
+                assert!((hi - MAX_PLAYBACK_RATE).abs() < 1e-3, "{hi}");
+                assert!(longest > 1.3, "{longest}");
+            }
+        }
+        // A walk so short a cycle that it plays 3 times over at walking
+        // pace, with no leg length to lengthen it by, is left as authored.
+        let mut hopeless = c;
+        hopeless.walk.cycle_distance = 0.45;
+        hopeless.leg_length = 0.0;
+        assert_eq!(fastest_rate(&hopeless, &params), None);
+    }
+
+    #[test]
     fn the_legs_warp_changes_no_faster_than_duty_rate() {
         // A short walk used as a run at running pace: the warp rises to
         // what the stride needs by at most DUTY_RATE a second, falls back
@@ -1062,7 +1160,7 @@ mod tests {
         };
         c.run = c.walk;
         let params = MoveParams::default();
-        assert!(warps(&c, &params));
+        assert_eq!(fastest_rate(&c, &params), Some(DUTY_PLAYBACK_RATE));
         let mut s = AnimState::default();
         let mut p = Player::new(Vec2::ZERO);
         p.state = Locomotion::Ground;

@@ -230,8 +230,8 @@ pub struct Summary {
     /// crossfade blends in) and play (rate above 0); absent with no such
     /// frame. The stride makes up the rest of the ground speed
     /// (`anim_state::MIN_PLAYBACK_RATE`, `MAX_PLAYBACK_RATE`,
-    /// `MAX_STRIDE_LEGS`) for a character whose clips need it
-    /// (`anim_state::warps`).
+    /// `MAX_STRIDE_LEGS`) for every character whose clips can be helped
+    /// (`anim_state::fastest_rate`).
     pub playback_rate_min: Option<f32>,
     /// See [`Summary::playback_rate_min`].
     pub playback_rate_max: Option<f32>,

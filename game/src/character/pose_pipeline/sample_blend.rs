@@ -46,6 +46,11 @@ pub struct LayerScratch {
     /// The layer poses one after another, `joints` transforms each.
     locals: Vec<Transform>,
     joints: usize,
+    /// A leg's own sample of a gait clip under a duty warp (see
+    /// [`Layer::duty`] and [`sample_layer`]): empty until a layer first
+    /// warps. Shared like the layer poses: kept per knight, it added 1,152
+    /// bytes to every knight of a crowd once the knight's gait was warped.
+    leg: Vec<Transform>,
 }
 
 impl LayerScratch {
@@ -55,6 +60,7 @@ impl LayerScratch {
         Self {
             locals: vec![Transform::IDENTITY; joints * SAMPLED_LAYERS],
             joints,
+            leg: Vec::new(),
         }
     }
 
@@ -102,10 +108,6 @@ pub(super) struct Sampler {
     /// reaching for a rung), the hemisphere of the final pose made the
     /// blend itself jump.
     last_rotations: Vec<Quat>,
-    /// A leg's own sample of a gait clip under a duty warp (see
-    /// [`Layer::duty`]): empty until a layer first warps, so a character
-    /// whose gait is never warped (the knight) keeps no second pose.
-    leg_pose: Vec<Transform>,
 }
 
 impl Sampler {
@@ -129,7 +131,6 @@ impl Sampler {
             held_pose: character.skeleton.rest_locals().to_vec(),
             held_id: None,
             last_rotations: Vec::with_capacity(character.skeleton.len()),
-            leg_pose: Vec::new(),
         }
     }
 
@@ -193,7 +194,7 @@ impl Sampler {
                     c,
                     layer,
                     &mut self.cursors,
-                    &mut self.leg_pose,
+                    &mut scratch.leg,
                     &mut self.held_pose,
                 );
             }
@@ -216,16 +217,17 @@ impl Sampler {
         {
             // One clip alone (most frames): sampled straight into the pose,
             // which is then the blend; no layer buffer, no blend pass.
-            sample_layer(c, layer, &mut self.cursors, &mut self.leg_pose, pose);
+            sample_layer(c, layer, &mut self.cursors, &mut scratch.leg, pose);
             return;
         }
         scratch.fit(c);
         let mut slots = scratch.locals.chunks_exact_mut(scratch.joints);
+        let leg = &mut scratch.leg;
         // More than `SAMPLED_LAYERS` layers that are not held are never
         // given (see `SAMPLED_LAYERS`); one would blend as its rest pose.
         for layer in layers.iter().filter(|l| l.held.is_none()) {
             if let Some(locals) = slots.next() {
-                sample_layer(c, layer, &mut self.cursors, &mut self.leg_pose, locals);
+                sample_layer(c, layer, &mut self.cursors, leg, locals);
             }
         }
     }
@@ -318,7 +320,8 @@ pub(super) fn is_transition(c: &Character, layers: &[Layer]) -> bool {
 /// track by track (the same result). Under a duty warp ([`Layer::duty`])
 /// each leg's joints (its hip and everything below) are the clip's at the
 /// leg's own phase ([`leg_phase`]), sampled into `leg_pose` (sized to the
-/// skeleton the first time, the only allocation) and copied over.
+/// skeleton the first time, the only allocation; a [`LayerScratch`]'s,
+/// shared by the characters posed one after another) and copied over.
 pub(super) fn sample_layer(
     c: &Character,
     layer: &Layer,
