@@ -392,44 +392,75 @@ impl AnimState {
         } else {
             self.moving + most.copysign(target_moving - self.moving)
         };
-        let stride = lerp(
-            clips.walk.cycle_distance,
-            clips.run.cycle_distance,
-            self.speed_blend,
-        );
         self.gait_rate = 0.0;
         self.stride_scale = 1.0;
         let mut duty = 0.0;
-        if stride > 0.0 && self.current == Mode::Locomotion {
+        if self.current == Mode::Locomotion {
             // Distance gives the phase its natural step; the gait plays
             // within its rate range of the blend's authored cycle rate
             // (walk's and run's cycles per second, weighted as the layers
             // are: continuous as the blend changes), and the stride makes
-            // up the rest (see `warp_gait`).
-            let b = self.speed_blend;
-            let authored = cycle_rate(clips.walk) * (1.0 - b) + cycle_rate(clips.run) * b;
-            // While the gait fades in or out (starting, stopping: the idle
-            // blending in below half walking pace, see `mode_layers`) the
-            // slowest rate fades with it, so the clip slows to a stop with
-            // the body instead of drawing the feet in under it.
+            // up the rest (see `warp_gait`). While the gait fades in or out
+            // (starting, stopping: the idle blending in below half walking
+            // pace, see `mode_layers`) the slowest rate fades with it, so
+            // the clip slows to a stop with the body instead of drawing the
+            // feet in under it. The step, stride scale and legs' warp at
+            // blend `b`, and the rate they play at (0 with no stride).
+            let fastest = fastest_rate(clips, params);
             let moving = self.moving;
-            let natural = moved.x.abs() / stride;
-            let (step, scale, warp) = match fastest_rate(clips, params) {
-                Some(fastest) => warp_gait(
-                    natural,
-                    authored * dt,
-                    MIN_PLAYBACK_RATE * moving,
-                    fastest,
-                    longest_stride_scale(clips.leg_length, stride),
-                ),
-                None => (natural, 1.0, 0.0),
+            let gait = |b: f32| {
+                let stride = lerp(clips.walk.cycle_distance, clips.run.cycle_distance, b);
+                let authored = cycle_rate(clips.walk) * (1.0 - b) + cycle_rate(clips.run) * b;
+                if stride <= 0.0 {
+                    return None;
+                }
+                let natural = moved.x.abs() / stride;
+                let (step, scale, warp) = match fastest {
+                    Some(fastest) => warp_gait(
+                        natural,
+                        authored * dt,
+                        MIN_PLAYBACK_RATE * moving,
+                        fastest,
+                        longest_stride_scale(clips.leg_length, stride),
+                    ),
+                    None => (natural, 1.0, 0.0),
+                };
+                let rate = if authored > 0.0 && dt > 0.0 {
+                    step / (authored * dt)
+                } else {
+                    0.0
+                };
+                Some((step, scale, warp, rate))
             };
-            duty = warp;
-            self.gait_phase = (self.gait_phase + step).fract();
-            if authored > 0.0 && dt > 0.0 {
-                self.gait_rate = step / (authored * dt);
+            let mut now = gait(self.speed_blend);
+            // Speeding up, the blend lags the speed; where that would play
+            // the gait faster than MAX_PLAYBACK_RATE with its stride
+            // lengthened as far as it goes (a slow walk blended into a
+            // run-up: CesiumMan's, authored at 0.84 m/s, played 1.8 times
+            // over), the blend catches up as far as it must.
+            let too_fast =
+                |g: Option<(f32, f32, f32, f32)>| g.is_some_and(|g| g.3 > MAX_PLAYBACK_RATE);
+            if fastest.is_some() && too_fast(now) && self.speed_blend < target_blend {
+                let (mut lo, mut hi) = (self.speed_blend, target_blend);
+                if !too_fast(gait(hi)) {
+                    for _ in 0..12 {
+                        let mid = 0.5 * (lo + hi);
+                        if too_fast(gait(mid)) {
+                            lo = mid;
+                        } else {
+                            hi = mid;
+                        }
+                    }
+                }
+                self.speed_blend = hi;
+                now = gait(hi);
             }
-            self.stride_scale = scale;
+            if let Some((step, scale, warp, rate)) = now {
+                duty = warp;
+                self.gait_phase = (self.gait_phase + step).fract();
+                self.gait_rate = rate;
+                self.stride_scale = scale;
+            }
         }
         // The legs' duty warp moves no faster than `DUTY_RATE`: the legs'
         // phases depend on it, and a warp changing at once (the body
@@ -1144,6 +1175,48 @@ mod tests {
         hopeless.walk.cycle_distance = 0.45;
         hopeless.leg_length = 0.0;
         assert_eq!(fastest_rate(&hopeless, &params), None);
+    }
+
+    #[test]
+    fn a_slow_walk_blended_into_a_run_up_plays_no_faster_than_max_playback_rate() {
+        // CesiumMan's clips: a long slow walk (1.68 m in 2 s, authored at
+        // 0.84 m/s) and a short run, on short legs. Setting off at walking
+        // pace and then running, the walk/run blend lags the speed; the
+        // walk-heavy gait at running pace played 1.8 times over until the
+        // blend caught up as far as the rate needs.
+        let mut c = clips();
+        c.walk = ClipInfo {
+            duration: 2.0,
+            cycle_distance: 1.68,
+            ..c.walk
+        };
+        c.run = ClipInfo {
+            duration: 0.7,
+            cycle_distance: 1.3,
+            ..c.run
+        };
+        c.leg_length = 0.6;
+        let params = MoveParams::default();
+        assert_eq!(fastest_rate(&c, &params), Some(DUTY_PLAYBACK_RATE));
+        let dt = 1.0 / 64.0;
+        let mut out = no_layers();
+        let mut s = AnimState::default();
+        let mut p = Player::new(Vec2::ZERO);
+        p.state = Locomotion::Ground;
+        let mut fastest = 0.0f32;
+        for k in 0..160 {
+            let speed = if k < 64 {
+                params.walk_speed
+            } else {
+                params.run_speed
+            };
+            p.vel = Vec2::new(speed, 0.0);
+            s.update(&c, &p, &params, Vec2::new(speed * dt, 0.0), dt, &mut out);
+            if s.moving >= 1.0 {
+                fastest = fastest.max(s.gait_rate);
+            }
+        }
+        assert!(fastest <= MAX_PLAYBACK_RATE + 1e-3, "{fastest}");
     }
 
     #[test]
