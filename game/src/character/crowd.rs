@@ -428,7 +428,7 @@ fn stage_sim(
         a.prev = a.player.pos;
         a.player.step(level, params, input);
         // As `sim::animate`: distance-driven gait and climb phases.
-        let d = a.player.pos - a.prev;
+        let d = a.player.pos - a.prev - a.player.carried;
         a.count = a
             .anim
             .update(&character.clip_set, &a.player, params, d, DT, &mut a.layers);

@@ -184,12 +184,14 @@ pub fn control(world: &mut World, level: &Level, params: &MoveParams, input: &In
 
 /// System 2: the animation state machine of every character. Gait phase is
 /// driven by horizontal distance on the ground (so a planted foot stays put on
-/// any slope) and by height on a ladder.
+/// any slope) and by height on a ladder: the body's own, not what a moving
+/// platform carried it (walking on the tutorial's lift, CesiumMan's gait
+/// played 1.87 times over).
 pub fn animate(world: &mut World, params: &MoveParams, dt: f32) {
     for (player, prev, state, layers, body) in
         world.query_mut::<(&Player, &PrevPos, &mut AnimState, &mut Layers, &Body)>()
     {
-        let d = player.pos - prev.0;
+        let d = player.pos - prev.0 - player.carried;
         layers.count = state.update(
             &body.character.clip_set,
             player,

@@ -407,6 +407,10 @@ pub struct Player {
     /// or a walk off its edge, m/s: added to the air motion until landing,
     /// so a jump on a moving platform lands back on it.
     pub carry_vx: f32,
+    /// How far a moving platform the body stands on carried it this step,
+    /// metres (zero off one): the body's own motion is the rest of its
+    /// displacement, which drives the gait's phase (`sim::animate`).
+    pub carried: Vec2,
     /// The faces of the nearest walls within [`WALL_LOOKAHEAD`] to the left
     /// and right of a body on the ground (±infinity where none, and off the
     /// ground): the feet's floor probes stay on this side of them.
@@ -449,6 +453,7 @@ impl Player {
             floor_index: 0,
             drop_through: None,
             carry_vx: 0.0,
+            carried: Vec2::ZERO,
             wall_faces: (f32::NEG_INFINITY, f32::INFINITY),
             walls_at: Vec2::NAN,
             ladder_move: None,
@@ -491,11 +496,13 @@ impl Player {
     /// Moving platforms carry what stands on them and push what they run
     /// into: called after the platforms moved, before the player's own motion.
     fn ride_platforms(&mut self, level: &Level) {
+        self.carried = Vec2::ZERO;
         if self.state == Locomotion::Ground
             && let FloorKind::Platform(i) = self.floor
             && let Some(p) = level.platforms.get(i as usize)
         {
             self.pos += p.delta();
+            self.carried = p.delta();
             // Kept if this step leaves the platform (reset by landing).
             self.carry_vx = p.delta().x / DT;
         }
@@ -1627,6 +1634,9 @@ mod tests {
             prev.1 += 1;
         });
         let before = p.pos.x - level.platforms[1].pos.x;
+        // Walking on it, the body's own motion (what drives its gait) is
+        // its displacement less the ferry's carry, never the sum.
+        let (mut at, mut own, mut carried) = (p.pos, 0.0f32, 0.0f32);
         run_moving(
             &mut p,
             &mut level,
@@ -1636,10 +1646,19 @@ mod tests {
                 ..Input::default()
             },
             20,
-            |_, _| {},
+            |p, _| {
+                own += (p.pos - at - p.carried).x;
+                carried += p.carried.x.abs();
+                at = p.pos;
+            },
         );
         let walked = p.pos.x - level.platforms[1].pos.x - before;
         assert!(walked < -0.2, "walked along the ferry: {walked}");
+        assert!(
+            (own - walked).abs() < 1e-3,
+            "own motion {own}, walked {walked}"
+        );
+        assert!(carried > 0.05, "the ferry carried the body {carried} m");
         press_jump(&mut p, &level, Input::default());
         run_moving(
             &mut p,
