@@ -324,7 +324,15 @@ pub(super) fn foot_targets(job: FootTargets) {
                 world.w_axis.x + dir * plan.ahead + hip + foot * stride
             };
             let lx = input.player.foot_probe_x(lx);
-            plan_landing(level, body, lx, dir, body.x + dir * plan.ahead, aw.x)
+            plan_landing(
+                level,
+                body,
+                lx,
+                dir,
+                body.x + dir * plan.ahead,
+                aw.x,
+                c.sole_reach[i][1],
+            )
         } else {
             None
         };
@@ -1745,10 +1753,11 @@ mod tests {
         // (`clear_of_edge`), and still is as it comes down: the carry
         // eased out with the swing's share as the contact rose, and the
         // foot locked where its clip had it, its toe up to 13 cm into the
-        // riser. Known gap: the margin is the ankle's, not the toe's, so
-        // the knight's toe (22 cm ahead of his ankle) still ends 10 cm into
-        // the riser; kept clear by the toe instead, the next swing dropped
-        // the larger carry at once and its foot jumped 21 cm in a frame.
+        // riser. Known gap: a landing is moved back by at most
+        // `EDGE_MARGIN` (see `clear_of_edge`: its toe's whole reach, 24 cm
+        // for the knight, hurried the next swing past the joint speed
+        // limit), so a landing just short of a riser still leaves the
+        // knight's toe (22 cm ahead of his ankle) 10 cm into it.
         let toe = Character::knight().unwrap().sole_reach[0][1];
         for run in [false, true] {
             for tread in [0.5, 0.6, 0.75] {

@@ -17,8 +17,16 @@ use crate::sim::world::{FloorHit, GroundSegment, Level};
 /// and where it will land is an obstacle the foot steps over, metres.
 pub(super) const OBSTACLE: f32 = 0.01;
 /// A swinging foot lands at least this far past an edge of the floor it
-/// lands on, metres: its heel clear of the step behind.
+/// lands on, metres: its heel clear of the step behind. Short of a step up
+/// ahead, at least this far short of it too, and further for a foot whose
+/// toe reaches further ahead of its ankle (see [`TOE_CLEARANCE`]).
 pub(super) const EDGE_MARGIN: f32 = 0.12;
+/// How far short of a step up ahead a landing foot's toe stays, metres
+/// (the landing lands its toe's reach and this short of the riser, moved
+/// back by at most [`EDGE_MARGIN`]): kept clear by the ankle's margin
+/// alone, the knight's toe, 22 cm ahead of his ankle, stood 10 cm into the
+/// riser of the builtin level's stairs.
+pub(super) const TOE_CLEARANCE: f32 = 0.02;
 /// Floors crossed at most following the floor from the body to where a
 /// swinging foot will land (a run's landing, 1.6 m ahead, crosses at most
 /// three or four tiles' floors).
@@ -183,7 +191,8 @@ pub(super) fn walkable_floor(
 /// walks to there (see [`walkable_floor`]), moved on past an edge it would
 /// land within [`EDGE_MARGIN`] of (a foot landing just past a stair's edge
 /// would have its heel on the step behind it, and drop or rise the
-/// riser's height in its last frame).
+/// riser's height in its last frame), or back from a step up ahead that
+/// its toe, `toe` metres ahead of its ankle, would reach into.
 ///
 /// Returns the landing's x, its floor, and how far the edge moved it.
 pub(super) fn plan_landing(
@@ -193,6 +202,7 @@ pub(super) fn plan_landing(
     dir: f32,
     then_x: f32,
     foot_x: f32,
+    toe: f32,
 ) -> Option<Landing> {
     // The floor under the body when the foot lands, and the highest floor
     // from the foot on to its landing (behind the body too, for a trailing
@@ -218,7 +228,7 @@ pub(super) fn plan_landing(
     if (body.x - foot_x) * dir > 0.0 {
         walkable_floor(level, body, foot_x, &mut over);
     }
-    let (x, hit, moved) = clear_of_edge(level, x, reached, hit, dir);
+    let (x, hit, moved) = clear_of_edge(level, x, reached, hit, dir, toe);
     Some(Landing {
         x,
         hit,
@@ -245,14 +255,15 @@ pub(super) struct Landing {
 
 /// A landing at `x`, on `hit` found at `reached`, moved clear of an edge
 /// behind it (a step down behind the heel) or of a step up just ahead (the
-/// toe in its riser): returns the landing's x, its floor and how far it
-/// moved.
+/// toe, `toe` metres ahead of the ankle, in its riser): returns the
+/// landing's x, its floor and how far it moved.
 pub(super) fn clear_of_edge(
     level: &Level,
     x: f32,
     reached: f32,
     hit: FloorHit,
     dir: f32,
+    toe: f32,
 ) -> (f32, FloorHit, f32) {
     let seg = &hit.segment;
     // Short of the landing (a ledge or a wall stops the way there): no move.
@@ -283,14 +294,29 @@ pub(super) fn clear_of_edge(
     // Just short of a step up ahead, the toe would stand in its riser: the
     // foot lands as far short of it (the body steps up on the next stride).
     let end = if dir > 0.0 { seg.x1 } else { seg.x0 };
-    if (end - x) * dir < EDGE_MARGIN {
+    let margin = EDGE_MARGIN.max(toe + TOE_CLEARANCE);
+    if (end - x) * dir < margin {
         let y = seg.height_at(end);
         let rise = level
             .floor_below(end + dir * 1e-3, y + MAX_STEP_UP, MAX_STEP_UP - OBSTACLE)
             .is_some();
-        let clear = end - dir * EDGE_MARGIN;
-        if rise && seg.covers(clear) && (clear - x) * dir < 0.0 {
-            return on(clear);
+        // Moved back by at most EDGE_MARGIN: each landing moved back is
+        // made up by the next swing, and moves up to the toe's whole reach
+        // (24 cm for the knight) hurried the short-legged models' swings
+        // past the joint speed limit.
+        // On a tread too short for that, EDGE_MARGIN short of the riser as
+        // far as the tread goes.
+        let clear = end - dir * margin;
+        let clear = if (x - clear) * dir > EDGE_MARGIN {
+            x - dir * EDGE_MARGIN
+        } else {
+            clear
+        };
+        let shortest = end - dir * EDGE_MARGIN;
+        for clear in [clear, shortest] {
+            if rise && seg.covers(clear) && (clear - x) * dir < 0.0 {
+                return on(clear);
+            }
         }
     }
     (x, hit, 0.0)
@@ -428,7 +454,7 @@ mod tests {
         };
         let land = |level: &Level, x: f32| {
             let hit = level.floor_below(x, 0.5, 1.0).unwrap();
-            let (at, _, moved) = clear_of_edge(level, x, x, hit, 1.0);
+            let (at, _, moved) = clear_of_edge(level, x, x, hit, 1.0, 0.0);
             assert!((at - (x + moved)).abs() < 1e-6);
             at
         };
@@ -445,6 +471,18 @@ mod tests {
         // No riser ahead (the floor goes on level, or steps down): no move.
         assert_eq!(land(&level(0.0), 0.95), 0.95);
         assert_eq!(land(&level(-0.2), 0.95), 0.95);
+        // A toe reaching 22 cm ahead of the ankle: landing 15 cm short of
+        // the riser, back to its toe's reach and TOE_CLEARANCE short of
+        // it; just short of it, back by EDGE_MARGIN at most; far enough
+        // short, no move.
+        let toe = 0.22;
+        let land_toe = |x: f32| {
+            let hit = up.floor_below(x, 0.5, 1.0).unwrap();
+            clear_of_edge(&up, x, x, hit, 1.0, toe).0
+        };
+        assert!((land_toe(0.85) - (1.0 - toe - TOE_CLEARANCE)).abs() < 1e-5);
+        assert!((land_toe(0.95) - (0.95 - EDGE_MARGIN)).abs() < 1e-5);
+        assert_eq!(land_toe(0.7), 0.7);
     }
 
     mod duty_warp {
