@@ -1691,14 +1691,16 @@ mod tests {
         // swinging foot goes from the tread it left to the one it lands on
         // through its swing (and over a step's nose on the way), instead of
         // when its ankle crosses an edge, often the frame it lands. Today
-        // at most 16.3 rad/s (running down) and a target moving 7.4 cm in a
-        // frame; when each swing followed the ground under its ankle: 22.4
-        // rad/s walking up, 21.6 running down, a target 10.5 cm.
+        // at most 18.4 rad/s (walking up: 16.3 until a landing short of a
+        // riser was moved back by its toe's reach, `clear_of_edge`, the
+        // next swing then longer) and a target moving 7.6 cm in a frame;
+        // when each swing followed the ground under its ankle: 22.4 rad/s
+        // walking up, 21.6 running down, a target 10.5 cm.
         for run in [false, true] {
             for rise in [1.0, -1.0] {
                 let (joint, jump) = over_stairs(run, rise);
                 let what = format!("run {run}, rise {rise}: {joint} rad/s, {jump} m");
-                assert!(joint <= 18.0, "{what}");
+                assert!(joint <= 18.5, "{what}");
                 assert!(jump <= 0.08, "{what}");
             }
         }
