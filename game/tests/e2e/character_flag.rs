@@ -340,9 +340,9 @@ fn cesium_man_meets_the_motion_targets_on_every_script_and_level() {
 }
 
 /// Issue 32's targets on every figure CesiumMan misses today (each entry of
-/// [`KNOWN_GAPS`]: the joint speed limit on more than 2 % of frames, up to
-/// 13 % on the ladders, and 7 cm of flat-ground IK; the 15.5 mm planted on
-/// `long.txt` is met since his feet are judged along their soles).
+/// [`KNOWN_GAPS`]: the joint speed limit on 2.1–2.2 % of the frames of two
+/// runs, and 5.8 cm of flat-ground IK; and a foot planted on the 45° slope
+/// walking the slopes, which none is).
 /// Runs the same runs as the tests above and fails until every one is met.
 #[test]
 #[ignore = "known gap: CesiumMan with his rig file: the speed limit acts on up to 2.2 % of frames (target 2 %), flat-ground IK 5.8 cm (target 1 mm), no foot planted on the 45° slope (issue 32)"]
