@@ -11,7 +11,7 @@
 //! knight in one pass with one set of layer poses per group
 //! ([`PosePipeline::sample_with`], so a knight keeps none of its own), and
 //! foot IK, whose leg solves go through the
-//! batched two-bone solver sixteen legs at a time
+//! batched two-bone solver a group's legs at a time
 //! ([`PosePipeline::foot_ik_group`], equal to the per-knight stage within
 //! 1e-5); groups run in parallel on a rayon pool. Every knight's result
 //! depends only on its own state, so the crowd's poses are the same for any
@@ -31,10 +31,17 @@ use crate::sim::player::{DT, Input, Locomotion, MoveParams, Player};
 use crate::sim::world::Level;
 
 /// Knights per group: the unit of parallel work and of stage-major
-/// processing. Eight is the batched IK solver's lane count, and about
-/// 40 µs of pose work, large enough that rayon's per-task cost (about a
-/// microsecond) stays small.
-pub const GROUP: usize = 8;
+/// processing. Thirty-two: each stage's code then runs for 32 knights
+/// before the next stage's, so the larger stages (foot IK's targets, the
+/// batched leg solver) stay in the instruction cache from one knight to
+/// the next (with eight, Callgrind's simulated first-level instruction
+/// cache missed 165 times per knight-frame, with 32 50 times), and the
+/// profiler's stage clocks are read a quarter as often. About 70 µs of
+/// pose work, large enough that rayon's per-task cost (about a
+/// microsecond) stays small, small enough that a crowd of a thousand
+/// makes 32 tasks to spread over the threads. See BENCHMARKS.md, "Crowd
+/// wall clock (issue 33, thirteenth session)".
+pub const GROUP: usize = 32;
 
 /// One knight's script: a small deterministic controller.
 #[derive(Clone, Copy, Debug)]

@@ -34,8 +34,13 @@ use crate::sim::player::{Locomotion, MAX_SNAP_DOWN, MAX_STEP_UP, foot_probe_rang
 use crate::sim::world::{FloorHit, FloorKind, GroundSegment};
 
 /// Characters whose legs [`PosePipeline::foot_ik_group`] gathers into one
-/// batched call: sixteen legs, two sets of the batched solver's eight lanes.
-pub const GROUP_KNIGHTS: usize = 8;
+/// batched call: a crowd's group (`crowd::GROUP`),
+/// 64 legs, eight sets of the batched solver's eight lanes. Every
+/// character's targets are taken first, then the solver's code runs once
+/// over all the legs: its AVX-512 kernel (10 KB) no longer leaves the
+/// instruction cache between two sets of lanes, as it did when the targets
+/// of the next eight characters ran in between.
+pub const GROUP_KNIGHTS: usize = 32;
 /// The most the pelvis is lowered for the feet, metres. Half the knight's leg:
 /// lower than this the pose reads as kneeling, and no walkable slope (≤ 45°)
 /// needs it with feet a stride apart.
@@ -217,6 +222,8 @@ pub(super) fn foot_targets(job: FootTargets) {
     // The ground under each foot and how far the foot has come down onto
     // it (for keeping its heel and ball out of it, below).
     let mut floors: [Option<GroundSegment>; 2] = [None; 2];
+    // Their normals (where there is one).
+    let mut floor_normals = [Vec2::Y; 2];
     let mut downs = [0.0f32; 2];
     let mut aligns = [0.0; 2];
     let still_weight = input
@@ -403,32 +410,41 @@ pub(super) fn foot_targets(job: FootTargets) {
         } else {
             level.floor_below(sx, top_s, depth_s)
         };
-        let probe = probe.map(|h| (sx, h)).or_else(|| under.map(|h| (ax, h)));
+        // Each probe with its floor's normal, taken once: the ankle's
+        // (`n`) where it is the same floor (the same bits as taking it
+        // again; each normal is a division and a square root).
+        let probe = match probe {
+            Some(h) if same => Some((sx, h, n)),
+            Some(h) => Some((sx, h, h.normal())),
+            None => under.map(|h| (ax, h, n)),
+        };
         // A sole whose heel or toe would reach into ground rising above
         // the floor under its contact point (the foot of a slope, a
         // kink) rests on both: on the chord from the ground under its
         // heel to the ground under its toe (see `fit_sole`).
         let facing = input.player.facing.signum();
-        let probe = probe.map(|(px, h)| {
+        let probe = probe.map(|(px, h, hn)| {
             let Some(chord) = fit_sole(&h.segment, c.sole_reach[i], ax, facing, |x| {
                 let x = input.player.foot_probe_x(x);
                 let (top, depth) = foot_probe_range(body, x);
                 level.floor_below(x, top, depth).map(|f| f.segment)
             }) else {
-                return (px, h);
+                return (px, h, hn);
             };
-            let x = input.player.foot_probe_x(ax - chord.normal().x * fh);
+            let cn = chord.normal();
+            let x = input.player.foot_probe_x(ax - cn.x * fh);
             (
                 x,
                 FloorHit {
                     segment: chord,
                     ..h
                 },
+                cn,
             )
         });
         // A foot on a moving platform moves with it: its held place and
         // its smoothed ground height are kept in the platform's frame.
-        let on_platform = probe.and_then(|(_, h)| match h.kind() {
+        let on_platform = probe.and_then(|(_, h, _)| match h.kind() {
             FloorKind::Platform(k) => Some((k, level.platforms[k as usize].pos)),
             _ => None,
         });
@@ -442,9 +458,10 @@ pub(super) fn foot_targets(job: FootTargets) {
             }
         }
         smooth.platform[i] = on_platform;
-        let ground = probe.map(|(px, h)| h.segment.height_at(px));
-        floors[i] = probe.map(|(_, h)| h.segment);
-        let n_raw = probe.map_or(n, |(_, h)| h.normal());
+        let ground = probe.map(|(px, h, _)| h.segment.height_at(px));
+        floors[i] = probe.map(|(_, h, _)| h.segment);
+        let n_raw = probe.map_or(n, |(_, _, hn)| hn);
+        floor_normals[i] = n_raw;
         let raw_lift = pos(&ankle_a).y - c.rest_ankle_height[i];
         let settled = raw_lift.max(0.0) * settle;
         let lift = raw_lift - settled;
@@ -466,11 +483,11 @@ pub(super) fn foot_targets(job: FootTargets) {
                 k
             }
         };
-        if let Some((px, j)) = probe {
+        if let Some(height) = ground {
             // The foot's ground follows h(x) with a lag, long while the
             // foot swings (so a kink or a step under a swinging foot
             // never jerks the leg), short in contact.
-            let g = ankle_over(&j.segment, px, fh);
+            let g = ankle_at(height, n_raw.y, fh);
             let aim = match landing {
                 Some(l) => {
                     let (lx, land) = (l.x, ankle_over(&l.hit.segment, l.x, fh));
@@ -627,7 +644,7 @@ pub(super) fn foot_targets(job: FootTargets) {
                 // slope up to `LOCK_FROM_SHOWN` higher or lower than
                 // where it was probed (the knight walking up a 45° slope
                 // had a foot locked 1.2 cm off and then lifted 1.5 cm).
-                if let Some((px, h)) = probe {
+                if let Some((px, h, _)) = probe {
                     let dx = place.x - at.x;
                     sm.foot_ground[i] += h.segment.height_at(px + dx) - h.segment.height_at(px);
                 }
@@ -702,13 +719,18 @@ pub(super) fn foot_targets(job: FootTargets) {
     }
     // Each foot's turn in the model: its clip's (set down flat as the body
     // settles into a held idle frame), turned onto the surface under it.
-    let foot_rots: [Quat; 2] = std::array::from_fn(|i| {
+    // (A loop, not `array::from_fn`: its closure was built apart, in the
+    // baseline build, and called; in the loop it is in foot IK's AVX2
+    // build with the rest, see BENCHMARKS.md, "Crowd wall clock (issue
+    // 33, thirteenth session)".)
+    let mut foot_rots = [Quat::IDENTITY; 2];
+    for (i, foot_rot) in foot_rots.iter_mut().enumerate() {
         let animated_rot = rotation(&limb_animated[i][2])
             .slerp(c.rest_ankle_rotation[i], settle)
             .normalize();
         let align = Quat::IDENTITY.slerp(Quat::from_rotation_arc(Vec3::Y, normals[i]), aligns[i]);
-        (align * animated_rot).normalize()
-    });
+        *foot_rot = (align * animated_rot).normalize();
+    }
     for i in 0..2 {
         // Foot roll: neither heel nor ball goes into the ground under the
         // foot, nor does a planted foot slide on the point it stands on. A
@@ -738,7 +760,7 @@ pub(super) fn foot_targets(job: FootTargets) {
             continue;
         }
         let offsets = c.sole_points[i].map(|p| world.transform_vector3(foot_rots[i] * p));
-        let up = floors[i].map_or(Vec3::Y, |seg| seg.normal().extend(0.0));
+        let up = floors[i].map_or(Vec3::Y, |_| floor_normals[i].extend(0.0));
         // A point's offset with the foot flat on the surface under it (not
         // on the lagging one it is turning to).
         let flat = |k: usize| {
@@ -771,7 +793,7 @@ pub(super) fn foot_targets(job: FootTargets) {
         // tread is set on the ground it rises from until it gets there).
         let behind = sm.foot_offset[i];
         let sink = floors[i].map_or(0.0, |seg| {
-            let n = seg.normal();
+            let n = floor_normals[i];
             let mut sink = 0.0f32;
             for d in offsets.iter().zip(over).filter(|p| p.1).map(|p| *p.0) {
                 let at = debug.feet[i].target + d;
@@ -1155,7 +1177,13 @@ impl PosePipeline {
 /// The ankle height of a foot lying flat on `seg` with its sole at `x`: the
 /// sole touches the surface, the ankle sits `fh` along the surface normal.
 pub(super) fn ankle_over(seg: &GroundSegment, x: f32, fh: f32) -> f32 {
-    seg.height_at(x) + seg.normal().y * fh - fh
+    ankle_at(seg.height_at(x), seg.normal().y, fh)
+}
+
+/// [`ankle_over`] from the surface's height `height` under the sole and its
+/// normal's `y`, where the caller has both already.
+fn ankle_at(height: f32, normal_y: f32, fh: f32) -> f32 {
+    height + normal_y * fh - fh
 }
 
 /// Where along the sole ahead of the ankle [`fit_sole`] rests a foot on
