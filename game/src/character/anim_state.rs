@@ -79,8 +79,9 @@ pub const MAX_STRIDE_LEGS: f32 = 2.8;
 /// and a stride that much longer keeps the foot's travel under the hips
 /// what the clip's stance gives it.
 pub const DUTY_STRIDE: f32 = 1.0;
-/// The fastest a gait whose clips need warping at pace ([`fastest_rate`]) plays, as a share of its authored
-/// speed: above the speed this gives the stride lengthens instead, beyond
+/// The fastest a gait whose clips need warping at their paces
+/// ([`fastest_rate`]) plays, as a share of its authored speed: above the
+/// speed this gives the stride lengthens instead, beyond
 /// what a stance reaches with the legs' stances played faster and their
 /// swings slower ([`Layer::duty`]). A short leg's
 /// swing played at 1.4 times over (the knight's run on CesiumMan, Kenney
@@ -621,17 +622,17 @@ impl AnimState {
 /// A character whose walk at walking pace or run at running pace would play
 /// slower than [`MIN_PLAYBACK_RATE`], or faster than [`MAX_PLAYBACK_RATE`]
 /// with a stride that may be lengthened (see [`longest_stride_scale`]),
-/// plays at most [`DUTY_PLAYBACK_RATE`]. One whose clips cannot be helped
-/// otherwise (a walk striding 2.5 leg lengths already, played as a run by
-/// CesiumMan's rig file: lengthened further, his planted feet dragged out
-/// of reach on the slopes) plays them as distance drives them. Every other gait plays
-/// within [`MIN_PLAYBACK_RATE`] and [`MAX_PLAYBACK_RATE`]: the knight's walk
-/// plays at 1.18 at walking pace and its run at 1.08 at running pace, but
-/// unwarped a slow approach played his walk at 0.37 (a moonwalk) and a
-/// run-up, the walk/run blend lagging the speed, at 2.0. (Held to
-/// [`DUTY_PLAYBACK_RATE`] as well, CesiumMan's gait with no rig file met the
-/// joint speed limit on 2.6 times as many frames: its stances lengthened
-/// and its swings hurried where his clips play in range.)
+/// plays at most [`DUTY_PLAYBACK_RATE`] (one gait that needs it is enough:
+/// left unwarped because his walk cannot be helped, CesiumMan with no rig
+/// file, whose run can, met the joint speed limit on 2.6 times as many
+/// frames). One whose clips cannot be helped otherwise (a walk striding 2.5
+/// leg lengths already, played as a run: lengthened further, planted feet
+/// dragged out of reach on the slopes) plays them as distance drives them.
+/// Every other gait plays within [`MIN_PLAYBACK_RATE`] and
+/// [`MAX_PLAYBACK_RATE`]: the knight's walk plays at 1.18 at walking pace
+/// and its run at 1.08 at running pace, but unwarped a slow approach played
+/// his walk at 0.37 (a moonwalk) and a run-up, the walk/run blend lagging
+/// the speed, at 2.0.
 pub fn fastest_rate(clips: &ClipSet, params: &MoveParams) -> Option<f32> {
     // Each gait's rate at its pace against the range, as `speed * duration`
     // against `rate * cycle_distance` (no division: this runs every frame
