@@ -292,7 +292,8 @@ pub(super) fn clear_of_edge(
         }
     }
     // Just short of a step up ahead, the toe would stand in its riser: the
-    // foot lands as far short of it (the body steps up on the next stride).
+    // foot lands short of it by the toe's reach and TOE_CLEARANCE (the body
+    // steps up on the next stride).
     let end = if dir > 0.0 { seg.x1 } else { seg.x0 };
     let margin = EDGE_MARGIN.max(toe + TOE_CLEARANCE);
     if (end - x) * dir < margin {
@@ -303,9 +304,8 @@ pub(super) fn clear_of_edge(
         // Moved back by at most EDGE_MARGIN: each landing moved back is
         // made up by the next swing, and moves up to the toe's whole reach
         // (24 cm for the knight) hurried the short-legged models' swings
-        // past the joint speed limit.
-        // On a tread too short for that, EDGE_MARGIN short of the riser as
-        // far as the tread goes.
+        // past the joint speed limit. On a tread too short for the toe's
+        // margin, EDGE_MARGIN short of the riser (the ankle's margin).
         let clear = end - dir * margin;
         let clear = if (x - clear) * dir > EDGE_MARGIN {
             x - dir * EDGE_MARGIN
