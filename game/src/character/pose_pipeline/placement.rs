@@ -30,8 +30,15 @@ pub(super) const ABSORB_PER_SPEED: f32 = 0.025;
 pub(super) const ABSORB_MAX: f32 = 0.12;
 pub(super) const ABSORB_OMEGA: f32 = 16.0;
 pub(super) const ABSORB_HOLD: f32 = 0.12;
-/// Seconds to fade foot IK in after landing and out after leaving the ground.
+/// Seconds to fade foot IK in after landing.
 pub(super) const GROUND_FADE: f32 = 0.1;
+/// Seconds to fade foot IK out after leaving the ground: slower than in,
+/// since a pelvis lowered for the feet (up to 26 cm on Kenney's short legs
+/// running up a 45° slope) rises back over the fade, and over 0.1 s it
+/// turned the legs faster than the joint speed limit as he jumped off (the
+/// limit acted on 1 % fewer frames of the shared humanoids' runs at 0.2 s;
+/// no better at 0.3).
+pub(super) const GROUND_FADE_OUT: f32 = 0.2;
 /// Seconds to fade ladder IK in and out.
 pub(super) const CLIMB_FADE: f32 = 0.15;
 /// Natural frequency of turning (left/right and onto a ladder), rad/s: a
@@ -252,7 +259,12 @@ pub(super) fn place(c: &Character, input: &FrameInput, s: &mut Smoothing) -> Mat
     } else {
         0.0
     };
-    s.ground_weight = step_toward(s.ground_weight, ground, dt / GROUND_FADE);
+    let fade = if ground > s.ground_weight {
+        GROUND_FADE
+    } else {
+        GROUND_FADE_OUT
+    };
+    s.ground_weight = step_toward(s.ground_weight, ground, dt / fade);
     let climb = match (on_ladder, p.ladder_move) {
         (Some(_), Some(m)) => m.hold(),
         (Some(_), None) => 1.0,
@@ -370,6 +382,50 @@ mod tests {
             mid_speed <= 20.0 && high_speed <= 20.0,
             "{mid_speed} {high_speed}"
         );
+    }
+
+    #[test]
+    fn foot_ik_fades_out_over_ground_fade_out_and_in_over_ground_fade() {
+        // Jumping in place: foot IK's weight falls from 1 by DT /
+        // GROUND_FADE_OUT a frame once the body leaves the ground, and comes
+        // back by DT / GROUND_FADE a frame once it lands (0.1 s both ways
+        // before: a pelvis lowered for the feet rose back over 6 frames).
+        use crate::sim::Body;
+        use crate::sim::player::{DT, Input, Locomotion};
+        let mut sim = knight_on_flat_ground(-20.0, 20.0, 0.0);
+        for _ in 0..32 {
+            sim.step(&Input::default());
+            sim.pose(DT);
+        }
+        let mut weights = Vec::new();
+        for frame in 0..96 {
+            sim.step(&Input {
+                jump_pressed: frame == 0,
+                jump_held: frame < 20,
+                ..Input::default()
+            });
+            sim.pose(DT);
+            let body = sim.world.get::<&Body>(sim.player).unwrap();
+            let on_ground = sim.player_state().state == Locomotion::Ground;
+            weights.push((on_ground, body.pipeline.debug.ground_weight));
+        }
+        let off = weights
+            .iter()
+            .position(|w| !w.0)
+            .expect("the jump leaves the ground");
+        let back = off + weights[off..].iter().position(|w| w.0).expect("and lands");
+        // Out: one step of DT / GROUND_FADE_OUT a frame.
+        for k in 0..4 {
+            let want = 1.0 - (k + 1) as f32 * DT / GROUND_FADE_OUT;
+            assert!(
+                (weights[off + k].1 - want).abs() < 1e-4,
+                "out {k}: {weights:?}"
+            );
+        }
+        // In: from what was left, DT / GROUND_FADE a frame.
+        let before = weights[back - 1].1;
+        let want = (before + DT / GROUND_FADE).min(1.0);
+        assert!((weights[back].1 - want).abs() < 1e-4, "in: {weights:?}");
     }
 
     #[test]
