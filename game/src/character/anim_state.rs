@@ -90,6 +90,18 @@ pub const DUTY_STRIDE: f32 = 1.0;
 /// in the warp, 0.3–2.9 %; lower still (1.0, 0.9), the longer stances
 /// carried planted feet out of reach on steep ground (a foot dragged 10 cm).
 pub const DUTY_PLAYBACK_RATE: f32 = 1.2;
+/// The fastest a gait that needs warping at its paces plays up or down a
+/// 45° slope (see [`steep_fastest_rate`]), as a share of its authored
+/// speed: its stride longer instead. Held at [`DUTY_PLAYBACK_RATE`] there,
+/// Kenney's and CesiumMan's short legs turned faster than the joint speed
+/// limit on the 45° slopes (the limit acted on 2.8 % of Kenney's frames of
+/// the builtin level's autopilot run, 1.9 % with this; over every shipped
+/// level and script the shared humanoids' limited frames 1,368 → 1,185).
+/// Faster there (up to [`MAX_PLAYBACK_RATE`]) was worse: 1,368 → 1,689.
+pub const STEEP_PLAYBACK_RATE: f32 = 1.0;
+/// The slope (rise over run, about 17°) from which a gait that needs
+/// warping plays slower, down to [`STEEP_PLAYBACK_RATE`] at 45°.
+pub const STEEP_FROM: f32 = 0.3;
 /// The fastest the legs' duty warp ([`Layer::duty`]) changes, per second:
 /// a change of the warp moves a leg's phase (up to 0.14 of a cycle per
 /// unit of warp at the edges of its stance), and at this rate never more
@@ -407,7 +419,8 @@ impl AnimState {
             // the clip slows to a stop with the body instead of drawing the
             // feet in under it. The step, stride scale and legs' warp at
             // blend `b`, and the rate they play at (0 with no stride).
-            let fastest = fastest_rate(clips, params);
+            let fastest =
+                fastest_rate(clips, params).map(|f| steep_fastest_rate(f, player.floor_slope));
             let moving = self.moving;
             let gait = |b: f32| {
                 let stride = lerp(clips.walk.cycle_distance, clips.run.cycle_distance, b);
@@ -660,6 +673,19 @@ pub fn fastest_rate(clips: &ClipSet, params: &MoveParams) -> Option<f32> {
     } else {
         Some(MAX_PLAYBACK_RATE)
     }
+}
+
+/// The fastest a gait plays on a floor of slope `slope` (rise over run),
+/// for `fastest` on the flat ([`fastest_rate`]): a gait that needs warping
+/// ([`DUTY_PLAYBACK_RATE`]) plays slower on steep ground, linearly from
+/// [`STEEP_FROM`] to [`STEEP_PLAYBACK_RATE`] at 45°; any other as on the
+/// flat.
+fn steep_fastest_rate(fastest: f32, slope: f32) -> f32 {
+    if fastest >= MAX_PLAYBACK_RATE || !slope.is_finite() {
+        return fastest;
+    }
+    let steep = ((slope.abs() - STEEP_FROM) / (1.0 - STEEP_FROM)).clamp(0.0, 1.0);
+    fastest + (STEEP_PLAYBACK_RATE - fastest) * steep
 }
 
 /// Cycles per second a clip plays as authored (0 for an empty clip).
@@ -1218,6 +1244,63 @@ mod tests {
             }
         }
         assert!(fastest <= MAX_PLAYBACK_RATE + 1e-3, "{fastest}");
+    }
+
+    #[test]
+    fn a_gait_that_needs_warping_plays_slower_on_steep_ground() {
+        // CesiumMan-like clips (they need warping: DUTY_PLAYBACK_RATE on
+        // the flat) running at running pace on the flat, on a 45° slope
+        // and half way: the rate holds at DUTY_PLAYBACK_RATE,
+        // STEEP_PLAYBACK_RATE, and between. Clips that fit their paces
+        // (the test clips, the knight's) keep MAX_PLAYBACK_RATE anywhere.
+        let mut c = clips();
+        c.walk = ClipInfo {
+            duration: 2.0,
+            cycle_distance: 1.68,
+            ..c.walk
+        };
+        c.run = ClipInfo {
+            duration: 0.7,
+            cycle_distance: 1.3,
+            ..c.run
+        };
+        c.leg_length = 0.6;
+        let params = MoveParams::default();
+        let dt = 1.0 / 64.0;
+        let rate_on = |c: &ClipSet, slope: f32| {
+            let mut out = no_layers();
+            let mut s = AnimState::default();
+            let mut p = Player::new(Vec2::ZERO);
+            p.state = Locomotion::Ground;
+            p.floor_slope = slope;
+            p.vel = Vec2::new(params.run_speed, 0.0);
+            // Steady running (the run-up's blend caught up).
+            for _ in 0..256 {
+                s.update(
+                    c,
+                    &p,
+                    &params,
+                    Vec2::new(params.run_speed * dt, 0.0),
+                    dt,
+                    &mut out,
+                );
+            }
+            s.gait_rate
+        };
+        let half = 0.5 * (STEEP_FROM + 1.0);
+        for (slope, want) in [
+            (0.0, DUTY_PLAYBACK_RATE),
+            (-1.0, STEEP_PLAYBACK_RATE),
+            (half, 0.5 * (DUTY_PLAYBACK_RATE + STEEP_PLAYBACK_RATE)),
+        ] {
+            let got = rate_on(&c, slope);
+            assert!(
+                (got - want).abs() < 1e-3,
+                "slope {slope}: {got} against {want}"
+            );
+        }
+        let fits = clips();
+        assert!((rate_on(&fits, 1.0) - rate_on(&fits, 0.0)).abs() < 1e-6);
     }
 
     #[test]

@@ -411,6 +411,8 @@ pub struct Player {
     /// metres (zero off one): the body's own motion is the rest of its
     /// displacement, which drives the gait's phase (`sim::animate`).
     pub carried: Vec2,
+    /// The slope (rise over run) of the floor stood on, as last stood on.
+    pub floor_slope: f32,
     /// The faces of the nearest walls within [`WALL_LOOKAHEAD`] to the left
     /// and right of a body on the ground (±infinity where none, and off the
     /// ground): the feet's floor probes stay on this side of them.
@@ -454,6 +456,7 @@ impl Player {
             drop_through: None,
             carry_vx: 0.0,
             carried: Vec2::ZERO,
+            floor_slope: 0.0,
             wall_faces: (f32::NEG_INFINITY, f32::INFINITY),
             walls_at: Vec2::NAN,
             ladder_move: None,
@@ -487,6 +490,7 @@ impl Player {
     }
 
     fn stand_on(&mut self, hit: &FloorHit) {
+        self.floor_slope = hit.segment.slope();
         self.floor = hit.kind();
         self.floor_index = hit.index;
         self.drop_through = None;
