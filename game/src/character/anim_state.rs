@@ -88,7 +88,10 @@ pub const DUTY_STRIDE: f32 = 1.0;
 /// and RiggedFigure) turned its joints faster than the speed limit on 2–5 %
 /// of the frames of the shipped levels; at 1.2 with the rest of the stride
 /// in the warp, 0.3–2.9 %; lower still (1.0, 0.9), the longer stances
-/// carried planted feet out of reach on steep ground (a foot dragged 10 cm).
+/// carried planted feet out of reach on steep ground (a foot dragged 10 cm,
+/// before a lock let go as its leg's reach ran out; on steep ground the
+/// gait now plays at [`STEEP_PLAYBACK_RATE`], every planted foot within
+/// 3.5 mm).
 pub const DUTY_PLAYBACK_RATE: f32 = 1.2;
 /// The fastest a gait that needs warping at its paces plays up or down a
 /// 45° slope (see [`steep_fastest_rate`]), as a share of its authored
