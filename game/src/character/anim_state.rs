@@ -1207,6 +1207,27 @@ mod tests {
         assert_eq!(fastest_rate(&hopeless, &params), None);
     }
 
+    /// CesiumMan's clips: a long slow walk (1.68 m in 2 s, authored at
+    /// 0.84 m/s) and a short run (the knight's on his legs), on short legs:
+    /// clips that need warping at their paces.
+    fn cesium_like_clips() -> ClipSet {
+        let c = clips();
+        ClipSet {
+            walk: ClipInfo {
+                duration: 2.0,
+                cycle_distance: 1.68,
+                ..c.walk
+            },
+            run: ClipInfo {
+                duration: 0.7,
+                cycle_distance: 1.3,
+                ..c.run
+            },
+            leg_length: 0.6,
+            ..c
+        }
+    }
+
     #[test]
     fn a_slow_walk_blended_into_a_run_up_plays_no_faster_than_max_playback_rate() {
         // CesiumMan's clips: a long slow walk (1.68 m in 2 s, authored at
@@ -1214,18 +1235,7 @@ mod tests {
         // pace and then running, the walk/run blend lags the speed; the
         // walk-heavy gait at running pace played 1.8 times over until the
         // blend caught up as far as the rate needs.
-        let mut c = clips();
-        c.walk = ClipInfo {
-            duration: 2.0,
-            cycle_distance: 1.68,
-            ..c.walk
-        };
-        c.run = ClipInfo {
-            duration: 0.7,
-            cycle_distance: 1.3,
-            ..c.run
-        };
-        c.leg_length = 0.6;
+        let c = cesium_like_clips();
         let params = MoveParams::default();
         assert_eq!(fastest_rate(&c, &params), Some(DUTY_PLAYBACK_RATE));
         let dt = 1.0 / 64.0;
@@ -1256,18 +1266,7 @@ mod tests {
         // and half way: the rate holds at DUTY_PLAYBACK_RATE,
         // STEEP_PLAYBACK_RATE, and between. Clips that fit their paces
         // (the test clips, the knight's) keep MAX_PLAYBACK_RATE anywhere.
-        let mut c = clips();
-        c.walk = ClipInfo {
-            duration: 2.0,
-            cycle_distance: 1.68,
-            ..c.walk
-        };
-        c.run = ClipInfo {
-            duration: 0.7,
-            cycle_distance: 1.3,
-            ..c.run
-        };
-        c.leg_length = 0.6;
+        let c = cesium_like_clips();
         let params = MoveParams::default();
         let dt = 1.0 / 64.0;
         let rate_on = |c: &ClipSet, slope: f32| {
