@@ -72,6 +72,10 @@ pub(super) const OBSTACLE_FLOOR: f32 = 0.08;
 /// obstacle on its way (see [`OBSTACLE`]), and at its end comes down from
 /// it.
 pub(super) const OBSTACLE_RISE: f32 = 0.35;
+/// A foot coming down is kept out of ground whose normal's height is under
+/// this (about 2.6° or steeper; see its use in [`foot_targets`]): slopes,
+/// not flat treads.
+pub(super) const SLOPE_CLAMP_NORMAL: f32 = 0.999;
 /// Time constant of a planted foot's ground height, seconds.
 pub(super) const FOOT_TAU_STANCE: f32 = 0.01;
 /// Time constant of the pelvis rising back after a drop, seconds (lowering is
@@ -547,6 +551,16 @@ pub(super) fn foot_targets(job: FootTargets) {
             let sm = &mut *smooth;
             let fg = &mut sm.foot_ground[i];
             *fg += (aim - *fg) * fade_in(k, aim - *fg);
+            // A foot coming down onto a slope is never set below it, by
+            // as much as it has come down (`down`): a slope rising under a
+            // swinging foot faster than its lag follows (running onto a
+            // 45° slope, 8 cm in a frame) otherwise held the landing foot
+            // inside it for six frames. (Not at a step: a tread's edge
+            // passing under a low foot is the jerk the lag is there for,
+            // and the swing steps over a riser, see `OBSTACLE`.)
+            if *fg < g && n_raw.y < SLOPE_CLAMP_NORMAL {
+                *fg += (g - *fg) * down;
+            }
             if plan.share <= 0.0 {
                 sm.swing_from[i] = *fg;
             }
