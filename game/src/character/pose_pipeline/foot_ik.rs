@@ -22,7 +22,9 @@ use glam::{Affine3A, Mat4, Quat, Vec2, Vec3};
 
 use super::PosePipeline;
 use super::frame::{FrameInput, LimbDebug, PoseDebug, Smoothing};
-use super::gait::{OBSTACLE, layer_contact, layer_contact_ahead, plan_landing, swing_plan};
+use super::gait::{
+    OBSTACLE, TOE_CLEARANCE, layer_contact, layer_contact_ahead, plan_landing, swing_plan,
+};
 use super::limb::{
     HINGE_RANGE, bend_direction, deepest_drop, drop_a_knee_follows, knee_bend, knee_side,
     reach_for_bend, required_drop, solve_onto,
@@ -238,6 +240,12 @@ pub(super) fn foot_targets(job: FootTargets) {
         .sum::<f32>();
     let total_weight = input.layers.iter().map(|l| l.weight).sum::<f32>();
     let idle = still_weight >= 0.99 * total_weight;
+    // How far the body stands (the still layers' share of the weight).
+    let stand = if total_weight > 0.0 {
+        (still_weight / total_weight).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     // A held frame of a walk (the rig's idle_time) may have a heel up:
     // standing sets that foot down flat (its rest orientation), in step
     // with the crossfade into it.
@@ -262,6 +270,7 @@ pub(super) fn foot_targets(job: FootTargets) {
     // models' frames (1,103 against 734 on the shipped levels), and on
     // twice as many again when the foot was placed further out behind too.
     let stride = gait_stride(input.layers);
+    let facing = input.player.facing.signum();
     let dir = if input.player.vel.x.abs() > 0.01 {
         input.player.vel.x.signum()
     } else {
@@ -367,7 +376,7 @@ pub(super) fn foot_targets(job: FootTargets) {
             smooth.land_shift[i] * (1.0 - approach(dt, REACH_RELEASE))
         };
         smooth.land_shift[i] = shift;
-        let aw = aw + Vec3::X * shift;
+        let mut aw = aw + Vec3::X * shift;
         // The ankle height over the ground under it, for a foot lying on
         // the surface: the sole touches at s, the ankle sits fh along n.
         // A locked foot is probed where it is held, not where its clip
@@ -390,6 +399,30 @@ pub(super) fn foot_targets(job: FootTargets) {
             depth
         };
         let under = level.floor_below(ax, top, depth);
+        // A foot the clip has on the ground stands clear of a riser ahead
+        // of its toe (or behind its heel): one not yet locked is placed
+        // there, and the lock it takes then holds it there. (Standing at the foot of a
+        // step, Mannequiny's toes stood 13 cm into its riser for the rest
+        // of the run.)
+        let ax = match under {
+            Some(h) if contact > 0.0 && input.player.state == Locomotion::Ground => {
+                let clear = riser_clear(
+                    level,
+                    input.player,
+                    &h.segment,
+                    aw.x,
+                    facing,
+                    c.sole_reach[i],
+                );
+                aw.x += (clear - aw.x) * contact * stand;
+                if smooth.lock[i].is_none() {
+                    input.player.foot_probe_x(aw.x)
+                } else {
+                    ax
+                }
+            }
+            _ => ax,
+        };
         let n = under.map_or(Vec2::Y, |h| h.normal());
         let sx = input.player.foot_probe_x(ax - n.x * fh);
         // Looked for between the heights a foot there reaches (from the
@@ -426,7 +459,6 @@ pub(super) fn foot_targets(job: FootTargets) {
         // the floor under its contact point (the foot of a slope, a
         // kink) rests on both: on the chord from the ground under its
         // heel to the ground under its toe (see `fit_sole`).
-        let facing = input.player.facing.signum();
         let probe = probe.map(|(px, h, hn)| {
             let Some(chord) = fit_sole(&h.segment, c.sole_reach[i], ax, facing, |x| {
                 let x = input.player.foot_probe_x(x);
@@ -1222,6 +1254,59 @@ pub(super) const SOLE_FIT_RISE: f32 = 0.001;
 /// up onto the tread's nose).
 pub(super) const SOLE_FIT_JOIN: f32 = 0.01;
 
+/// Where an ankle at `x` on `seg` stands with its sole (`reach`: behind the
+/// heel and ahead of the toe, metres; the toe toward `facing`) clear of a
+/// riser or a wall at the segment's ends by [`TOE_CLEARANCE`]: `x` itself
+/// when nothing rises there, or the sole already stands clear. A step up
+/// (ground within [`MAX_STEP_UP`] above the segment's end, past
+/// [`OBSTACLE`]) and a wall beside the body ([`crate::sim::player::Player::wall_faces`])
+/// are risers; a slope going on is not. The toe's clearance is kept where
+/// the heel's and the toe's cannot both be (a tread shorter than the sole).
+fn riser_clear(
+    level: &crate::sim::world::Level,
+    player: &crate::sim::player::Player,
+    seg: &GroundSegment,
+    x: f32,
+    facing: f32,
+    reach: [f32; 2],
+) -> f32 {
+    let mut x = x;
+    for (side, r) in [(-facing, reach[0]), (facing, reach[1])] {
+        if r <= 0.0 {
+            continue;
+        }
+        let margin = r + TOE_CLEARANCE;
+        let end = if side > 0.0 { seg.x1 } else { seg.x0 };
+        let wall = if side > 0.0 {
+            player.wall_faces.1
+        } else {
+            player.wall_faces.0
+        };
+        let mut limit = f32::INFINITY * side;
+        if wall.is_finite() {
+            limit = wall - side * margin;
+        }
+        if (x + side * margin - end) * side > 0.0 {
+            let y = seg.height_at(end);
+            let rise = level
+                .floor_below(end + side * 1e-3, y + MAX_STEP_UP, MAX_STEP_UP - OBSTACLE)
+                .is_some();
+            if rise {
+                let at = end - side * margin;
+                limit = if side > 0.0 {
+                    limit.min(at)
+                } else {
+                    limit.max(at)
+                };
+            }
+        }
+        if (x - limit) * side > 0.0 {
+            x = limit;
+        }
+    }
+    x
+}
+
 /// The surface a foot whose ankle is at `ax` (facing `facing`, ±1) rests on,
 /// where its sole (reaching `reach` = [behind, ahead] of the ankle, see
 /// `Character::sole_reach`) spans a concave corner: the ground at the heel
@@ -1788,6 +1873,56 @@ mod tests {
             }
         }
         worst
+    }
+
+    /// Walks the knight right toward a 0.25 m step up at x 4 and stops once
+    /// his body is past `stop` (then stands 3 s); returns how far the
+    /// standing feet's toes reach into the riser at most over the last
+    /// second, metres (negative: clear of it).
+    fn toe_in_riser_standing(stop: f32) -> f32 {
+        use crate::sim::Body;
+        use crate::sim::player::{DT, Input};
+        let (segments, end, top) = stairs(0.6, 0.25, 2);
+        let mut sim = knight_on("step", segments, Vec2::ZERO, Vec2::new(end + 19.0, top));
+        let toe = Character::knight().unwrap().sole_reach[0][1];
+        let mut worst = f32::NEG_INFINITY;
+        let mut stopped = None;
+        for frame in 0..600 {
+            let x = sim.player_state().pos.x;
+            if stopped.is_none() && x >= stop {
+                stopped = Some(frame);
+            }
+            sim.step(&Input {
+                move_x: if stopped.is_some() { 0.0 } else { 1.0 },
+                ..Input::default()
+            });
+            sim.pose(DT);
+            if stopped.is_some_and(|f| frame >= f + 120) {
+                let body = sim.world.get::<&Body>(sim.player).unwrap();
+                for foot in &body.pipeline.debug.feet {
+                    if foot.target.x < 4.0 {
+                        worst = worst.max(foot.target.x + toe - 4.0);
+                    }
+                }
+            }
+        }
+        assert!(stopped.is_some(), "never reached x {stop}");
+        worst
+    }
+
+    #[test]
+    fn a_foot_standing_at_the_foot_of_a_step_keeps_its_toe_out_of_the_riser() {
+        // Stopped with the body just short of a step up, the feet stand
+        // where the idle puts them but clear of the riser ahead (its toe's
+        // reach and `TOE_CLEARANCE` short of it, `riser_clear`): stopped
+        // 30 cm short, the knight's toes stood 7.6 cm into it.
+        for stop in [3.7, 3.8, 3.85] {
+            let worst = toe_in_riser_standing(stop);
+            assert!(
+                worst <= -0.015,
+                "stopped at {stop}: toe {worst} m into the riser"
+            );
+        }
     }
 
     #[test]
