@@ -399,13 +399,17 @@ pub(super) fn foot_targets(job: FootTargets) {
             depth
         };
         let under = level.floor_below(ax, top, depth);
-        // A foot the clip has on the ground stands clear of a riser ahead
-        // of its toe (or behind its heel): one not yet locked is placed
-        // there, and the lock it takes then holds it there. (Standing at the foot of a
-        // step, Mannequiny's toes stood 13 cm into its riser for the rest
-        // of the run.)
+        // A standing foot the clip has on the ground stands clear of a
+        // riser ahead of its toe (or behind its heel): one not yet locked
+        // is placed there, and the lock it takes then holds it there; a
+        // locked one's animated place is taken there too, so it is not
+        // re-stepped back into the riser. (Standing at the foot of a step,
+        // Mannequiny's toes stood 13 cm into its riser for the rest of the
+        // run.) Weighted by how far the body stands: applied to the feet
+        // landing in a walk, it pulled a foot landing on a stair's tread
+        // back in the frames it came down, past the joint speed limit.
         let ax = match under {
-            Some(h) if contact > 0.0 && input.player.state == Locomotion::Ground => {
+            Some(h) if contact * stand > 0.0 && input.player.state == Locomotion::Ground => {
                 let clear = riser_clear(
                     level,
                     input.player,
