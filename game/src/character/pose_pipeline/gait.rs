@@ -202,7 +202,7 @@ pub(super) fn plan_landing(
     dir: f32,
     then_x: f32,
     foot_x: f32,
-    toe: f32,
+    reach: [f32; 2],
 ) -> Option<Landing> {
     // The floor under the body when the foot lands, and the highest floor
     // from the foot on to its landing (behind the body too, for a trailing
@@ -228,7 +228,7 @@ pub(super) fn plan_landing(
     if (body.x - foot_x) * dir > 0.0 {
         walkable_floor(level, body, foot_x, &mut over);
     }
-    let (x, hit, moved) = clear_of_edge(level, x, reached, hit, dir, toe);
+    let (x, hit, moved) = clear_of_edge(level, x, reached, hit, dir, reach);
     Some(Landing {
         x,
         hit,
@@ -255,15 +255,17 @@ pub(super) struct Landing {
 
 /// A landing at `x`, on `hit` found at `reached`, moved clear of an edge
 /// behind it (a step down behind the heel) or of a step up just ahead (the
-/// toe, `toe` metres ahead of the ankle, in its riser): returns the
-/// landing's x, its floor and how far it moved.
+/// toe, `toe` metres ahead of the ankle, in its riser: moved back, or onto
+/// the step with the heel, `heel` metres behind the ankle, clear of the
+/// riser, whichever leaves the toe out of it within [`EDGE_MARGIN`]):
+/// returns the landing's x, its floor and how far it moved.
 pub(super) fn clear_of_edge(
     level: &Level,
     x: f32,
     reached: f32,
     hit: FloorHit,
     dir: f32,
-    toe: f32,
+    [heel, toe]: [f32; 2],
 ) -> (f32, FloorHit, f32) {
     let seg = &hit.segment;
     // Short of the landing (a ledge or a wall stops the way there): no move.
@@ -298,9 +300,7 @@ pub(super) fn clear_of_edge(
     let margin = EDGE_MARGIN.max(toe + TOE_CLEARANCE);
     if (end - x) * dir < margin {
         let y = seg.height_at(end);
-        let rise = level
-            .floor_below(end + dir * 1e-3, y + MAX_STEP_UP, MAX_STEP_UP - OBSTACLE)
-            .is_some();
+        let rise = level.floor_below(end + dir * 1e-3, y + MAX_STEP_UP, MAX_STEP_UP - OBSTACLE);
         // Moved back by at most EDGE_MARGIN: each landing moved back is
         // made up by the next swing, and moves up to the toe's whole reach
         // (24 cm for the knight) hurried the short-legged models' swings
@@ -312,9 +312,24 @@ pub(super) fn clear_of_edge(
         } else {
             clear
         };
+        // Where moving back leaves the toe in the riser, onto the step
+        // instead if that is the shorter move: the heel its reach and
+        // TOE_CLEARANCE past the riser.
+        if let Some(up) = rise
+            && (x - (end - dir * margin)) * dir > EDGE_MARGIN
+        {
+            let on_step = end + dir * (heel + TOE_CLEARANCE);
+            if (on_step - x).abs() <= EDGE_MARGIN && up.segment.covers(on_step) {
+                let hit = FloorHit {
+                    y: up.segment.height_at(on_step),
+                    ..up
+                };
+                return (on_step, hit, on_step - x);
+            }
+        }
         let shortest = end - dir * EDGE_MARGIN;
         for clear in [clear, shortest] {
-            if rise && seg.covers(clear) && (clear - x) * dir < 0.0 {
+            if rise.is_some() && seg.covers(clear) && (clear - x) * dir < 0.0 {
                 return on(clear);
             }
         }
@@ -454,7 +469,7 @@ mod tests {
         };
         let land = |level: &Level, x: f32| {
             let hit = level.floor_below(x, 0.5, 1.0).unwrap();
-            let (at, _, moved) = clear_of_edge(level, x, x, hit, 1.0, 0.0);
+            let (at, _, moved) = clear_of_edge(level, x, x, hit, 1.0, [0.0; 2]);
             assert!((at - (x + moved)).abs() < 1e-6);
             at
         };
@@ -471,18 +486,26 @@ mod tests {
         // No riser ahead (the floor goes on level, or steps down): no move.
         assert_eq!(land(&level(0.0), 0.95), 0.95);
         assert_eq!(land(&level(-0.2), 0.95), 0.95);
-        // A toe reaching 22 cm ahead of the ankle: landing 15 cm short of
-        // the riser, back to its toe's reach and TOE_CLEARANCE short of
-        // it; just short of it, back by EDGE_MARGIN at most; far enough
+        // A heel reaching 7 cm behind the ankle and a toe 22 cm ahead:
+        // landing 15 cm short of the riser, back to its toe's reach and
+        // TOE_CLEARANCE short of it; 5 cm short, back by EDGE_MARGIN at
+        // most (onto the step would be 14 cm on); 2 cm short, onto the
+        // step instead, its heel TOE_CLEARANCE past the riser (11 cm on,
+        // where moving back left the toe 10 cm in the riser); far enough
         // short, no move.
-        let toe = 0.22;
+        let (heel, toe) = (0.07, 0.22);
         let land_toe = |x: f32| {
             let hit = up.floor_below(x, 0.5, 1.0).unwrap();
-            clear_of_edge(&up, x, x, hit, 1.0, toe).0
+            let (at, hit, moved) = clear_of_edge(&up, x, x, hit, 1.0, [heel, toe]);
+            assert!((at - (x + moved)).abs() < 1e-6);
+            assert!((hit.y - hit.segment.height_at(at)).abs() < 1e-6, "{hit:?}");
+            (at, hit.y)
         };
-        assert!((land_toe(0.85) - (1.0 - toe - TOE_CLEARANCE)).abs() < 1e-5);
-        assert!((land_toe(0.95) - (0.95 - EDGE_MARGIN)).abs() < 1e-5);
-        assert_eq!(land_toe(0.7), 0.7);
+        assert!((land_toe(0.85).0 - (1.0 - toe - TOE_CLEARANCE)).abs() < 1e-5);
+        assert!((land_toe(0.95).0 - (0.95 - EDGE_MARGIN)).abs() < 1e-5);
+        let (at, y) = land_toe(0.98);
+        assert!((at - (1.0 + heel + TOE_CLEARANCE)).abs() < 1e-5 && (y - 0.2).abs() < 1e-6);
+        assert_eq!(land_toe(0.7).0, 0.7);
     }
 
     mod duty_warp {
