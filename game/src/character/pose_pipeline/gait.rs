@@ -191,8 +191,9 @@ pub(super) fn walkable_floor(
 /// walks to there (see [`walkable_floor`]), moved on past an edge it would
 /// land within [`EDGE_MARGIN`] of (a foot landing just past a stair's edge
 /// would have its heel on the step behind it, and drop or rise the
-/// riser's height in its last frame), or back from a step up ahead that
-/// its toe, `toe` metres ahead of its ankle, would reach into.
+/// riser's height in its last frame), or back from (or onto) a step up
+/// ahead that its toe would reach into (`reach`: how far the sole reaches
+/// behind and ahead of the ankle, see [`clear_of_edge`]).
 ///
 /// Returns the landing's x, its floor, and how far the edge moved it.
 pub(super) fn plan_landing(
