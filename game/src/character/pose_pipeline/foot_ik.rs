@@ -744,10 +744,14 @@ pub(super) fn foot_targets(job: FootTargets) {
         // A swinging foot follows the ground only as far as a leg can fold:
         // behind a runner on a steep descent the ground is higher than
         // the hip's reach, and chasing it would swing the knee through.
+        // A foot the clip has on the ground is not held down by it (as it
+        // turns to the surface, `foot_align`, was not enough: a foot
+        // landing on a step up from the tread below was held up to 6 cm
+        // under the tread for a frame or two).
         let hip = pos(&hip_a);
         let ceiling = hip.y - SWING_FOLD * c.leg_length[i];
         if targets[i].y > ceiling {
-            let free_weight = 1.0 - sm.foot_align[i];
+            let free_weight = 1.0 - sm.foot_align[i].max(contact);
             targets[i].y += (ceiling - targets[i].y) * free_weight;
         }
         normals[i] = inv.transform_vector3(n.extend(0.0)).normalize_or(Vec3::Y);
