@@ -260,13 +260,12 @@ fn every_transition_of_transitions_txt_is_measured_on_every_frame() {
 
 /// Issue 32's target for a foot the clip puts down but the pipeline has not
 /// locked yet: on the floor within 1 cm on every frame. Known gap: such a
-/// foot is chased down after the clip calls it down, up to 4.3 cm off the
-/// floor today (slopes_run 1.01 cm, ladders 1.97, transitions 4.30: a foot
-/// landing onto a step instead of short of it, `gait::clear_of_edge`, comes
-/// up the riser a frame or two late; 1.84 before; slopes_walk meets it). This test asserts the target and fails until it is met
+/// foot is chased down after the clip calls it down, up to 2.0 cm above the
+/// floor today (slopes_run 1.01 cm, ladders 1.97, transitions 1.84;
+/// slopes_walk meets it). This test asserts the target and fails until it is met
 /// (issue 32, item 5: plan the swing's landing).
 #[test]
-#[ignore = "known gap: feet put down reach the floor up to 4.3 cm late, target 1 cm (issue 32)"]
+#[ignore = "known gap: feet put down reach the floor up to 2.0 cm late, target 1 cm (issue 32)"]
 fn known_gap_feet_put_down_reach_the_floor_late() {
     let mut over = Vec::new();
     for (script, frames) in [
