@@ -52,10 +52,16 @@ pub const LAND_HOLD_MAX: f32 = 0.25;
 /// of it from half walking pace), rising no faster than this: the player's
 /// speed may double in one step, and a model whose idle and walk hold the
 /// legs differently (Mannequiny's) turned a knee at 39 rad/s as a third of
-/// the idle left in one frame. Stopping, the idle comes back as fast as the
-/// speed falls: slowed too, the feet locked on the way stayed 1.5 mm from
-/// where the idle stands them for as long as the body stood.
+/// the idle left in one frame. Stopping, see [`IDLE_FADE_OUT_TIME`].
 pub const IDLE_FADE_TIME: f32 = 0.15;
+/// The shortest time over which the gait fades out under the idle as the
+/// body stops, seconds: the gait's share falls with the body's speed, no
+/// faster than this. Falling at once, a body braking to a stop in a tenth
+/// of a second brought the idle in over four frames, a swinging foot set
+/// down in them: the speed limit acted on 1,617 frames of the five models'
+/// sweep, on 1,261 with this (Mannequiny 301 -> 73; 0.12 s: 1,273 but the
+/// knight's `long` over 0.5 %; 0.08 s: 1,533; 0.2 s: 1,313).
+pub const IDLE_FADE_OUT_TIME: f32 = 0.15;
 /// The fastest a locomotion clip plays, as a share of its authored speed:
 /// faster, a walk used as a run reads as a scurry (CesiumMan's walk at
 /// running pace played 4.05 times over). A character whose walk or run
@@ -234,8 +240,9 @@ pub struct AnimState {
     /// climb-up clip's time.
     ledge_progress: f32,
     speed_blend: f32,
-    /// The gait's share against the idle in locomotion: rising no faster
-    /// than [`IDLE_FADE_TIME`] allows toward the speed's, falling with it.
+    /// The gait's share against the idle in locomotion: following the
+    /// speed's, rising no faster than [`IDLE_FADE_TIME`] allows and falling
+    /// no faster than [`IDLE_FADE_OUT_TIME`] does.
     moving: f32,
     current: Mode,
     previous: Option<(Mode, f32)>,
@@ -400,13 +407,16 @@ impl AnimState {
         self.speed_blend += (target_blend - self.speed_blend) * (dt / 0.2).min(1.0);
         let target_moving = (speed / (0.5 * walk_speed)).clamp(0.0, 1.0);
         let most = dt.max(0.0) / IDLE_FADE_TIME;
-        // Rising, no faster than IDLE_FADE_TIME; reaching its target the
-        // share takes it exactly (the idle's weight then is 0, not a
-        // rounding's worth); falling, at once.
-        self.moving = if target_moving - self.moving <= most {
-            target_moving
+        // Rising, no faster than IDLE_FADE_TIME; falling, no faster than
+        // IDLE_FADE_OUT_TIME; reaching its target the share takes it
+        // exactly (the idle's weight then is 0, not a rounding's worth).
+        let fall = dt.max(0.0) / IDLE_FADE_OUT_TIME;
+        self.moving = if target_moving - self.moving > most {
+            self.moving + most
+        } else if self.moving - target_moving > fall {
+            self.moving - fall
         } else {
-            self.moving + most.copysign(target_moving - self.moving)
+            target_moving
         };
         self.gait_rate = 0.0;
         self.stride_scale = 1.0;
@@ -784,11 +794,12 @@ mod tests {
     }
 
     #[test]
-    fn the_gait_fades_in_over_the_idle_no_faster_than_idle_fade_time() {
+    fn the_gait_fades_in_and_out_over_the_idle_no_faster_than_its_fade_times() {
         // Standing, then at walking pace in one step, then standing again:
         // the gait's weight rises by at most dt / IDLE_FADE_TIME a step
-        // (it was all there in the first step), and the idle takes the
-        // whole pose back the step the body stops.
+        // (it was all there in the first step), and falls by at most
+        // dt / IDLE_FADE_OUT_TIME a step as the body stops in one (the idle
+        // took the whole pose back in that step), to none.
         let mut s = AnimState::default();
         let mut p = Player::new(Vec2::ZERO);
         p.state = Locomotion::Ground;
@@ -818,8 +829,21 @@ mod tests {
         assert_eq!(last, 1.0, "the gait has the whole pose after {steps} steps");
         assert!(steps as f32 >= IDLE_FADE_TIME / dt - 1.0, "{steps} steps");
         p.vel = Vec2::ZERO;
-        let n = s.update(&clips(), &p, &params, Vec2::ZERO, dt, &mut out);
-        assert_eq!(gait(&out, n), 0.0);
+        let (mut last, mut steps) = (1.0f32, 0);
+        while last > 0.0 && steps < 64 {
+            let n = s.update(&clips(), &p, &params, Vec2::ZERO, dt, &mut out);
+            let now = gait(&out, n);
+            assert!(
+                last - now <= dt / IDLE_FADE_OUT_TIME + 1e-5,
+                "{last} -> {now}"
+            );
+            (last, steps) = (now, steps + 1);
+        }
+        assert_eq!(last, 0.0, "the idle has the whole pose after {steps} steps");
+        assert!(
+            steps as f32 >= IDLE_FADE_OUT_TIME / dt - 1.0,
+            "{steps} steps"
+        );
     }
 
     #[test]

@@ -131,6 +131,16 @@ pub(super) const LOCK_MAX_DRIFT: f32 = 0.3;
 /// Standing still, a locked foot further than this from its animated place
 /// steps back to it, metres.
 pub(super) const RESTEP_DRIFT: f32 = 0.04;
+/// How fast a locked foot creeps to where the idle stands it while the body
+/// stands, metres per second (a foot locked as the body stopped a few
+/// millimetres off, which no re-step would move; see [`IDLE_SETTLE_MAX`]):
+/// slow enough to go unseen, a millimetre in six frames.
+pub(super) const IDLE_SETTLE_SPEED: f32 = 0.01;
+/// The farthest a locked foot is from where the idle stands it and still
+/// creeps there, metres: a planted foot that moves is a slide, whose target
+/// is 1 cm (creeping from as far as [`RESTEP_DRIFT`], the humanoids' feet
+/// slid up to 6.8 cm); further off, it stays until it re-steps.
+pub(super) const IDLE_SETTLE_MAX: f32 = 0.005;
 /// Height of the arc of such a step (and of any released foot far from its
 /// animation), metres.
 pub(super) const RESTEP_LIFT: f32 = 0.06;
@@ -681,7 +691,16 @@ pub(super) fn foot_targets(job: FootTargets) {
             && drift >= other_drift(sm, i, &free_prev);
         let was_locked = sm.lock[i].is_some();
         sm.lock[i] = match sm.lock[i] {
-            Some(l) if keep && !restep && contact >= UNLOCK_CONTACT => Some(l),
+            // Standing, a locked foot a little off where the idle stands
+            // it (locked as the body stopped) creeps there, unseen.
+            Some(l) if keep && !restep && contact >= UNLOCK_CONTACT => {
+                if idle && drift > 0.0 && drift <= IDLE_SETTLE_MAX {
+                    let to = Vec3::new(free.x - l.x, 0.0, free.z - l.z);
+                    Some(l + to * (IDLE_SETTLE_SPEED * dt / drift).min(1.0))
+                } else {
+                    Some(l)
+                }
+            }
             Some(l) => {
                 let_go(sm, i, l + sm.roll[i], free, idle);
                 None
