@@ -49,6 +49,21 @@ pub(super) fn rigid_inverse(m: &Mat4) -> Mat4 {
     )
 }
 
+/// Fraction of the remaining distance an exponential approach with time
+/// constant `tau` covers in `dt`.
+pub(super) fn approach(dt: f32, tau: f32) -> f32 {
+    if tau <= 0.0 {
+        1.0
+    } else {
+        1.0 - (-dt / tau).exp()
+    }
+}
+
+pub(super) fn smoothstep(t: f32) -> f32 {
+    let t = t.clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,19 +88,4 @@ mod tests {
             prop_assert!((inv * m).abs_diff_eq(Mat4::IDENTITY, 1e-5));
         }
     }
-}
-
-/// Fraction of the remaining distance an exponential approach with time
-/// constant `tau` covers in `dt`.
-pub(super) fn approach(dt: f32, tau: f32) -> f32 {
-    if tau <= 0.0 {
-        1.0
-    } else {
-        1.0 - (-dt / tau).exp()
-    }
-}
-
-pub(super) fn smoothstep(t: f32) -> f32 {
-    let t = t.clamp(0.0, 1.0);
-    t * t * (3.0 - 2.0 * t)
 }
