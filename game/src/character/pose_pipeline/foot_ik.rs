@@ -29,7 +29,7 @@ use super::limb::{
     HINGE_RANGE, bend_direction, deepest_drop, drop_a_knee_follows, knee_bend, knee_side,
     reach_for_bend, required_drop, solve_onto,
 };
-use super::math::{approach, pos, rotation, smoothstep};
+use super::math::{approach, pos, rigid_inverse, rotation, smoothstep};
 use crate::character::Character;
 use crate::character::anim_state::Layer;
 use crate::sim::player::{Locomotion, MAX_SNAP_DOWN, MAX_STEP_UP, foot_probe_range};
@@ -227,7 +227,7 @@ pub(super) fn foot_targets(job: FootTargets) {
     let gw = smooth.ground_weight;
     let level = input.level;
     let dt = input.dt.max(0.0);
-    let inv = world.inverse();
+    let inv = rigid_inverse(&world);
     let floor = world.w_axis.y;
     let body = input.player.pos;
     let fh = c.rig.foot_height;
@@ -806,18 +806,17 @@ pub(super) fn foot_targets(job: FootTargets) {
         }
     }
     // Each foot's turn in the model: its clip's (set down flat as the body
-    // settles into a held idle frame), turned onto the surface under it.
-    // (A loop, not `array::from_fn`: its closure was built apart, in the
-    // baseline build, and called; in the loop it is in foot IK's AVX2
-    // build with the rest, see BENCHMARKS.md, "Crowd wall clock (issue
-    // 33, thirteenth session)".)
+    // settles into a held idle frame), turned onto the surface under it
+    // (see `foot_rotation`).
     let mut foot_rots = [Quat::IDENTITY; 2];
     for (i, foot_rot) in foot_rots.iter_mut().enumerate() {
-        let animated_rot = rotation(&limb_animated[i][2])
-            .slerp(c.rest_ankle_rotation[i], settle)
-            .normalize();
-        let align = Quat::IDENTITY.slerp(Quat::from_rotation_arc(Vec3::Y, normals[i]), aligns[i]);
-        *foot_rot = (align * animated_rot).normalize();
+        *foot_rot = foot_rotation(
+            rotation(&limb_animated[i][2]),
+            c.rest_ankle_rotation[i],
+            settle,
+            normals[i],
+            aligns[i],
+        );
     }
     for i in 0..2 {
         // Foot roll: neither heel nor ball goes into the ground under the
@@ -1450,10 +1449,75 @@ pub(super) fn other_drift(s: &Smoothing, i: usize, free: &[Vec3; 2]) -> f32 {
         Vec2::new(l.x - free[j].x, l.z - free[j].z).length()
     })
 }
+
+/// A foot's turn in the model: its animated rotation `animated` eased
+/// toward its rest one by `settle`, turned onto the surface of model-space
+/// normal `normal` by `align` (0 none, 1 onto it).
+///
+/// `animated` is a unit quaternion (what [`rotation`] returns). The usual
+/// cases skip their slerps: `settle` 0 (every foot but a standing
+/// knight's settling into a held frame) keeps the animated rotation, and
+/// flat ground (the normal exactly up, as the rigid world inverse gives
+/// it) or `align` 0 turns nothing; the slerps return the same but for
+/// rounding. Each slerp is an `acos`, a vector sine and a division in a
+/// row. The crowd's pose time fell 6 % with this (BENCHMARKS.md, "Crowd
+/// wall clock (issue 33, fourteenth session)"); forced inline into foot
+/// IK's AVX2 build it measured no faster, so it is left to the compiler.
+pub(super) fn foot_rotation(
+    animated: Quat,
+    rest: Quat,
+    settle: f32,
+    normal: Vec3,
+    align: f32,
+) -> Quat {
+    let animated = if settle == 0.0 {
+        animated
+    } else {
+        animated.slerp(rest, settle).normalize()
+    };
+    if normal == Vec3::Y || align == 0.0 {
+        return animated;
+    }
+    let align = Quat::IDENTITY.slerp(Quat::from_rotation_arc(Vec3::Y, normal), align);
+    (align * animated).normalize()
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testing::{fastest_joint, knight_on, local_rotations};
     use super::*;
+
+    proptest::proptest! {
+        /// `foot_rotation`'s shortcuts turn a foot as the slerps they skip
+        /// do: settling or not, on flat ground or a slope, aligned or not.
+        #[test]
+        fn a_foot_turns_as_its_slerps_turn_it(
+            (ax, ay, az, angle) in (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, -3.1f32..3.1),
+            rest_angle in -1.5f32..1.5,
+            settle in proptest::prop_oneof![proptest::strategy::Just(0.0f32), 0.0f32..1.0],
+            slope in proptest::prop_oneof![proptest::strategy::Just(0.0f32), -0.8f32..0.8],
+            align in proptest::prop_oneof![
+                proptest::strategy::Just(0.0f32),
+                proptest::strategy::Just(1.0f32),
+                0.0f32..1.0,
+            ],
+        ) {
+            let axis = Vec3::new(ax, ay, az).normalize_or(Vec3::X);
+            let animated = Quat::from_axis_angle(axis, angle);
+            let rest = Quat::from_rotation_x(rest_angle);
+            let normal = Vec3::new(-slope.sin(), slope.cos(), 0.0);
+            let full = {
+                let animated = animated.slerp(rest, settle).normalize();
+                let turn = Quat::IDENTITY.slerp(Quat::from_rotation_arc(Vec3::Y, normal), align);
+                (turn * animated).normalize()
+            };
+            let got = foot_rotation(animated, rest, settle, normal, align);
+            proptest::prop_assert!(
+                got.dot(full).abs() >= 1.0 - 1e-6,
+                "{got} against {full}"
+            );
+        }
+    }
 
     /// Flat ground to x 4, then `steps` stairs of `tread` metres rising
     /// `riser` each (falling, negative), then 20 m of flat ground: the

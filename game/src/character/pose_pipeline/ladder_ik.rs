@@ -15,7 +15,7 @@ use glam::{Mat4, Vec3};
 
 use super::frame::{FrameInput, LimbDebug, PoseDebug, Smoothing};
 use super::limb::bend_direction;
-use super::math::{pos, smoothstep};
+use super::math::{pos, rigid_inverse, smoothstep};
 use crate::character::{Character, Grip};
 use crate::sim::player::Locomotion;
 use crate::sim::world::Ladder;
@@ -87,7 +87,7 @@ pub(super) fn ladder_ik(job: LadderIk) {
     if cw <= 0.0 || c.clip_set.climb.cycle_distance <= 0.0 {
         return;
     }
-    let inv = world.inverse();
+    let inv = rigid_inverse(&world);
     let floor = world.w_axis.y;
     let cycle = c.clip_set.climb.cycle_distance;
     let phase = input.climb_phase;
