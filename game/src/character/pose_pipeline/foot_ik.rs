@@ -132,10 +132,22 @@ pub(super) const LOCK_MAX_DRIFT: f32 = 0.3;
 /// steps back to it, metres.
 pub(super) const RESTEP_DRIFT: f32 = 0.04;
 /// How fast a locked foot creeps to where the idle stands it while the body
-/// stands, metres per second (a foot locked as the body stopped a few
-/// millimetres off, which no re-step would move; see [`IDLE_SETTLE_MAX`]):
-/// slow enough to go unseen, a millimetre in six frames.
+/// stands and the clip holds the foot still (moving less than
+/// [`IDLE_STILL`] a frame), metres per second: a foot locked as the body
+/// stopped a few millimetres off, which no re-step would move (see
+/// [`IDLE_SETTLE_MAX`]); slow enough to go unseen, a millimetre in six
+/// frames. A foot the idle itself moves is held by its lock, not crept
+/// after (Mannequiny's idle rolls a foot: followed, the point it stood on
+/// moved 4 mm).
 pub(super) const IDLE_SETTLE_SPEED: f32 = 0.01;
+/// How little a foot's animated place may move in a frame for the clip to
+/// hold it still, metres (see [`IDLE_SETTLE_SPEED`]).
+pub(super) const IDLE_STILL: f32 = 1e-4;
+/// How long after the body last moved on the ground a locked foot may
+/// creep (see [`IDLE_SETTLE_SPEED`]), seconds: long enough for
+/// [`IDLE_SETTLE_MAX`] at that speed; a body that has stood since it
+/// landed holds its feet.
+pub(super) const IDLE_SETTLE_TIME: f32 = 1.0;
 /// The farthest a locked foot is from where the idle stands it and still
 /// creeps there, metres: a planted foot that moves is a slide, whose target
 /// is 1 cm (creeping from as far as [`RESTEP_DRIFT`], the humanoids' feet
@@ -250,6 +262,12 @@ pub(super) fn foot_targets(job: FootTargets) {
         .sum::<f32>();
     let total_weight = input.layers.iter().map(|l| l.weight).sum::<f32>();
     let idle = still_weight >= 0.99 * total_weight;
+    smooth.settle_left =
+        if input.player.state == Locomotion::Ground && input.player.vel.x.abs() > 0.01 {
+            IDLE_SETTLE_TIME
+        } else {
+            (smooth.settle_left - dt).max(0.0)
+        };
     // How far the body stands (the still layers' share of the weight).
     let stand = if total_weight > 0.0 {
         (still_weight / total_weight).clamp(0.0, 1.0)
@@ -671,6 +689,8 @@ pub(super) fn foot_targets(job: FootTargets) {
         };
         let offset = offset.max(0.0) + sm.foot_reach[i];
         let free = aw + Vec3::Y * offset;
+        // Whether the clip holds the foot still (see `IDLE_SETTLE_SPEED`).
+        let held_still = (free - sm.foot_free[i]).length_squared() <= IDLE_STILL * IDLE_STILL;
         sm.foot_free[i] = free;
 
         // Lock a planted foot where it landed; release it into its swing.
@@ -694,7 +714,12 @@ pub(super) fn foot_targets(job: FootTargets) {
             // Standing, a locked foot a little off where the idle stands
             // it (locked as the body stopped) creeps there, unseen.
             Some(l) if keep && !restep && contact >= UNLOCK_CONTACT => {
-                if idle && drift > 0.0 && drift <= IDLE_SETTLE_MAX {
+                if idle
+                    && sm.settle_left > 0.0
+                    && held_still
+                    && drift > 0.0
+                    && drift <= IDLE_SETTLE_MAX
+                {
                     let to = Vec3::new(free.x - l.x, 0.0, free.z - l.z);
                     Some(l + to * (IDLE_SETTLE_SPEED * dt / drift).min(1.0))
                 } else {

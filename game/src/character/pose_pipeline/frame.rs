@@ -146,6 +146,9 @@ pub(super) struct Smoothing {
     /// an arc); a release into a walking swing rides the clip's own lift.
     pub(super) release_lift: [bool; 2],
     pub(super) turning: bool,
+    /// Seconds left in which a locked foot creeps to where the idle stands
+    /// it (`foot_ik::IDLE_SETTLE_TIME` from when the body last moved on the ground).
+    pub(super) settle_left: f32,
     /// How fast the facing turns, rad/s.
     pub(super) yaw_vel: f32,
     /// How far the smoothed model placement still is from where it is

@@ -137,6 +137,7 @@ pub(super) fn place(c: &Character, input: &FrameInput, s: &mut Smoothing) -> Mat
             release_t: [1.0; 2],
             release_lift: [false; 2],
             turning: false,
+            settle_left: 0.0,
             yaw_vel: 0.0,
             root_lag: Vec3::ZERO,
             pelvis_drop: 0.0,
