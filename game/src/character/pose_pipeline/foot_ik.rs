@@ -277,8 +277,8 @@ pub(super) fn foot_targets(job: FootTargets) {
     // A held frame of a walk (the rig's idle_time) may have a heel up:
     // standing sets that foot down flat (its rest orientation), in step
     // with the crossfade into it.
-    let settle = if c.clip_set.idle_hold.is_some() && total_weight > 0.0 {
-        (still_weight / total_weight).clamp(0.0, 1.0)
+    let settle = if c.clip_set.idle_hold.is_some() {
+        stand
     } else {
         0.0
     };
