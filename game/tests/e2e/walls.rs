@@ -258,7 +258,7 @@ fn the_walls_script_keeps_feet_on_their_floor_for_both_characters() {
 
 /// Issue 32's targets for CesiumMan on the walls script: the joint speed
 /// limit acts on at most 2 % of frames, and a foot the clip puts down is on
-/// the floor within 1 cm. Known gap: 0.65 % (met) and 1.4 cm today (7.9 cm
+/// the floor within 1 cm. Known gap: 0.70 % (met) and 1.4 cm today (7.9 cm
 /// until the gait faded out under his held stand over
 /// `IDLE_FADE_OUT_TIME` as he stops: his stand's raised heel came down over
 /// a few frames after the clip called it down; his walk's contact curve
