@@ -17,7 +17,7 @@ use crate::sim::player::{Locomotion, MoveParams, Player};
 pub const MAX_LAYERS: usize = 4;
 
 /// Seconds a state change takes to crossfade. At 0.15 s the crossfade into
-/// a jump swung a humanoid's arms from his own run into the knight's jump
+/// a jump swung a humanoid's arms (Kenney's RightArm) into the knight's jump
 /// (retargeted) past the joint speed limit five frames after every takeoff
 /// (Kenney's `s_long` script limited on 2.28 % of its frames): at 0.2 s the
 /// five models' sweep is limited on 1,171 frames instead of 1,260, and no
