@@ -256,6 +256,12 @@ fn every_transition_of_transitions_txt_is_measured_on_every_frame() {
     // side view at 28.7 rad/s at most (a first-order ease turned 46 rad/s
     // in a turn's first frame; a mirror flip would be 201).
     assert!(f(&s, "max_turn_speed_rad_s") <= 30.0, "turn speed");
+    // Standing after each stop, IK leaves the idle alone: target < 1 mm,
+    // met (0.57 mm). With the gait fading out under the idle over 0.15 s a
+    // foot put down mid-stride stood 3.9 cm off the idle's stance until the
+    // body moved again; it now steps there once the clip holds it still.
+    assert!(f(&s, "ik_flat_ground_delta_m") < 0.001, "flat ground");
+    assert!(f(&s, "flat_ground_frames") > 300.0);
 }
 
 /// Issue 32's target for a foot the clip puts down but the pipeline has not

@@ -129,7 +129,9 @@ pub(super) const LOCK_FROM_SHOWN: f32 = 0.02;
 /// released, metres: the leg would have to stretch or cross.
 pub(super) const LOCK_MAX_DRIFT: f32 = 0.3;
 /// Standing still, a locked foot further than this from its animated place
-/// steps back to it, metres.
+/// steps back to it, metres (just after the body stopped, from
+/// [`IDLE_SETTLE_MAX`] on). It is also the step whose arc rises the full
+/// [`RESTEP_LIFT`]; shorter steps rise in proportion.
 pub(super) const RESTEP_DRIFT: f32 = 0.04;
 /// How fast a locked foot creeps to where the idle stands it while the body
 /// stands and the clip holds the foot still (moving less than
@@ -151,7 +153,10 @@ pub(super) const IDLE_SETTLE_TIME: f32 = 1.0;
 /// The farthest a locked foot is from where the idle stands it and still
 /// creeps there, metres: a planted foot that moves is a slide, whose target
 /// is 1 cm (creeping from as far as [`RESTEP_DRIFT`], the humanoids' feet
-/// slid up to 6.8 cm); further off, it stays until it re-steps.
+/// slid up to 6.8 cm); further off, it steps there (within
+/// [`IDLE_SETTLE_TIME`] of the body's last move, once the clip holds it
+/// still: a foot the fading gait put down mid-stride had stood 3.9 cm off the
+/// idle's stance until the body moved again).
 pub(super) const IDLE_SETTLE_MAX: f32 = 0.005;
 /// Height of the arc of such a step (and of any released foot far from its
 /// animation), metres.
@@ -705,8 +710,12 @@ pub(super) fn foot_targets(job: FootTargets) {
             gw >= 0.999 && !sm.turning && drift <= LOCK_MAX_DRIFT && reachable && !out_of_reach[i];
         // Standing still with a foot left where a stride ended: step it
         // back under the body, one foot at a time.
+        // Just stopped, a foot locked further than `IDLE_SETTLE_MAX` from
+        // where the idle stands it (the gait fading out under the idle put
+        // it down mid-stride) steps there too, once the clip holds it still.
+        let settle_step = sm.settle_left > 0.0 && held_still && drift > IDLE_SETTLE_MAX;
         let restep = idle
-            && drift > RESTEP_DRIFT
+            && (drift > RESTEP_DRIFT || settle_step)
             && sm.lock[1 - i].is_some()
             && drift >= other_drift(sm, i, &free_prev);
         let was_locked = sm.lock[i].is_some();
