@@ -164,11 +164,22 @@ pub(super) const RESTEP_LIFT: f32 = 0.06;
 /// A released foot locks again only once it is this close to its
 /// animation, metres (so a re-stepping foot finishes its step).
 pub(super) const RELOCK_RELEASE: f32 = 0.0005;
+/// How far at most a foot's lock may make the pelvis rise in the frame it
+/// locks, metres (see `foot_targets`' fold limit): further, the foot waits.
+pub(super) const LOCK_FOLD_RISE: f32 = 0.01;
 /// Seconds a released foot takes to travel back to its animation (a re-step
 /// of 0.3 m then peaks under 2 m/s, like an unhurried step).
 pub(super) const RELEASE_TIME: f32 = 0.3;
 /// Time constant of a foot turning onto (or off) the surface, seconds.
 pub(super) const ALIGN_TAU: f32 = 0.06;
+/// From how far through its swing a foot turns toward the slope it will
+/// land on, as a share of the swing.
+pub(super) const TILT_FROM: f32 = 0.5;
+/// How far a landing must lie from its ground's end for the swinging foot
+/// to turn fully toward that ground's slope, metres (see `TILT_FROM`):
+/// about the length of a sole, the error in where a planned foot comes
+/// down.
+pub(super) const TILT_KINK_CLEAR: f32 = 0.1;
 /// The fastest foot IK straightens a swinging leg's knee beyond its
 /// animation, rad/s. When the ground drops away under a swinging foot (a
 /// stair edge passing under it) the leg reaches down over a few frames
@@ -641,25 +652,43 @@ pub(super) fn foot_targets(job: FootTargets) {
             // The surface angle follows with the same lag, so a foot
             // passing over a kink of the ground turns, never snaps.
             let slope = (-n.x).atan2(n.y);
-            // Over its swing's second half a swinging foot turns toward
-            // the surface it will land on, so it comes down nearer to
-            // aligned with it (how far it turns to any surface is still
-            // its `foot_align`, which rises as it comes down). Turning it
-            // too (`foot_align` from the plan's progress) halved the sole
-            // in a 45° climb it runs onto, but the speed limit acted on
-            // more frames, and on CesiumMan's `s_long` 2.3 % of them.
-            let slope = match landing {
-                Some(l) if l.hit.segment.covers(l.x) => {
-                    let ln = l.hit.normal();
-                    let w = smoothstep(((plan.progress - 0.5) * 2.0).clamp(0.0, 1.0)) * plan.share;
-                    slope + ((-ln.x).atan2(ln.y) - slope) * w
-                }
-                _ => slope,
-            };
+            // Over its swing's second half (from `TILT_FROM`) a swinging
+            // foot turns toward the surface it will land on, taken past
+            // the lag, so it comes down aligned with it and can lock at
+            // once (how far it is turned onto it is `Smoothing::foot_tilt`,
+            // below). Eased into the lag's target instead, the foot landed
+            // on a 45° climb 0.16 rad short of it; with its turn only as
+            // far as its alignment had risen, 0.30 rad short, its toe in
+            // the slope for up to 12 frames (the humanoids' soles up to
+            // 13 cm in).
             let fs = &mut smooth.foot_slope[i];
             *fs += (slope - *fs) * approach(dt, ALIGN_TAU);
             if (slope - *fs).abs() < 1e-5 {
                 *fs = slope;
+            }
+            let turning =
+                smoothstep(((plan.progress - TILT_FROM) / (1.0 - TILT_FROM)).clamp(0.0, 1.0))
+                    * plan.share;
+            if let Some(l) = landing.filter(|l| turning > 0.0 && l.hit.segment.covers(l.x)) {
+                // The surface it will stand on: across a concave corner
+                // the chord its sole rests on there (see `fit_sole`).
+                let seg = &l.hit.segment;
+                let chord = fit_sole(seg, c.sole_reach[i], l.x, facing, |x| {
+                    let x = input.player.foot_probe_x(x);
+                    let (top, depth) = foot_probe_range(body, x);
+                    level.floor_below(x, top, depth).map(|f| f.segment)
+                });
+                // Near a convex kink the foot may come down on either side
+                // of it (a landing planned just past the top of a 30°
+                // descent locked on the flat before it, toe down, its heel
+                // 1.9 cm up): it turns only as far as the landing is clear
+                // of one.
+                let (ln, clear) = match chord {
+                    Some(chord) => (chord.normal(), TILT_KINK_CLEAR),
+                    None => (l.hit.normal(), (l.x - seg.x0).min(seg.x1 - l.x).max(0.0)),
+                };
+                let w = turning * smoothstep((clear / TILT_KINK_CLEAR).min(1.0));
+                *fs += ((-ln.x).atan2(ln.y) - *fs) * w;
             }
         } else if input.player.state == Locomotion::Ground {
             // No floor within a step under the foot (past a ledge's
@@ -674,7 +703,29 @@ pub(super) fn foot_targets(job: FootTargets) {
         // A foot turns to the surface in contact, and already while it
         // comes down close to the ground, so it lands aligned and can
         // lock at once.
+        // Whether the foot is coming down onto the ground or standing on it
+        // (not lifting off it).
+        let settling = down >= sm.foot_align[i];
         sm.foot_align[i] += (down - sm.foot_align[i]) * approach(dt, ALIGN_TAU);
+        // Its turn onto the slope: as far as it is aligned, or over its
+        // swing's second half as far as it has come toward its landing,
+        // held through the landing while the alignment catches up (not as
+        // it lifts off: held there, the foot kept its turn through the
+        // lift and let go of it at 19 rad/s as its swing began).
+        let coming = match landing {
+            Some(_) => {
+                smoothstep(((plan.progress - TILT_FROM) / (1.0 - TILT_FROM)).clamp(0.0, 1.0))
+                    * carry
+            }
+            None => 0.0,
+        };
+        let held = if contact > 0.0 && settling {
+            sm.foot_tilt[i]
+        } else {
+            sm.foot_tilt[i] * (1.0 - approach(dt, ALIGN_TAU))
+        };
+        sm.foot_tilt[i] = sm.foot_align[i].max(coming).max(held);
+        let tilt = sm.foot_tilt[i];
         let slope = sm.foot_slope[i];
         let n = Vec2::new(-slope.sin(), slope.cos());
         // Off the ground (in the air, or caught by a ladder) the feet
@@ -746,7 +797,7 @@ pub(super) fn foot_targets(job: FootTargets) {
                 && ground.is_some()
                 && sm.foot_offset[i].abs() <= LOCK_SETTLED
                 && sm.limit_lag[i] <= LOCK_SETTLED
-                && ((-n_raw.x).atan2(n_raw.y) - slope * sm.foot_align[i]).abs() <= LOCK_TILT =>
+                && ((-n_raw.x).atan2(n_raw.y) - slope * tilt).abs() <= LOCK_TILT =>
             {
                 // Where the clip has it, at most `LOCK_FROM_SHOWN` from
                 // where the foot was last shown: a clip that moves a
@@ -808,7 +859,7 @@ pub(super) fn foot_targets(job: FootTargets) {
             targets[i].y += (ceiling - targets[i].y) * free_weight;
         }
         normals[i] = inv.transform_vector3(n.extend(0.0)).normalize_or(Vec3::Y);
-        aligns[i] = sm.foot_align[i];
+        aligns[i] = tilt;
         debug.feet[i] = LimbDebug {
             target: target_w,
             probe: Vec3::new(sx, ground.unwrap_or(target_w.y - fh), aw.z),
@@ -1032,6 +1083,11 @@ pub(super) fn foot_targets(job: FootTargets) {
     // on the block, which the fold limit then pushed 11 cm into the block.
     // The landing foot comes down as far as its leg reaches and lands once
     // the planted one lets go.
+    // A foot just locked where its leg would fold past that with the pelvis
+    // as low as it is (coming down onto a 45° climb ahead while the pelvis
+    // is down for the trailing foot) is not locked yet: held there, it
+    // raised the pelvis 7.5 cm in a frame, and the joint speed limit held
+    // the leg back 2 cm from its lock. It locks once the body has come up.
     let mut deepest = MAX_PELVIS_DROP;
     for (i, leg) in limb_animated[..2].iter().enumerate() {
         if smooth.lock[i].is_some() {
@@ -1042,7 +1098,15 @@ pub(super) fn foot_targets(job: FootTargets) {
                 HINGE_RANGE.1,
             );
             let fold = FOLD_LIMIT * c.leg_length[i];
-            deepest = deepest.min(deepest_drop(targets[i] - hip, fold, shortest));
+            let d = deepest_drop(targets[i] - hip, fold, shortest);
+            if smooth.new_lock[i] && d < smooth.pelvis_drop - LOCK_FOLD_RISE {
+                smooth.lock[i] = None;
+                smooth.new_lock[i] = false;
+                smooth.pivot[i] = None;
+                debug.feet[i].locked = false;
+                continue;
+            }
+            deepest = deepest.min(d);
         }
     }
     let deepest = deepest.max(need_locked);
@@ -2048,6 +2112,68 @@ mod tests {
         }
         assert!(stopped.is_some(), "never reached x {stop}");
         worst
+    }
+
+    /// The largest angle between a foot's sole and the 45° climb it lands
+    /// on, over the frames the knight walks (or runs) from flat ground
+    /// onto the climb and up it: the foot's pitch in the world (the sole's
+    /// line, from the rest pose's forward) against the slope's, in each
+    /// frame the clip has a foot come down on the slope (its contact
+    /// rising past a half), radians.
+    fn landing_tilt_error(run: bool) -> f32 {
+        use crate::sim::Body;
+        use crate::sim::player::{DT, Input};
+        use crate::sim::world::GroundSegment;
+        let segments = vec![
+            GroundSegment::ground(-5.0, 4.0, 0.0, 0.0),
+            GroundSegment::ground(4.0, 7.0, 0.0, 3.0),
+            GroundSegment::ground(7.0, 27.0, 3.0, 3.0),
+        ];
+        let mut sim = knight_on("climb", segments, Vec2::ZERO, Vec2::new(26.0, 3.0));
+        let mut contact = [1.0f32; 2];
+        let mut worst = 0.0f32;
+        let mut landings = 0;
+        for _ in 0..400 {
+            sim.step(&Input {
+                move_x: 1.0,
+                run,
+                ..Input::default()
+            });
+            sim.pose(DT);
+            let body = sim.world.get::<&Body>(sim.player).unwrap();
+            let c = &body.character;
+            let p = &body.pipeline;
+            for (i, leg) in c.legs.iter().enumerate().take(2) {
+                let now = p.debug.feet[i].contact;
+                let ankle = p.world * p.models[leg.end];
+                let x = ankle.w_axis.x;
+                if now >= 0.5 && contact[i] < 0.5 && (4.3..6.7).contains(&x) {
+                    let fwd =
+                        ankle.transform_vector3(c.rest_ankle_rotation[i].inverse() * c.rig.forward);
+                    let pitch = fwd.y.atan2(fwd.x);
+                    worst = worst.max((pitch - std::f32::consts::FRAC_PI_4).abs());
+                    landings += 1;
+                }
+                contact[i] = now;
+            }
+        }
+        assert!(landings >= 2, "{landings} landings on the climb");
+        worst
+    }
+
+    #[test]
+    fn a_foot_comes_down_on_a_45_degree_climb_turned_onto_it() {
+        // Coming down onto the climb, the sole is turned onto it by the
+        // time it lands: 0.006 rad off walking, 0.005 running. (Turned only
+        // as far as its alignment had risen as it came down, the walking
+        // knight's sole landed 0.30 rad short of the slope, its toe in it.)
+        for run in [false, true] {
+            let err = landing_tilt_error(run);
+            assert!(
+                err <= 0.05,
+                "run {run}: the sole lands {err} rad off the slope"
+            );
+        }
     }
 
     #[test]

@@ -127,6 +127,10 @@ pub(super) struct Smoothing {
     pub(super) land_shift: [f32; 2],
     pub(super) foot_slope: [f32; 2],
     pub(super) foot_align: [f32; 2],
+    /// How far each foot is turned onto its surface's slope (0 none, 1
+    /// onto it): its `foot_align`, or more while it comes down toward a
+    /// landing (see `foot_ik::TILT_FROM`), held while it is down.
+    pub(super) foot_tilt: [f32; 2],
     pub(super) lock: [Option<Vec3>; 2],
     /// How far each foot off its lock was raised last frame to keep its
     /// heel, ball and toe out of the ground, metres (a locked foot's own

@@ -128,6 +128,7 @@ pub(super) fn place(c: &Character, input: &FrameInput, s: &mut Smoothing) -> Mat
             land_shift: [0.0; 2],
             foot_slope: [0.0; 2],
             foot_align: [0.0; 2],
+            foot_tilt: [0.0; 2],
             sole_lift: [0.0; 2],
             pivot: [None; 2],
             roll: [Vec3::ZERO; 2],
