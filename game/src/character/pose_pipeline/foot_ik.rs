@@ -180,6 +180,9 @@ pub(super) const TILT_FROM: f32 = 0.5;
 /// about the length of a sole, the error in where a planned foot comes
 /// down.
 pub(super) const TILT_KINK_CLEAR: f32 = 0.1;
+/// How far a swinging foot's landing moves before the surface it turns
+/// toward is found again, metres (see `Smoothing::land_tilt`).
+pub(super) const LAND_TILT_MOVE: f32 = 0.01;
 /// The fastest foot IK straightens a swinging leg's knee beyond its
 /// animation, rad/s. When the ground drops away under a swinging foot (a
 /// stair edge passing under it) the leg reaches down over a few frames
@@ -670,25 +673,36 @@ pub(super) fn foot_targets(job: FootTargets) {
                 smoothstep(((plan.progress - TILT_FROM) / (1.0 - TILT_FROM)).clamp(0.0, 1.0))
                     * plan.share;
             if let Some(l) = landing.filter(|l| turning > 0.0 && l.hit.segment.covers(l.x)) {
-                // The surface it will stand on: across a concave corner
-                // the chord its sole rests on there (see `fit_sole`).
-                let seg = &l.hit.segment;
-                let chord = fit_sole(seg, c.sole_reach[i], l.x, facing, |x| {
-                    let x = input.player.foot_probe_x(x);
-                    let (top, depth) = foot_probe_range(body, x);
-                    level.floor_below(x, top, depth).map(|f| f.segment)
-                });
-                // Near a convex kink the foot may come down on either side
-                // of it (a landing planned just past the top of a 30°
-                // descent locked on the flat before it, toe down, its heel
-                // 1.9 cm up): it turns only as far as the landing is clear
-                // of one.
-                let (ln, clear) = match chord {
-                    Some(chord) => (chord.normal(), TILT_KINK_CLEAR),
-                    None => (l.hit.normal(), (l.x - seg.x0).min(seg.x1 - l.x).max(0.0)),
-                };
+                // The surface it will stand on and how far the landing is
+                // clear of a kink, found again only when the landing has
+                // moved (the corner's probes, each frame of every swing's
+                // second half, were 7 % of the crowd's instructions).
+                let (at, mut land_slope, mut clear) = smooth.land_tilt[i];
+                if (at - l.x).abs() > LAND_TILT_MOVE || at.is_nan() {
+                    // Across a concave corner: the chord its sole rests
+                    // on there (see `fit_sole`).
+                    let seg = &l.hit.segment;
+                    let chord = fit_sole(seg, c.sole_reach[i], l.x, facing, |x| {
+                        let x = input.player.foot_probe_x(x);
+                        let (top, depth) = foot_probe_range(body, x);
+                        level.floor_below(x, top, depth).map(|f| f.segment)
+                    });
+                    // Near a convex kink the foot may come down on either
+                    // side of it (a landing planned just past the top of a
+                    // 30° descent locked on the flat before it, toe down,
+                    // its heel 1.9 cm up): it turns only as far as the
+                    // landing is clear of one.
+                    let (ln, cl) = match chord {
+                        Some(chord) => (chord.normal(), TILT_KINK_CLEAR),
+                        None => (l.hit.normal(), (l.x - seg.x0).min(seg.x1 - l.x).max(0.0)),
+                    };
+                    land_slope = (-ln.x).atan2(ln.y);
+                    clear = cl;
+                    smooth.land_tilt[i] = (l.x, land_slope, clear);
+                }
                 let w = turning * smoothstep((clear / TILT_KINK_CLEAR).min(1.0));
-                *fs += ((-ln.x).atan2(ln.y) - *fs) * w;
+                let fs = &mut smooth.foot_slope[i];
+                *fs += (land_slope - *fs) * w;
             }
         } else if input.player.state == Locomotion::Ground {
             // No floor within a step under the foot (past a ledge's

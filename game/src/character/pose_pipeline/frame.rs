@@ -131,6 +131,10 @@ pub(super) struct Smoothing {
     /// onto it): its `foot_align`, or more while it comes down toward a
     /// landing (see `foot_ik::TILT_FROM`), held while it is down.
     pub(super) foot_tilt: [f32; 2],
+    /// Where each swinging foot's landing was when the surface it turns
+    /// toward was last found (NaN for none), that surface's slope and how
+    /// far the landing is clear of a kink (see `foot_ik::LAND_TILT_MOVE`).
+    pub(super) land_tilt: [(f32, f32, f32); 2],
     pub(super) lock: [Option<Vec3>; 2],
     /// How far each foot off its lock was raised last frame to keep its
     /// heel, ball and toe out of the ground, metres (a locked foot's own
