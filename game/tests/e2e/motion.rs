@@ -267,8 +267,8 @@ fn every_transition_of_transitions_txt_is_measured_on_every_frame() {
 /// Issue 32's target for a foot the clip puts down but the pipeline has not
 /// locked yet: on the floor within 1 cm on every frame. Known gap: such a
 /// foot is chased down after the clip calls it down, up to 2.0 cm above the
-/// floor today (slopes_run 1.01 cm, ladders 1.97, transitions 1.54;
-/// slopes_walk meets it). This test asserts the target and fails until it is met
+/// floor today (slopes_run 1.10 cm, ladders 1.97, transitions 1.54;
+/// slopes_walk meets it, 0.82). This test asserts the target and fails until it is met
 /// (issue 32, item 5: plan the swing's landing).
 #[test]
 #[ignore = "known gap: feet put down reach the floor up to 2.0 cm late, target 1 cm (issue 32)"]
@@ -325,9 +325,10 @@ fn a_standing_knight_rests_his_soles_on_level_floor() {
 
 /// Known gap (issue 32, item 4: foot roll): the skinned feet of a foot the
 /// clip has on the ground reach up to 6.8 cm into the ground on
-/// `slopes_walk` and 5.3 cm on `transitions` (a toe into a step's riser
-/// where a landing just short of it is moved back no further than
-/// `EDGE_MARGIN`, a toe into an upward slope at a heel strike, landings;
+/// `slopes_walk` (a toe into a step's riser where a landing just short of
+/// it, as the knight stops at the foot of the stairs, is moved back no
+/// further than `EDGE_MARGIN`) and 2.2 cm on `transitions` (5.3 cm until a
+/// foot coming down onto a slope was turned onto it by the time it lands;
 /// 8.8 cm until a landing within a few centimetres of a riser landed on the
 /// step instead, 11 cm until a landing was moved clear by its toe's reach)
 /// and float up to 1.5 cm above it (6 cm until a foot
