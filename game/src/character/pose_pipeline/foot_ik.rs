@@ -529,6 +529,37 @@ pub(super) fn foot_targets(job: FootTargets) {
                 cn,
             )
         });
+        // A foot on the ground whose ankle has passed the edge of the
+        // tread it steps down from, its heel still over that tread, stands
+        // on the tread's edge until its heel leaves it too (set down on the
+        // floor below, Mannequiny's and RiggedFigure's trailing heels went
+        // 13 cm into the step they stood on as the body stepped down).
+        let probe = match probe {
+            Some((px, h, hn)) if contact > 0.0 && input.player.state == Locomotion::Ground => {
+                let hx = input.player.foot_probe_x(ax - facing * c.sole_reach[i][0]);
+                let higher = (!h.segment.covers(hx))
+                    .then(|| {
+                        let (top, depth) = foot_probe_range(body, hx);
+                        level.floor_below(hx, top, depth)
+                    })
+                    .flatten()
+                    .filter(|t| {
+                        // A step: higher where the two meet (at a concave
+                        // corner the sole rests on the chord, `fit_sole`).
+                        let edge = if facing > 0.0 {
+                            h.segment.x0
+                        } else {
+                            h.segment.x1
+                        };
+                        t.segment.height_at(edge) > h.segment.height_at(edge) + SOLE_FIT_JOIN
+                    });
+                match higher {
+                    Some(t) => Some((hx, t, t.normal())),
+                    None => Some((px, h, hn)),
+                }
+            }
+            p => p,
+        };
         // A foot on a moving platform moves with it: its held place and
         // its smoothed ground height are kept in the platform's frame.
         let on_platform = probe.and_then(|(_, h, _)| match h.kind() {
