@@ -214,6 +214,15 @@ pub struct Character {
     /// foot whose heel or toe would reach into rising ground onto both
     /// (see `pose_pipeline::foot_ik`).
     pub sole_reach: [[f32; 2]; 2],
+    /// Each foot's toe joint and the tip of its toes in that joint's frame
+    /// (the sole's front-most point at rest, from the foot's lowest skinned
+    /// vertices): foot IK bends the toes up where the tip would go into the
+    /// floor (see `pose_pipeline::foot_ik`). `None` without a toe joint
+    /// reaching ahead of the ankle, or without a mesh.
+    pub toe_tips: [Option<(usize, Vec3)>; 2],
+    /// Each ankle's scale in the model at rest (for placing its toe joint
+    /// without taking the scale from the matrices each frame).
+    pub toe_scale: [Vec3; 2],
     /// Thigh + shin length of each leg at rest, metres.
     pub leg_length: [f32; 2],
     /// Height of each ankle above the model's floor at rest, metres: above
@@ -443,6 +452,7 @@ impl Character {
             ankle.inverse().transform_point3(sole_model)
         });
         let rest_ankle_height = [0, 1].map(|i| pos(legs[i].end).y);
+        let toe_scale = [0, 1].map(|i| rest_models[legs[i].end].to_scale_rotation_translation().0);
         let rest_ankle_rotation = [0, 1].map(|i| {
             let (_, r, _) = rest_models[legs[i].end].to_scale_rotation_translation();
             r.normalize()
@@ -467,6 +477,8 @@ impl Character {
             sole_local,
             sole_points: sole_local.map(|p| [p; 2]),
             sole_reach: [[0.0; 2]; 2],
+            toe_tips: [None; 2],
+            toe_scale,
             leg_length,
             rest_ankle_height,
             rest_ankle_rotation,
@@ -521,6 +533,21 @@ impl Character {
             let low = Vec3::new(ankle.x, lowest_sole[i], ankle.z);
             let ball = crate::character::pose_pipeline::SOLE_FIT_BALL * ahead;
             [-back, ball].map(|along| m.inverse().transform_point3(low + forward * along))
+        });
+        // The toes' tip, where a toe joint of the foot lies between the
+        // ankle and it along the forward axis.
+        self.toe_tips = [0, 1].map(|i| {
+            let toe = self.rig.legs.get(i)?.toe?;
+            let ankle = rest[self.legs[i].end].w_axis.truncate();
+            let joint = rest.get(toe)?;
+            let ahead = self.sole_reach[i][1];
+            let to_joint = (joint.w_axis.truncate() - ankle).dot(forward);
+            if !lowest_sole[i].is_finite() || to_joint <= 0.0 || ahead <= to_joint {
+                return None;
+            }
+            let tip = Vec3::new(ankle.x, lowest_sole[i], ankle.z) + forward * ahead;
+            let local = joint.inverse().transform_point3(tip);
+            local.is_finite().then_some((toe, local))
         });
         // A planted ankle stands as high over the floor as it does over its
         // own foot's lowest vertex at rest: Mannequiny's soles reach 4.5 mm

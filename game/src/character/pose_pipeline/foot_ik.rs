@@ -1241,6 +1241,46 @@ pub(super) fn foot_targets(job: FootTargets) {
             let pole = knee_side(&limb_animated[i], leg, leg.hinge.axis(), to_target);
             (pole, None)
         };
+        // Toes whose tip would go into the floor under it bend up onto it
+        // (a foot on a 45° descent reaching over the flat at its foot, a
+        // ball on a tread's nose), about the toe joint's hinge across the
+        // foot, by at most `MAX_TOE_BEND`.
+        // The bend comes and goes no faster than `TOE_BEND_SPEED`.
+        if let Some((toe, tip)) = c.toe_tips[i] {
+            let down = sm.lock[i].is_some() || contact > 0.0;
+            // Only on a slope or near a floor's end: on level floor the
+            // roll keeps the ball out of it, and toes ahead of the ball on
+            // the same level stay out too (a third of the knights' feet
+            // were measured for nothing, foot IK +6 %).
+            let ax = debug.feet[i].target.x;
+            let floor = floors[i].filter(|seg| {
+                down && (seg.y0 != seg.y1
+                    || !seg.covers(ax + facing * TOE_EDGE_REACH * c.sole_reach[i][1]))
+            });
+            if floor.is_some() || sm.toe_bend[i] > 0.0 {
+                let (want, axis) = toe_bend(ToeBend {
+                    toe,
+                    tip,
+                    floor: floor.as_ref(),
+                    level,
+                    body,
+                    world: &world,
+                    inv: &inv,
+                    ankle: targets[i],
+                    ankle_rot: foot_rots[i],
+                    scale: c.toe_scale[i],
+                    bent: sm.toe_bend[i] > 0.0,
+                    pose,
+                });
+                let step = TOE_BEND_SPEED * dt;
+                let bend = &mut sm.toe_bend[i];
+                *bend = (*bend + (want * gw - *bend).clamp(-step, step)).max(0.0);
+                if *bend > 0.0 {
+                    let local = &mut pose.locals[toe].rotation;
+                    *local = (Quat::from_axis_angle(axis, *bend) * *local).normalize();
+                }
+            }
+        }
         let opts = TwoBoneOptions {
             knee: KneeStrategy::Pole {
                 pole: Pole::Direction(pole),
@@ -1254,6 +1294,109 @@ pub(super) fn foot_targets(job: FootTargets) {
         limb_pole[i] = pole;
         leg_opts[i] = Some(opts);
     }
+}
+
+/// The most foot IK bends a foot's toes up out of the floor, radians: about
+/// as far as toes bend at a toe-off.
+pub(super) const MAX_TOE_BEND: f32 = 60.0 * PI / 180.0;
+
+/// How far a toes' tip may go into the floor before foot IK bends the toes
+/// up, metres: a planted foot's tip lies on the floor within the clip's own
+/// sink (`PLANTED_SINK`), where bending it would turn the toes by
+/// thousandths of a radian at the cost of the whole bend's arithmetic (the
+/// crowd's foot IK +8 % for every planted foot).
+pub(super) const TOE_SINK: f32 = 0.002;
+/// How far past its toes' reach (a share of it) a foot on level floor is
+/// looked at for a floor's end its toes could go into (see `TOE_SINK`).
+pub(super) const TOE_EDGE_REACH: f32 = 1.25;
+/// How fast foot IK's bend of the toes comes and goes, rad/s: under the
+/// joint speed limit with the clip's own toe motion on top (set at once,
+/// the toes of feet coming down toe first flicked up past it).
+pub(super) const TOE_BEND_SPEED: f32 = 10.0;
+
+/// What [`toe_bend`] reads.
+struct ToeBend<'a> {
+    /// The toe joint.
+    toe: usize,
+    /// The toes' tip in the toe joint's frame.
+    tip: Vec3,
+    /// The floor under the foot, `None` off the ground.
+    floor: Option<&'a GroundSegment>,
+    level: &'a crate::sim::world::Level,
+    body: Vec2,
+    world: &'a Mat4,
+    /// Its rigid inverse.
+    inv: &'a Mat4,
+    /// The ankle's target and its turn in the model (what the leg's solve
+    /// puts it at).
+    ankle: Vec3,
+    ankle_rot: Quat,
+    /// The ankle's scale in the model at rest (`Character::toe_scale`).
+    scale: Vec3,
+    /// Whether the toes are bent already (the axis is wanted even where
+    /// the tip is out of the floor, for the bend to ease off).
+    bent: bool,
+    /// The clip's toe rotation.
+    pose: &'a Pose,
+}
+
+/// How far to bend a foot's toes up about their joint so that their tip,
+/// with the ankle where the leg's solve will put it, stays out of the floor
+/// under it (the floor under the foot, or the one found under the tip past
+/// its end), at most [`MAX_TOE_BEND`], 0 where the tip is above the floor
+/// or off the ground; and the axis to bend them about, in the ankle's frame
+/// (across the foot, horizontal).
+fn toe_bend(job: ToeBend) -> (f32, Vec3) {
+    let ToeBend {
+        toe,
+        tip,
+        floor,
+        level,
+        body,
+        world,
+        inv,
+        ankle,
+        ankle_rot,
+        scale,
+        bent,
+        pose,
+    } = job;
+    let local = pose.locals[toe];
+    // The ankle's frame as the solve leaves it: its turn, its scale.
+    let in_model = |v: Vec3| ankle_rot * (scale * v);
+    let pivot = world.transform_point3(ankle + in_model(local.translation));
+    let reach = world.transform_vector3(in_model(local.rotation * (local.scale * tip)));
+    let tip_w = pivot + reach;
+    let along = Vec3::new(reach.x, 0.0, reach.z);
+    let ahead = along.length();
+    if ahead < 1e-4 {
+        return (0.0, Vec3::X);
+    }
+    // About the horizontal axis across the foot, in the ankle's frame.
+    let axis = || {
+        let axis_w = along.cross(Vec3::Y) / ahead;
+        (ankle_rot.inverse() * inv.transform_vector3(axis_w)).normalize_or(Vec3::X)
+    };
+    // The floor's line under the tip; a probe only past the floor's end.
+    let ground = floor.and_then(|floor| {
+        if floor.covers(tip_w.x) {
+            Some(floor.height_at(tip_w.x))
+        } else {
+            let (top, depth) = foot_probe_range(body, tip_w.x);
+            level
+                .floor_below(tip_w.x, top, depth)
+                .map(|h| h.segment.height_at(tip_w.x))
+        }
+    });
+    let Some(ground) = ground.filter(|g| tip_w.y < *g - TOE_SINK) else {
+        return (0.0, if bent { axis() } else { Vec3::X });
+    };
+    // In the foot's upright plane: the tip's angle about the joint, and the
+    // one that sets it on the floor.
+    let r = reach.length();
+    let now = reach.y.atan2(ahead);
+    let want = ((ground - pivot.y) / r).clamp(-1.0, 1.0).asin();
+    ((want - now).clamp(0.0, MAX_TOE_BEND), axis())
 }
 
 /// Which locked feet let go this frame because their legs run out of reach
@@ -2157,6 +2300,65 @@ mod tests {
         }
         assert!(stopped.is_some(), "never reached x {stop}");
         worst
+    }
+
+    /// How far the knight's toe tips go into the ground at most while the
+    /// clip has their foot on it, walking down a 45° slope onto level floor
+    /// and on from `start`, metres.
+    fn toe_tips_into_the_ground(start: f32) -> f32 {
+        use crate::sim::Body;
+        use crate::sim::player::{DT, Input};
+        use crate::sim::world::GroundSegment;
+        let segments = vec![
+            GroundSegment::ground(-5.0, 4.0, 3.0, 3.0),
+            GroundSegment::ground(4.0, 7.0, 3.0, 0.0),
+            GroundSegment::ground(7.0, 27.0, 0.0, 0.0),
+        ];
+        let mut sim = knight_on(
+            "descent",
+            segments,
+            Vec2::new(start, 3.0),
+            Vec2::new(26.0, 0.0),
+        );
+        let mut worst = 0.0f32;
+        for _ in 0..700 {
+            sim.step(&Input {
+                move_x: 1.0,
+                ..Input::default()
+            });
+            sim.pose(DT);
+            let body = sim.world.get::<&Body>(sim.player).unwrap();
+            let c = &body.character;
+            let p = &body.pipeline;
+            for i in 0..2 {
+                let Some((toe, tip)) = c.toe_tips[i] else {
+                    panic!("the knight's toes have no tip")
+                };
+                if p.debug.feet[i].contact < 0.5 {
+                    continue;
+                }
+                let tip = (p.world * p.models[toe]).transform_point3(tip);
+                if let Some(h) = sim.level.floor_below(tip.x, 4.0, 5.0) {
+                    worst = worst.max(h.segment.height_at(tip.x) - tip.y);
+                }
+            }
+        }
+        worst
+    }
+
+    #[test]
+    fn toes_bend_up_out_of_the_ground_they_would_go_into() {
+        // Down the slope onto the level floor at its foot, a foot standing
+        // on the slope near its foot reaches over the floor with its toes:
+        // bent up onto it, their tip stays out of it within a few
+        // millimetres (`TOE_SINK` and the bend's speed; 4.3 mm at worst,
+        // the spawn's first frames included); as the clip has them, they
+        // went 17.8 mm in. Each start puts another
+        // step at the slope's foot.
+        let worst = (0..16)
+            .map(|k| toe_tips_into_the_ground(0.05 * k as f32))
+            .fold(0.0f32, f32::max);
+        assert!(worst <= 0.008, "a toe tip {worst} m into the ground");
     }
 
     /// The largest angle between a foot's sole and the 45° climb it lands

@@ -131,6 +131,9 @@ pub(super) struct Smoothing {
     /// onto it): its `foot_align`, or more while it comes down toward a
     /// landing (see `foot_ik::TILT_FROM`), held while it is down.
     pub(super) foot_tilt: [f32; 2],
+    /// How far foot IK bends each foot's toes up out of the floor, radians
+    /// (see `foot_ik::TOE_BEND_SPEED`).
+    pub(super) toe_bend: [f32; 2],
     /// Where each swinging foot's landing was when the surface it turns
     /// toward was last found (NaN for none), that surface's slope and how
     /// far the landing is clear of a kink (see `foot_ik::LAND_TILT_MOVE`).
