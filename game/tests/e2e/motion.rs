@@ -324,19 +324,20 @@ fn a_standing_knight_rests_his_soles_on_level_floor() {
 }
 
 /// Known gap (issue 32, item 4: foot roll): the skinned feet of a foot the
-/// clip has on the ground reach up to 6.8 cm into the ground on
+/// clip has on the ground reach up to 6.3 cm into the ground on
 /// `slopes_walk` (a toe into a step's riser where a landing just short of
 /// it, as the knight stops at the foot of the stairs, is moved back no
-/// further than `EDGE_MARGIN`) and 2.2 cm on `transitions` (5.3 cm until a
-/// foot coming down onto a slope was turned onto it by the time it lands;
-/// 8.8 cm until a landing within a few centimetres of a riser landed on the
-/// step instead, 11 cm until a landing was moved clear by its toe's reach)
+/// further than `EDGE_MARGIN`); on `transitions` they meet the target
+/// (2.2 cm until the toes bent up out of the floor, 5.3 cm until a foot
+/// coming down onto a slope was turned onto it by the time it lands; 8.8 cm
+/// until a landing within a few centimetres of a riser landed on the step
+/// instead, 11 cm until a landing was moved clear by its toe's reach)
 /// and float up to 1.5 cm above it (6 cm until a foot
 /// re-stepping while the knight stands, lifted on purpose, was left out of
 /// the figure). This test asserts the 1 cm targets and fails until they
 /// are met.
 #[test]
-#[ignore = "known gap: soles up to 6.8 cm into the ground (a toe in a riser) and 1.5 cm above it, target 1 cm (issue 32)"]
+#[ignore = "known gap: soles up to 6.3 cm into the ground (a toe in a riser) and 1.5 cm above it, target 1 cm (issue 32)"]
 fn known_gap_soles_neither_sink_nor_float() {
     let mut over = Vec::new();
     for (script, frames) in [("slopes_walk", 1700), ("transitions", 4500)] {
