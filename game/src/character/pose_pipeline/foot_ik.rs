@@ -1770,7 +1770,7 @@ pub(super) fn foot_rotation(
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{fastest_joint, knight_on, local_rotations};
+    use super::super::testing::{fastest_joint, knight_on, local_rotations, step_right};
     use super::*;
 
     proptest::proptest! {
@@ -1832,19 +1832,14 @@ mod tests {
     /// the first step and the landing after the last.
     fn over_stairs(run: bool, rise: f32) -> (f32, f32) {
         use crate::sim::Body;
-        use crate::sim::player::{DT, Input};
+        use crate::sim::player::DT;
         let (segments, end, top) = stairs(0.45, 0.2 * rise, 6);
         let mut sim = knight_on("stairs", segments, Vec2::ZERO, Vec2::new(end + 19.0, top));
         let mut prev: Vec<Quat> = Vec::new();
         let mut prev_target = [None::<f32>; 2];
         let (mut joint, mut jump) = (0.0f32, 0.0f32);
         for _ in 0..400 {
-            sim.step(&Input {
-                move_x: 1.0,
-                run,
-                ..Input::default()
-            });
-            sim.pose(DT);
+            step_right(&mut sim, run);
             let x = sim.player_state().pos.x;
             let body = sim.world.get::<&Body>(sim.player).unwrap();
             let now = local_rotations(&body.pipeline);
@@ -2054,7 +2049,6 @@ mod tests {
         frames: u32,
     ) -> (f32, f32, u32) {
         use crate::sim::Body;
-        use crate::sim::player::{DT, Input};
         let level =
             crate::sim::world::Level::from_profile("made", segments, vec![], spawn, exit, -10.0);
         let mut sim = crate::sim::Sim::new(level, c.clone());
@@ -2064,12 +2058,7 @@ mod tests {
         // on it.
         let mut last: [Option<(Option<u8>, Vec3)>; 2] = [None; 2];
         for _ in 0..frames {
-            sim.step(&Input {
-                move_x: 1.0,
-                run,
-                ..Input::default()
-            });
-            sim.pose(DT);
+            step_right(&mut sim, run);
             let body = sim.world.get::<&Body>(sim.player).unwrap();
             let p = &body.pipeline;
             limited += u32::from(p.debug.limited_joints > 0);
@@ -2231,7 +2220,6 @@ mod tests {
     /// toe locked clear of the riser ahead), metres.
     fn toe_in_riser_on_landing(run: bool, tread: f32) -> f32 {
         use crate::sim::Body;
-        use crate::sim::player::{DT, Input};
         let (segments, end, top) = stairs(tread, 0.25, 8);
         let mut sim = knight_on("steps", segments, Vec2::ZERO, Vec2::new(end + 19.0, top));
         let toe = Character::knight().unwrap().sole_reach[0][1];
@@ -2243,12 +2231,7 @@ mod tests {
         let mut was_locked = [false; 2];
         let mut worst = 0.0f32;
         for _ in 0..500 {
-            sim.step(&Input {
-                move_x: 1.0,
-                run,
-                ..Input::default()
-            });
-            sim.pose(DT);
+            step_right(&mut sim, run);
             let body = sim.world.get::<&Body>(sim.player).unwrap();
             for (i, foot) in body.pipeline.debug.feet.iter().enumerate() {
                 let x = foot.target.x;
@@ -2307,7 +2290,6 @@ mod tests {
     /// and on from `start`, metres.
     fn toe_tips_into_the_ground(start: f32) -> f32 {
         use crate::sim::Body;
-        use crate::sim::player::{DT, Input};
         use crate::sim::world::GroundSegment;
         let segments = vec![
             GroundSegment::ground(-5.0, 4.0, 3.0, 3.0),
@@ -2322,11 +2304,7 @@ mod tests {
         );
         let mut worst = 0.0f32;
         for _ in 0..700 {
-            sim.step(&Input {
-                move_x: 1.0,
-                ..Input::default()
-            });
-            sim.pose(DT);
+            step_right(&mut sim, false);
             let body = sim.world.get::<&Body>(sim.player).unwrap();
             let c = &body.character;
             let p = &body.pipeline;
@@ -2369,7 +2347,6 @@ mod tests {
     /// rising past a half), radians.
     fn landing_tilt_error(run: bool) -> f32 {
         use crate::sim::Body;
-        use crate::sim::player::{DT, Input};
         use crate::sim::world::GroundSegment;
         let segments = vec![
             GroundSegment::ground(-5.0, 4.0, 0.0, 0.0),
@@ -2381,12 +2358,7 @@ mod tests {
         let mut worst = 0.0f32;
         let mut landings = 0;
         for _ in 0..400 {
-            sim.step(&Input {
-                move_x: 1.0,
-                run,
-                ..Input::default()
-            });
-            sim.pose(DT);
+            step_right(&mut sim, run);
             let body = sim.world.get::<&Body>(sim.player).unwrap();
             let c = &body.character;
             let p = &body.pipeline;
@@ -2472,7 +2444,7 @@ mod tests {
         // probe had last found in the air: 56 cm below, and the pelvis
         // crouched for it.
         use crate::sim::Body;
-        use crate::sim::player::{DT, Input, Locomotion};
+        use crate::sim::player::Locomotion;
         use crate::sim::world::GroundSegment;
         let mut sim = knight_on(
             "post",
@@ -2487,11 +2459,7 @@ mod tests {
         let mut lowest = f32::INFINITY;
         let mut on_post = 0;
         for _ in 0..200 {
-            sim.step(&Input {
-                move_x: 1.0,
-                ..Input::default()
-            });
-            sim.pose(DT);
+            step_right(&mut sim, false);
             let p = sim.player_state();
             if p.state != Locomotion::Ground || p.pos.y < 0.5 {
                 continue;

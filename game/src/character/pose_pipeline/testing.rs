@@ -42,3 +42,15 @@ pub(super) fn knight_on_flat_ground(x0: f32, x1: f32, h: f32) -> crate::sim::Sim
         Vec2::new(x1 - 1.0, 0.0),
     )
 }
+
+/// One frame of `sim` with the player holding right (running where `run`),
+/// posed: what the foot tests step their knights with.
+pub(super) fn step_right(sim: &mut crate::sim::Sim, run: bool) {
+    use crate::sim::player::{DT, Input};
+    sim.step(&Input {
+        move_x: 1.0,
+        run,
+        ..Input::default()
+    });
+    sim.pose(DT);
+}
