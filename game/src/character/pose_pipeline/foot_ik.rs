@@ -563,6 +563,20 @@ pub(super) fn foot_targets(job: FootTargets) {
                     None => Some((px, h, hn)),
                 }
             }
+            // Past a floor's end with its heel or its toe still over that
+            // floor (standing at a ledge's edge), a foot the clip has on the
+            // ground stands on it there, and can lock: left at the body's
+            // floor with its animated lift, CesiumMan's heel stood 2.5 cm
+            // above the ledge for a second.
+            None if contact > 0.0 && input.player.state == Locomotion::Ground => {
+                [-c.sole_reach[i][0], c.sole_reach[i][1]]
+                    .into_iter()
+                    .find_map(|d| {
+                        let x = input.player.foot_probe_x(ax + facing * d);
+                        let (top, depth) = foot_probe_range(body, x);
+                        level.floor_below(x, top, depth).map(|t| (x, t, t.normal()))
+                    })
+            }
             p => p,
         };
         // A foot on a moving platform moves with it: its held place and
@@ -2583,6 +2597,50 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_foot_whose_heel_is_on_a_ledge_stands_there() {
+        // Standing at a ledge's edge facing away from it, with the ankles
+        // just past the edge and the heels on the ledge, each foot stands
+        // on the ledge (locked, its ankle at the ledge's height). Left at
+        // the body's floor with its clip's lift, it could not lock, and
+        // CesiumMan's stood 2.5 cm above the ledge.
+        use crate::sim::Body;
+        use crate::sim::player::{DT, Input};
+        use crate::sim::world::GroundSegment;
+        let mut sim = knight_on(
+            "ledge",
+            vec![
+                GroundSegment::ground(-5.0, 3.0, 1.0, 1.0),
+                GroundSegment::ground(3.0, 10.0, 0.0, 0.0),
+            ],
+            Vec2::new(2.97, 1.2),
+            Vec2::new(-4.0, 1.0),
+        );
+        for _ in 0..120 {
+            sim.step(&Input::default());
+            sim.pose(DT);
+        }
+        let body = sim.world.get::<&Body>(sim.player).unwrap();
+        let p = &body.pipeline;
+        let c = &body.character;
+        let mut past = 0;
+        for (i, leg) in c.legs.iter().enumerate().take(2) {
+            let ankle = (p.world * p.models[leg.end]).w_axis;
+            past += usize::from(ankle.x > 3.0);
+            assert!(
+                p.debug.feet[i].locked,
+                "foot {i} (ankle at {ankle}) is not locked"
+            );
+            let height = 1.0 + c.rest_ankle_height[i];
+            assert!(
+                (ankle.y - height).abs() <= 0.01,
+                "foot {i}'s ankle is at {}, the ledge's at {height}",
+                ankle.y
+            );
+        }
+        assert!(past >= 1, "no ankle past the edge");
     }
 
     #[test]
