@@ -197,21 +197,22 @@ pub(super) fn contact_at(limb: &Limb, layers: &[Layer], time: impl Fn(&Layer) ->
 /// last one before a ledge's drop or a rise higher than a step (where the
 /// body stops, or walks off into the air, and a swing lands no farther).
 /// `visit` sees each stretch of floor walked, as the heights at its two
-/// ends (a floor is straight between them), from the body on. `None` when
-/// no floor is under the body itself. At most [`MAX_WALK_FLOORS`] floors
-/// are crossed.
+/// ends (a floor is straight between them), from the body on. `start` is
+/// the floor under the body itself ([`floor_under_body`]). At most
+/// [`MAX_WALK_FLOORS`] floors are crossed.
 pub(super) fn walkable_floor(
     level: &Level,
     body: Vec2,
+    start: FloorHit,
     x: f32,
     mut visit: impl FnMut(f32, f32, &GroundSegment),
-) -> Option<(f32, FloorHit)> {
+) -> (f32, FloorHit) {
     let reach = |x: f32, y: f32| level.floor_below(x, y + MAX_STEP_UP, MAX_STEP_UP + MAX_SNAP_DOWN);
     let at = |x: f32, hit: FloorHit| {
         let y = hit.segment.height_at(x);
         (x, FloorHit { y, ..hit })
     };
-    let mut hit = reach(body.x, body.y)?;
+    let mut hit = start;
     let dir = x - body.x;
     let mut from = body.x;
     for _ in 0..MAX_WALK_FLOORS {
@@ -219,18 +220,25 @@ pub(super) fn walkable_floor(
         let end = if dir > 0.0 { seg.x1 } else { seg.x0 };
         if (x - end) * dir < 0.0 || dir == 0.0 {
             visit(from, x, &seg);
-            return Some(at(x, hit));
+            return at(x, hit);
         }
         let inside = end - WALK_EDGE.copysign(dir);
         visit(from, inside, &seg);
         from = end + WALK_EDGE.copysign(dir);
         match reach(from, seg.height_at(end)) {
             Some(next) => hit = next,
-            None => return Some(at(inside, hit)),
+            None => return at(inside, hit),
         }
     }
     let x = hit.segment.x0.max(hit.segment.x1.min(x));
-    Some(at(x, hit))
+    at(x, hit)
+}
+
+/// The floor under the body at `body` (its feet) that [`walkable_floor`]
+/// walks on from: within a step up or a snap down. `None` when there is
+/// none.
+pub(super) fn floor_under_body(level: &Level, body: Vec2) -> Option<FloorHit> {
+    level.floor_below(body.x, body.y + MAX_STEP_UP, MAX_STEP_UP + MAX_SNAP_DOWN)
 }
 
 /// Where a foot swinging toward `x` lands, and on what: the floor the body
@@ -271,9 +279,11 @@ pub(super) fn plan_landing(
             highest = highest.max(seg.height_at(lo).max(seg.height_at(hi)));
         }
     };
-    let (reached, hit) = walkable_floor(level, body, x, &mut over)?;
+    // Both walks start on the floor under the body, found once.
+    let start = floor_under_body(level, body)?;
+    let (reached, hit) = walkable_floor(level, body, start, x, &mut over);
     if (body.x - foot_x) * dir > 0.0 {
-        walkable_floor(level, body, foot_x, &mut over);
+        walkable_floor(level, body, start, foot_x, &mut over);
     }
     let (x, hit, moved) = clear_of_edge(level, x, reached, hit, dir, reach);
     Some(Landing {
