@@ -448,7 +448,12 @@ impl<T: Copy> Buckets<T> {
         // At or above zero the cast's truncation is the floor (and `NaN`
         // fails the comparison): no call to libm's `floorf`, which the
         // x86-64 baseline has no instruction for, on every ground probe.
-        (k >= 0.0 && (k as usize) < n).then_some(k as usize)
+        // Cast through `u32`, shorter than to `usize` on x86-64 (no
+        // unsigned 64-bit conversion before AVX-512): a `k` past
+        // `u32::MAX` saturates there, past any level's bucket count, so the
+        // same bucket or none.
+        let i = k as u32 as usize;
+        (k >= 0.0 && i < n).then_some(i)
     }
 
     #[inline]
