@@ -448,7 +448,12 @@ impl<T: Copy> Buckets<T> {
         // At or above zero the cast's truncation is the floor (and `NaN`
         // fails the comparison): no call to libm's `floorf`, which the
         // x86-64 baseline has no instruction for, on every ground probe.
-        (k >= 0.0 && (k as usize) < n).then_some(k as usize)
+        // Cast through `u32`, shorter than to `usize` on x86-64 (no
+        // unsigned 64-bit conversion before AVX-512): a `k` past
+        // `u32::MAX` saturates there, past any level's bucket count, so the
+        // same bucket or none.
+        let i = k as u32 as usize;
+        (k >= 0.0 && i < n).then_some(i)
     }
 
     #[inline]
@@ -462,8 +467,10 @@ impl<T: Copy> Buckets<T> {
     /// Every entry of the buckets covering `a..=b` (an entry may repeat).
     fn span(&self, a: f32, b: f32) -> impl Iterator<Item = T> + '_ {
         let n = self.start.len().saturating_sub(1);
-        let clamp = |x: f32| ((x - self.x0) / INDEX_CELL).floor().clamp(0.0, n as f32) as usize;
-        let (ka, kb) = (clamp(a), (clamp(b) + 1).min(n));
+        let (ka, kb) = (
+            span_bucket(self.x0, n, a),
+            (span_bucket(self.x0, n, b) + 1).min(n),
+        );
         let (s, e) = if ka < kb {
             (self.start[ka] as usize, self.start[kb] as usize)
         } else {
@@ -471,6 +478,16 @@ impl<T: Copy> Buckets<T> {
         };
         self.items[s..e].iter().copied()
     }
+}
+
+/// The bucket of [`Buckets::span`]'s end `x` among `n` from `x0`: the floor
+/// of its cell, clamped into `0..=n`. Clamped first and then truncated,
+/// which within `0..=n` is the floor (and takes `NaN` to 0 as the cast
+/// did): no call to libm's `floorf` (the x86-64 baseline has no
+/// instruction for it), and a cast through `u32`, shorter than to `usize`
+/// on x86-64, for a bucket count far below `u32::MAX`.
+fn span_bucket(x0: f32, n: usize, x: f32) -> usize {
+    ((x - x0) / INDEX_CELL).clamp(0.0, n as f32) as u32 as usize
 }
 
 /// A static floor as the index keeps it: what the floor query reads, in 20
@@ -1219,6 +1236,26 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3_000))]
+
+        /// A span's end falls in the bucket the floor of its cell, clamped,
+        /// puts it in, anywhere, at the bucket edges, and for infinities
+        /// and `NaN`.
+        #[test]
+        fn a_span_s_bucket_is_the_clamped_floor_of_its_cell(
+            x0 in -50.0f32..50.0,
+            n in 0usize..40,
+            x in prop_oneof![
+                -100.0f32..100.0,
+                (-50i32..50).prop_map(|k| k as f32 * INDEX_CELL),
+                Just(f32::INFINITY),
+                Just(f32::NEG_INFINITY),
+                Just(f32::NAN),
+                Just(-0.0f32),
+            ],
+        ) {
+            let want = ((x - x0) / INDEX_CELL).floor().clamp(0.0, n as f32) as usize;
+            prop_assert_eq!(span_bucket(x0, n, x), want);
+        }
 
         /// A probe's bucket is the one `floor` puts it in (the index casts
         /// instead of calling `floorf`): the same bucket or none, anywhere,

@@ -22,9 +22,7 @@ use glam::{Affine3A, Mat4, Quat, Vec2, Vec3};
 
 use super::PosePipeline;
 use super::frame::{FrameInput, LimbDebug, PoseDebug, Smoothing};
-use super::gait::{
-    OBSTACLE, TOE_CLEARANCE, layer_contact, layer_contact_ahead, plan_landing, swing_plan,
-};
+use super::gait::{OBSTACLE, TOE_CLEARANCE, layer_contacts, plan_landing, swing_plan};
 use super::limb::{
     HINGE_RANGE, bend_direction, deepest_drop, drop_a_knee_follows, knee_bend, knee_side,
     reach_for_bend, required_drop, solve_onto,
@@ -364,8 +362,7 @@ pub(super) fn foot_targets(job: FootTargets) {
         // lower of it and next frame's, so that a foot the clip lifts
         // next frame is let go of and starts its swing now (see
         // `UNLOCK_CONTACT`).
-        let clip_contact = layer_contact(leg, input.layers);
-        let ahead = layer_contact_ahead(leg, input.layers, clip_steps);
+        let (clip_contact, ahead) = layer_contacts(leg, input.layers, clip_steps);
         smooth.contact_ahead[i] = ahead;
         let contact = clip_contact.min(ahead);
         let [hip_a, _, ankle_a] = limb_animated[i];

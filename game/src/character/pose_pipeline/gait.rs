@@ -10,6 +10,7 @@ use glam::{Vec2, Vec3};
 
 use crate::character::Limb;
 use crate::character::anim_state::Layer;
+use crate::character::contact::ContactCurve;
 use crate::sim::player::{MAX_SNAP_DOWN, MAX_STEP_UP};
 use crate::sim::world::{FloorHit, GroundSegment, Level};
 
@@ -109,16 +110,61 @@ pub fn layer_contact(limb: &Limb, layers: &[Layer]) -> f32 {
 
 /// [`layer_contact`] one frame ahead: each layer's clip moved on by the
 /// step it took in the last frame (`steps`, see
-/// `Sampler::clip_steps`); a held layer stays where it is.
+/// `Sampler::clip_steps`); a held layer stays where it is. Foot IK takes
+/// it with the contact now from [`layer_contacts`].
+#[cfg(test)]
 pub(super) fn layer_contact_ahead(limb: &Limb, layers: &[Layer], steps: &[[f32; 2]]) -> f32 {
-    contact_at(limb, layers, |l| {
-        let step = if l.held.is_some() {
-            0.0
-        } else {
-            steps.get(l.clip.index).map_or(0.0, |e| e[1])
-        };
-        l.time + step
-    })
+    contact_at(limb, layers, |l| l.time + step_of(l, steps))
+}
+
+/// The step a layer's clip takes next frame (see `layer_contact_ahead`).
+fn step_of(l: &Layer, steps: &[[f32; 2]]) -> f32 {
+    if l.held.is_some() {
+        0.0
+    } else {
+        steps.get(l.clip.index).map_or(0.0, |e| e[1])
+    }
+}
+
+/// [`layer_contact`] and `layer_contact_ahead` in one pass over the
+/// layers: `(now, ahead)`. The same operations on the same operands as
+/// the two apart, so the same bits, with the layers' weights and each
+/// layer's clip, curve and duration read once.
+pub(super) fn layer_contacts(limb: &Limb, layers: &[Layer], steps: &[[f32; 2]]) -> (f32, f32) {
+    let (mut now, mut ahead, mut total) = (0.0, 0.0, 0.0);
+    for l in layers {
+        if l.still {
+            // Standing: both feet down (see `Layer::still`).
+            now += l.weight;
+            ahead += l.weight;
+            total += l.weight;
+            continue;
+        }
+        let duration = l.clip.duration.max(1e-3);
+        let curve = &limb.contact[l.clip.index];
+        now += l.weight * layer_curve_at(limb, l, curve, l.time / duration);
+        let time = l.time + step_of(l, steps);
+        ahead += l.weight * layer_curve_at(limb, l, curve, time / duration);
+        total += l.weight;
+    }
+    if total > 1e-6 {
+        (now / total, ahead / total)
+    } else {
+        (0.0, 0.0)
+    }
+}
+
+/// `curve` (the limb's contact in `l`'s clip) at the layer's own phase
+/// `phase`, as [`contact_at`] reads it.
+#[inline(always)]
+fn layer_curve_at(limb: &Limb, l: &Layer, curve: &ContactCurve, phase: f32) -> f32 {
+    let phase = leg_phase(limb, l, phase);
+    let phase = if l.looping {
+        phase
+    } else {
+        phase.clamp(0.0, 0.999)
+    };
+    curve.at(phase)
 }
 
 /// The layers' blended contact for `limb` with each layer's clip at
@@ -151,21 +197,22 @@ pub(super) fn contact_at(limb: &Limb, layers: &[Layer], time: impl Fn(&Layer) ->
 /// last one before a ledge's drop or a rise higher than a step (where the
 /// body stops, or walks off into the air, and a swing lands no farther).
 /// `visit` sees each stretch of floor walked, as the heights at its two
-/// ends (a floor is straight between them), from the body on. `None` when
-/// no floor is under the body itself. At most [`MAX_WALK_FLOORS`] floors
-/// are crossed.
+/// ends (a floor is straight between them), from the body on. `start` is
+/// the floor under the body itself ([`floor_under_body`]). At most
+/// [`MAX_WALK_FLOORS`] floors are crossed.
 pub(super) fn walkable_floor(
     level: &Level,
     body: Vec2,
+    start: FloorHit,
     x: f32,
     mut visit: impl FnMut(f32, f32, &GroundSegment),
-) -> Option<(f32, FloorHit)> {
+) -> (f32, FloorHit) {
     let reach = |x: f32, y: f32| level.floor_below(x, y + MAX_STEP_UP, MAX_STEP_UP + MAX_SNAP_DOWN);
     let at = |x: f32, hit: FloorHit| {
         let y = hit.segment.height_at(x);
         (x, FloorHit { y, ..hit })
     };
-    let mut hit = reach(body.x, body.y)?;
+    let mut hit = start;
     let dir = x - body.x;
     let mut from = body.x;
     for _ in 0..MAX_WALK_FLOORS {
@@ -173,18 +220,25 @@ pub(super) fn walkable_floor(
         let end = if dir > 0.0 { seg.x1 } else { seg.x0 };
         if (x - end) * dir < 0.0 || dir == 0.0 {
             visit(from, x, &seg);
-            return Some(at(x, hit));
+            return at(x, hit);
         }
         let inside = end - WALK_EDGE.copysign(dir);
         visit(from, inside, &seg);
         from = end + WALK_EDGE.copysign(dir);
         match reach(from, seg.height_at(end)) {
             Some(next) => hit = next,
-            None => return Some(at(inside, hit)),
+            None => return at(inside, hit),
         }
     }
     let x = hit.segment.x0.max(hit.segment.x1.min(x));
-    Some(at(x, hit))
+    at(x, hit)
+}
+
+/// The floor under the body at `body` (its feet) that [`walkable_floor`]
+/// walks on from: within a step up or a snap down. `None` when there is
+/// none.
+pub(super) fn floor_under_body(level: &Level, body: Vec2) -> Option<FloorHit> {
+    level.floor_below(body.x, body.y + MAX_STEP_UP, MAX_STEP_UP + MAX_SNAP_DOWN)
 }
 
 /// Where a foot swinging toward `x` lands, and on what: the floor the body
@@ -225,9 +279,11 @@ pub(super) fn plan_landing(
             highest = highest.max(seg.height_at(lo).max(seg.height_at(hi)));
         }
     };
-    let (reached, hit) = walkable_floor(level, body, x, &mut over)?;
+    // Both walks start on the floor under the body, found once.
+    let start = floor_under_body(level, body)?;
+    let (reached, hit) = walkable_floor(level, body, start, x, &mut over);
     if (body.x - foot_x) * dir > 0.0 {
-        walkable_floor(level, body, foot_x, &mut over);
+        walkable_floor(level, body, start, foot_x, &mut over);
     }
     let (x, hit, moved) = clear_of_edge(level, x, reached, hit, dir, reach);
     Some(Landing {
@@ -455,6 +511,58 @@ mod tests {
             changed += usize::from((ahead - now).abs() > 0.5);
         }
         assert!(changed > 0, "the run's contact never changed in a step");
+    }
+
+    #[test]
+    fn the_contacts_in_one_pass_are_the_two_apart() {
+        // Every knight clip, alone and crossfaded with another, at times
+        // through its cycle, warped or not, held or not, with the clip
+        // steps of a frame: the same bits as `layer_contact` and
+        // `layer_contact_ahead`.
+        let c = Character::knight().unwrap();
+        let steps: Vec<[f32; 2]> = c
+            .clips
+            .iter()
+            .map(|clip| [0.0, clip.duration / 37.0])
+            .collect();
+        let cs = c.clip_set;
+        let infos = [
+            cs.idle, cs.walk, cs.run, cs.jump, cs.fall, cs.land, cs.climb,
+        ];
+        let layer = |k: usize, i: usize, weight: f32| {
+            let clip = infos[k];
+            Layer {
+                clip,
+                time: clip.duration * (i as f32 * 0.071 - 0.2),
+                weight,
+                looping: !i.is_multiple_of(5),
+                still: i % 11 == 3,
+                rate: 1.0,
+                stride: 1.0,
+                duty: if i.is_multiple_of(3) { 0.3 } else { 0.0 },
+                held: (i % 7 == 2).then_some(0),
+            }
+        };
+        let n = infos.len();
+        let mut checked = 0;
+        for leg in c.legs.iter().chain(&c.arms) {
+            for k in 0..n {
+                for i in 0..24 {
+                    let single = [layer(k, i, 1.0)];
+                    let mixed = [layer(k, i, 0.3), layer((k + 1) % n, i + 5, 0.7)];
+                    for layers in [&single[..], &mixed[..], &[]] {
+                        let (now, ahead) = layer_contacts(leg, layers, &steps);
+                        assert_eq!(now.to_bits(), layer_contact(leg, layers).to_bits());
+                        assert_eq!(
+                            ahead.to_bits(),
+                            layer_contact_ahead(leg, layers, &steps).to_bits()
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 100);
     }
 
     #[test]

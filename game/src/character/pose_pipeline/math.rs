@@ -1,8 +1,11 @@
 //! Small helpers every stage uses: positions and rotations of model
-//! matrices, an exponential approach and a smoothstep. Pure functions of
-//! their arguments.
+//! matrices, an exponential approach, a spring's decay and a smoothstep.
+//! Pure functions of their arguments.
 
 use glam::{Mat3, Mat4, Quat, Vec3, Vec4};
+
+use super::placement::{ABSORB_OMEGA, AIM_OMEGA, ROOT_OMEGA, TURN_OMEGA};
+use crate::sim::player::DT;
 
 pub(super) fn pos(m: &Mat4) -> Vec3 {
     m.w_axis.truncate()
@@ -59,6 +62,40 @@ pub(super) fn approach(dt: f32, tau: f32) -> f32 {
     }
 }
 
+/// `e^(-omega · dt)`, the decay of a critically damped spring of natural
+/// frequency `omega` over `dt` (see `placement::spring`). At the
+/// simulation's step ([`DT`], every frame of the game and the crowd) for
+/// the springs' frequencies it is the table [`SPRING_DECAY_AT_STEP`]'s,
+/// without an `expf` per call (four a frame per character).
+#[inline]
+pub(super) fn spring_decay(omega: f32, dt: f32) -> f32 {
+    if dt == DT {
+        for (w, e) in SPRING_DECAY_AT_STEP {
+            if omega == w {
+                return e;
+            }
+        }
+    }
+    spring_decay_at(omega, dt)
+}
+
+/// [`spring_decay`] computed, for any step.
+fn spring_decay_at(omega: f32, dt: f32) -> f32 {
+    (-omega * dt).exp()
+}
+
+/// [`spring_decay`] at [`DT`] for the placement springs' frequencies, as
+/// `(omega, decay)`. Each decay is the bits [`spring_decay_at`] gives with
+/// this platform's `expf` (the tests check them: the same bits on x86-64
+/// Linux, within a unit in the last place anywhere), so looking it up
+/// changes nothing.
+const SPRING_DECAY_AT_STEP: [(f32, f32); 4] = [
+    (ABSORB_OMEGA, f32::from_bits(0x3f47_5f7d)),
+    (TURN_OMEGA, f32::from_bits(0x3f2d_37e0)),
+    (ROOT_OMEGA, f32::from_bits(0x3f54_3b41)),
+    (AIM_OMEGA, f32::from_bits(0x3f2f_f231)),
+];
+
 pub(super) fn smoothstep(t: f32) -> f32 {
     let t = t.clamp(0.0, 1.0);
     t * t * (3.0 - 2.0 * t)
@@ -86,6 +123,51 @@ mod tests {
             let inv = rigid_inverse(&m);
             prop_assert!(inv.abs_diff_eq(m.inverse(), 1e-4), "{inv} against {}", m.inverse());
             prop_assert!((inv * m).abs_diff_eq(Mat4::IDENTITY, 1e-5));
+        }
+
+        #[test]
+        fn a_spring_decay_off_the_table_is_computed(
+            dt in prop::sample::select(vec![DT, DT * 0.5, 0.02, 0.0]),
+            omega in 0.0f32..40.0,
+            table in 0usize..4,
+        ) {
+            prop_assert_eq!(
+                spring_decay(omega, dt).to_bits(),
+                spring_decay_at(omega, dt).to_bits()
+            );
+            let (omega, _) = SPRING_DECAY_AT_STEP[table];
+            if dt != DT {
+                prop_assert_eq!(
+                    spring_decay(omega, dt).to_bits(),
+                    spring_decay_at(omega, dt).to_bits()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_step_s_table_holds_the_computed_decays() {
+        // The same bits on x86-64 Linux (glibc's `expf`, which the table
+        // was taken with), within a unit in the last place elsewhere.
+        for (omega, e) in SPRING_DECAY_AT_STEP {
+            let computed = spring_decay_at(omega, DT);
+            if cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+                assert_eq!(
+                    e.to_bits(),
+                    computed.to_bits(),
+                    "{omega}: {e} against {computed}"
+                );
+            } else {
+                assert!(e.to_bits().abs_diff(computed.to_bits()) <= 1, "{omega}");
+            }
+            assert_eq!(spring_decay(omega, DT).to_bits(), e.to_bits());
+        }
+        // Every spring placement runs is in it.
+        for omega in [ABSORB_OMEGA, TURN_OMEGA, ROOT_OMEGA, AIM_OMEGA] {
+            assert!(
+                SPRING_DECAY_AT_STEP.iter().any(|&(w, _)| w == omega),
+                "{omega}"
+            );
         }
     }
 }

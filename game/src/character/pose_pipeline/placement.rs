@@ -15,6 +15,7 @@ use std::f32::consts::PI;
 use glam::{Mat4, Quat, Vec3};
 
 use super::frame::{FrameInput, Smoothing};
+use super::math::spring_decay;
 use crate::character::Character;
 use crate::sim::player::Locomotion;
 use crate::sim::world::FloorKind;
@@ -297,7 +298,7 @@ where
         + std::ops::Mul<f32, Output = T>,
 {
     let j = v + x * omega;
-    let e = (-omega * dt).exp();
+    let e = spring_decay(omega, dt);
     ((x + j * dt) * e, (v - j * (omega * dt)) * e)
 }
 
