@@ -563,8 +563,10 @@ pub(super) fn foot_targets(job: FootTargets) {
             // Past a floor's end with its heel or its toe still over that
             // floor (standing at a ledge's edge), a foot the clip has on the
             // ground stands on it there, and can lock: left at the body's
-            // floor with its animated lift, CesiumMan's heel stood 2.5 cm
-            // above the ledge for a second.
+            // floor with its animated lift, Mannequiny's front foot stood
+            // 1–2 cm above the ledge for a second. (CesiumMan's, rolled
+            // toe up by his held walk frame, still stands 2.5 cm above it
+            // on its heel past the edge: see `sole_points`' roll.)
             None if contact > 0.0 && input.player.state == Locomotion::Ground => {
                 [-c.sole_reach[i][0], c.sole_reach[i][1]]
                     .into_iter()
@@ -2602,7 +2604,7 @@ mod tests {
         // just past the edge and the heels on the ledge, each foot stands
         // on the ledge (locked, its ankle at the ledge's height). Left at
         // the body's floor with its clip's lift, it could not lock, and
-        // CesiumMan's stood 2.5 cm above the ledge.
+        // Mannequiny's stood 1–2 cm above the ledge.
         use crate::sim::Body;
         use crate::sim::player::{DT, Input};
         use crate::sim::world::GroundSegment;
