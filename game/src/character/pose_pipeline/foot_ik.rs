@@ -565,8 +565,9 @@ pub(super) fn foot_targets(job: FootTargets) {
             // ground stands on it there, and can lock: left at the body's
             // floor with its animated lift, Mannequiny's front foot stood
             // 1–2 cm above the ledge for a second. (CesiumMan's, rolled
-            // toe up by his held walk frame, still stands 2.5 cm above it
-            // on its heel past the edge: see `sole_points`' roll.)
+            // toe up by his held walk frame, still stands 2.5 cm above it:
+            // with its heel past the edge it is held by its ankle, see the
+            // foot roll below.)
             None if contact > 0.0 && input.player.state == Locomotion::Ground => {
                 [-c.sole_reach[i][0], c.sole_reach[i][1]]
                     .into_iter()
