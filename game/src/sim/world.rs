@@ -1234,6 +1234,19 @@ mod tests {
             })
     }
 
+    /// Places along x for the bucket tests: anywhere, at the cells' edges,
+    /// infinities, `NaN` and −0.
+    fn probe_x() -> impl Strategy<Value = f32> {
+        prop_oneof![
+            -100.0f32..100.0,
+            (-50i32..50).prop_map(|k| k as f32 * INDEX_CELL),
+            Just(f32::INFINITY),
+            Just(f32::NEG_INFINITY),
+            Just(f32::NAN),
+            Just(-0.0f32),
+        ]
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3_000))]
 
@@ -1244,14 +1257,7 @@ mod tests {
         fn a_span_s_bucket_is_the_clamped_floor_of_its_cell(
             x0 in -50.0f32..50.0,
             n in 0usize..40,
-            x in prop_oneof![
-                -100.0f32..100.0,
-                (-50i32..50).prop_map(|k| k as f32 * INDEX_CELL),
-                Just(f32::INFINITY),
-                Just(f32::NEG_INFINITY),
-                Just(f32::NAN),
-                Just(-0.0f32),
-            ],
+            x in probe_x(),
         ) {
             let want = ((x - x0) / INDEX_CELL).floor().clamp(0.0, n as f32) as usize;
             prop_assert_eq!(span_bucket(x0, n, x), want);
@@ -1264,14 +1270,7 @@ mod tests {
         fn the_bucket_of_a_probe_is_the_floor_of_its_cell(
             x0 in -50.0f32..50.0,
             cells in 1usize..40,
-            x in prop_oneof![
-                -100.0f32..100.0,
-                (-50i32..50).prop_map(|k| k as f32 * INDEX_CELL),
-                Just(f32::INFINITY),
-                Just(f32::NEG_INFINITY),
-                Just(f32::NAN),
-                Just(-0.0f32),
-            ],
+            x in probe_x(),
         ) {
             let b: Buckets<u32> = Buckets::build(x0, cells, std::iter::empty());
             let k = ((x - x0) * (1.0 / INDEX_CELL)).floor();
