@@ -45,6 +45,15 @@ pub const TELEPORT: f32 = 2.0;
 /// moonwalk). Below the speed this gives, the stride shortens instead
 /// (see [`AnimState::update`] and [`fastest_rate`]).
 pub const MIN_PLAYBACK_RATE: f32 = 0.7;
+/// The gait's share of the pose (over the idle) from which it plays no
+/// slower than [`MIN_PLAYBACK_RATE`]; below it, setting off or stopping,
+/// the floor falls with the share, to 0 standing still, so that the last
+/// steps into a stop slow with the body. It was the share itself, and a
+/// gait 99.1 % of the pose played at 0.694 as the body slowed (the knight
+/// on `long`); a floor full from a share of 0.9 made the stops' strides
+/// shorter instead and cost the feet (the sweep's soles over 1 cm 406 →
+/// 468).
+pub const FULL_GAIT_SHARE: f32 = 0.99;
 /// The longest a landing's recovery holds the pose before the state
 /// follows the body again, seconds: 60 % of the land clip, at most this.
 /// A model without a land clip lands into its idle, and Kenney's idle of
@@ -451,7 +460,7 @@ impl AnimState {
                     Some(fastest) => warp_gait(
                         natural,
                         authored * dt,
-                        MIN_PLAYBACK_RATE * moving,
+                        MIN_PLAYBACK_RATE * (moving * (1.0 / FULL_GAIT_SHARE)).min(1.0),
                         fastest,
                         longest_stride_scale(clips.leg_length, stride),
                     ),
@@ -1286,6 +1295,44 @@ mod tests {
             }
         }
         assert!(fastest <= MAX_PLAYBACK_RATE + 1e-3, "{fastest}");
+    }
+
+    #[test]
+    fn a_gait_that_is_nearly_all_the_pose_plays_no_slower_than_the_floor() {
+        // Walking, then braking to a stop over a second: while the idle
+        // fades in, every frame whose gait is FULL_GAIT_SHARE of the pose
+        // or more plays at MIN_PLAYBACK_RATE or faster, and the last steps
+        // still slow below it as the share falls (a stop slows with the
+        // body). With the floor falling with the share itself, a gait
+        // 99.1 % of the pose played at 0.694.
+        let c = clips();
+        let params = MoveParams::default();
+        let dt = 1.0 / 64.0;
+        let mut out = no_layers();
+        let mut s = AnimState::default();
+        let mut p = Player::new(Vec2::ZERO);
+        p.state = Locomotion::Ground;
+        let (mut full_lo, mut part_lo, mut seen) = (f32::MAX, f32::MAX, 0);
+        for k in 0..192 {
+            let speed = if k < 64 {
+                0.6 * params.walk_speed
+            } else {
+                (0.6 * params.walk_speed * (1.0 - (k - 64) as f32 / 64.0)).max(0.0)
+            };
+            p.vel = Vec2::new(speed, 0.0);
+            s.update(&c, &p, &params, Vec2::new(speed * dt, 0.0), dt, &mut out);
+            if s.gait_rate > 0.0 && s.moving >= FULL_GAIT_SHARE {
+                full_lo = full_lo.min(s.gait_rate);
+                if s.moving < 1.0 {
+                    seen += 1;
+                }
+            } else if s.gait_rate > 0.0 {
+                part_lo = part_lo.min(s.gait_rate);
+            }
+        }
+        assert!(seen > 0, "no frame with the gait between the share and all");
+        assert!(full_lo >= MIN_PLAYBACK_RATE - 1e-6, "{full_lo}");
+        assert!(part_lo < MIN_PLAYBACK_RATE, "{part_lo}");
     }
 
     #[test]
