@@ -415,7 +415,10 @@ pub(super) struct SwingPlan {
 /// (its clip's phase follows distance walked, so distance left is phase
 /// left times the cycle's distance), weighted by the layer's weight. Its
 /// share is of the gait and standing layers: a crossfade's held pose (a
-/// landing running on) leaves the swing to the gait coming in.
+/// landing running on) leaves the swing to the gait coming in. A gait
+/// layer whose clip plans no swing (an uneven walk's, see
+/// [`Limb::swings`]) counts in that share's whole: a trace of a run
+/// blended into it plans only its trace of the landing.
 pub(super) fn swing_plan(leg: &Limb, layers: &[Layer]) -> SwingPlan {
     let mut plan = SwingPlan::default();
     let mut total = 0.0;
@@ -427,10 +430,10 @@ pub(super) fn swing_plan(leg: &Limb, layers: &[Layer]) -> SwingPlan {
             total += l.weight;
             continue;
         }
+        total += l.weight;
         let Some(swings) = leg.swings.get(l.clip.index).filter(|s| !s.is_empty()) else {
             continue;
         };
-        total += l.weight;
         let body = l.time / l.clip.duration.max(1e-3);
         let phase = leg_phase(leg, l, body);
         let swing = swings.iter().find_map(|s| s.at(phase).map(|at| (at, s)));
@@ -563,6 +566,40 @@ mod tests {
             }
         }
         assert!(checked > 100);
+    }
+
+    #[test]
+    fn a_gait_that_plans_no_swing_keeps_its_share_of_the_plan() {
+        // A walk whose clip plans no swings (an uneven one, CesiumMan's)
+        // blended with a trace of a run that does: the plan is the run's
+        // share of the gait, not all of it. With the walk left out of the
+        // total, the trace of a run planned the whole foot's landing from
+        // the run's phase while the walk held the foot in the air, and
+        // the plan's end pulled CesiumMan's trailing foot up 28 cm in two
+        // frames on a 45° descent (a knee at 53 rad/s).
+        let c = Character::knight().unwrap();
+        let cs = c.clip_set;
+        let mut leg = c.legs[0].clone();
+        leg.swings[cs.walk.index].clear();
+        let swing = c.legs[0].swings[cs.run.index][0];
+        let layer = |clip: crate::character::anim_state::ClipInfo, phase: f32, weight: f32| Layer {
+            clip,
+            time: clip.duration * phase,
+            weight,
+            looping: true,
+            still: false,
+            rate: 1.0,
+            stride: 1.0,
+            duty: 0.0,
+            held: None,
+        };
+        let mid = 0.5 * (swing.lift + swing.land);
+        let run = layer(cs.run, mid.rem_euclid(1.0), 0.01);
+        let alone = swing_plan(&leg, &[run]);
+        assert!((alone.share - 1.0).abs() < 1e-6, "{alone:?}");
+        let plan = swing_plan(&leg, &[layer(cs.walk, 0.3, 0.99), run]);
+        assert!((plan.share - 0.01).abs() < 1e-6, "{plan:?}");
+        assert!((plan.progress - alone.progress).abs() < 1e-6, "{plan:?}");
     }
 
     #[test]
