@@ -122,12 +122,13 @@ fn the_autopilot_finishes_every_level_with_the_feet_on_the_world() {
         );
         // The gait plays within 0.7–1.4 times its authored rate, the
         // stride making up the rest of the ground speed (issue 32): below
-        // 0.7 only as the idle fades in, the slowest rate fading with the
-        // gait's share (0.694 with 99 % of the pose). Before the knight's
-        // gait was warped: 0.37 on a slow approach, 2.0 in a run-up.
+        // 0.7 only as the idle fades in under `FULL_GAIT_SHARE` of the
+        // pose, which the metrics leave out (0.694 with 99 % of the pose
+        // until the floor was full from there). Before the knight's gait
+        // was warped: 0.37 on a slow approach, 2.0 in a run-up.
         let (slowest, fastest) = (f("playback_rate_min"), f("playback_rate_max"));
         assert!(
-            slowest >= 0.69 && fastest <= 1.4 + 1e-4,
+            slowest >= 0.7 - 1e-6 && fastest <= 1.4 + 1e-4,
             "{level}: the gait plays at {slowest:.3}–{fastest:.3} times its authored rate"
         );
         // Every shipped level needs a grab (check_level.rs shows it): the

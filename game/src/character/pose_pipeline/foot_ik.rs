@@ -625,6 +625,15 @@ pub(super) fn foot_targets(job: FootTargets) {
             // foot swings (so a kink or a step under a swinging foot
             // never jerks the leg), short in contact.
             let g = ankle_at(height, n_raw.y, fh);
+            // So is a swing's start: a foot swinging as the body lands
+            // (the gait fading in under the landing) began its swing in
+            // the air, where its ground was one it had before the fall,
+            // and its planned path set off from there (Mannequiny's foot,
+            // after a 3.8 m drop on `long`, rose 50 cm into its first step
+            // and came down 9.7 cm late).
+            if landed && (smooth.swing_from[i] - g).abs() > MAX_STEP_UP + MAX_SNAP_DOWN {
+                smooth.swing_from[i] = g;
+            }
             let aim = match landing {
                 Some(l) => {
                     let (lx, land) = (l.x, ankle_over(&l.hit.segment, l.x, fh));
