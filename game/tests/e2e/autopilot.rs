@@ -13,6 +13,14 @@ use game::level::shipped::shipped_names;
 const PLANTED_FOOT_BOUND_M: f64 = 0.005;
 /// Largest travel of a planted ankle, metres.
 const STANCE_SLIDE_BOUND_M: f64 = 0.01;
+/// Largest distance from its floor of a foot the clip has down but foot IK
+/// has not locked, metres: not issue 32's 1 cm yet (the knight's worst is
+/// 3.5 cm, on the tutorial, a running foot's contact rising from 0 to 1 in
+/// a frame while it is still in the air), but held so that it cannot grow
+/// unnoticed. On `long` it was 5.0 cm until a lock was kept through a
+/// dip of the contact that only a trace of the run made
+/// (`foot_ik::HOLD_STANCE`).
+const UNLOCKED_CONTACT_BOUND_M: f64 = 0.04;
 /// Largest distance of a gripping hand or foot from its rung, metres.
 const RUNG_CONTACT_BOUND_M: f64 = 0.005;
 
@@ -102,6 +110,11 @@ fn the_autopilot_finishes_every_level_with_the_feet_on_the_world() {
             f("planted_foot_max_error_m") <= PLANTED_FOOT_BOUND_M,
             "{level}: planted foot {}",
             f("planted_foot_max_error_m")
+        );
+        assert!(
+            f("unlocked_contact_max_error_m") <= UNLOCKED_CONTACT_BOUND_M,
+            "{level}: a foot put down {} m off the floor",
+            f("unlocked_contact_max_error_m")
         );
         assert!(
             f("stance_slide_max_m") <= STANCE_SLIDE_BOUND_M,

@@ -119,6 +119,15 @@ pub(super) const ALIGN_NEAR_LIFT: f32 = 0.05;
 /// the ground behind a body running up onto a slope straightened its knee
 /// at 23.6 rad/s.
 pub(super) const UNLOCK_CONTACT: f32 = LOCK_CONTACT;
+/// ...unless layers making up at least this share of the pose hold the
+/// foot in full stance (`gait::Contacts::stance`): blending a walk with a
+/// trace of the run (the knight speeding up or slowing on `long`'s 30°
+/// climb), the run's swing took the contact to 0.88 and lifted the
+/// foot 5 cm, the lock was let go, and with the contact back over 0.9
+/// the lifted foot could not lock again (5 cm off the floor it was
+/// called down onto). Where the foot lifts in the layer that carries the
+/// pose, that layer's contact falls with it and the share with it.
+pub(super) const HOLD_STANCE: f32 = 0.8;
 /// How far below its rest height a planted ankle may stay where the clip puts
 /// it, metres. The baked clips interpolate between keys, so at heel strike
 /// and toe-off the knight's stance ankle sinks up to 0.7 mm; lifting it out
@@ -362,7 +371,8 @@ pub(super) fn foot_targets(job: FootTargets) {
         // lower of it and next frame's, so that a foot the clip lifts
         // next frame is let go of and starts its swing now (see
         // `UNLOCK_CONTACT`).
-        let (clip_contact, ahead) = layer_contacts(leg, input.layers, clip_steps);
+        let contacts = layer_contacts(leg, input.layers, clip_steps);
+        let (clip_contact, ahead) = (contacts.now, contacts.ahead);
         smooth.contact_ahead[i] = ahead;
         let contact = clip_contact.min(ahead);
         let [hip_a, _, ankle_a] = limb_animated[i];
@@ -846,7 +856,11 @@ pub(super) fn foot_targets(job: FootTargets) {
         sm.lock[i] = match sm.lock[i] {
             // Standing, a locked foot a little off where the idle stands
             // it (locked as the body stopped) creeps there, unseen.
-            Some(l) if keep && !restep && contact >= UNLOCK_CONTACT => {
+            Some(l)
+                if keep
+                    && !restep
+                    && (contact >= UNLOCK_CONTACT || contacts.stance >= HOLD_STANCE) =>
+            {
                 if idle
                     && sm.settle_left > 0.0
                     && held_still

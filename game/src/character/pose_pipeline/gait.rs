@@ -126,31 +126,66 @@ fn step_of(l: &Layer, steps: &[[f32; 2]]) -> f32 {
     }
 }
 
+/// A layer holds a foot in full stance where its contact curve is at
+/// least this (see [`Contacts::stance`]).
+pub(super) const FULL_STANCE: f32 = 0.99;
+
+/// A leg's contact under the blended layers, now and a frame ahead, and
+/// how much of the pose holds its foot in full stance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Contacts {
+    /// [`layer_contact`]: the layers' contacts, weighted.
+    pub now: f32,
+    /// `layer_contact_ahead`: the same a frame on.
+    pub ahead: f32,
+    /// The share of the layers' weight in which the foot is in full
+    /// stance ([`FULL_STANCE`]) both now and a frame ahead (standing
+    /// layers count both feet down). A contact under one because a minor
+    /// layer swings the foot (a trace of the run in a walk) keeps this
+    /// high; one falling because the foot lifts in the layer that carries
+    /// the pose does not.
+    pub stance: f32,
+}
+
 /// [`layer_contact`] and `layer_contact_ahead` in one pass over the
-/// layers: `(now, ahead)`. The same operations on the same operands as
-/// the two apart, so the same bits, with the layers' weights and each
-/// layer's clip, curve and duration read once.
-pub(super) fn layer_contacts(limb: &Limb, layers: &[Layer], steps: &[[f32; 2]]) -> (f32, f32) {
-    let (mut now, mut ahead, mut total) = (0.0, 0.0, 0.0);
+/// layers, with the stance's share ([`Contacts`]). The same operations on
+/// the same operands as the two apart, so the same bits, with the layers'
+/// weights and each layer's clip, curve and duration read once.
+pub(super) fn layer_contacts(limb: &Limb, layers: &[Layer], steps: &[[f32; 2]]) -> Contacts {
+    let (mut now, mut ahead, mut stance, mut total) = (0.0, 0.0, 0.0, 0.0);
     for l in layers {
         if l.still {
             // Standing: both feet down (see `Layer::still`).
             now += l.weight;
             ahead += l.weight;
+            stance += l.weight;
             total += l.weight;
             continue;
         }
         let duration = l.clip.duration.max(1e-3);
         let curve = &limb.contact[l.clip.index];
-        now += l.weight * layer_curve_at(limb, l, curve, l.time / duration);
+        let here = layer_curve_at(limb, l, curve, l.time / duration);
+        now += l.weight * here;
         let time = l.time + step_of(l, steps);
-        ahead += l.weight * layer_curve_at(limb, l, curve, time / duration);
+        let next = layer_curve_at(limb, l, curve, time / duration);
+        ahead += l.weight * next;
+        if here.min(next) >= FULL_STANCE {
+            stance += l.weight;
+        }
         total += l.weight;
     }
     if total > 1e-6 {
-        (now / total, ahead / total)
+        Contacts {
+            now: now / total,
+            ahead: ahead / total,
+            stance: stance / total,
+        }
     } else {
-        (0.0, 0.0)
+        Contacts {
+            now: 0.0,
+            ahead: 0.0,
+            stance: 0.0,
+        }
     }
 }
 
@@ -554,7 +589,7 @@ mod tests {
                     let single = [layer(k, i, 1.0)];
                     let mixed = [layer(k, i, 0.3), layer((k + 1) % n, i + 5, 0.7)];
                     for layers in [&single[..], &mixed[..], &[]] {
-                        let (now, ahead) = layer_contacts(leg, layers, &steps);
+                        let Contacts { now, ahead, .. } = layer_contacts(leg, layers, &steps);
                         assert_eq!(now.to_bits(), layer_contact(leg, layers).to_bits());
                         assert_eq!(
                             ahead.to_bits(),
@@ -566,6 +601,58 @@ mod tests {
             }
         }
         assert!(checked > 100);
+    }
+
+    #[test]
+    fn the_stance_share_is_the_weight_that_holds_the_foot_down() {
+        // A walk in mid-stance with a trace of the run swinging the same
+        // foot: the contact falls under the lock's threshold, the share of
+        // the pose holding the foot in full stance is the walk's weight.
+        // A walk alone lifting its foot (its contact falling through 0.9)
+        // holds it in full stance in none of the pose.
+        let c = Character::knight().unwrap();
+        let cs = c.clip_set;
+        let leg = &c.legs[0];
+        let steps: Vec<[f32; 2]> = c
+            .clips
+            .iter()
+            .map(|clip| [0.0, clip.duration / 64.0])
+            .collect();
+        let layer = |clip: crate::character::anim_state::ClipInfo, phase: f32, weight: f32| Layer {
+            clip,
+            time: clip.duration * phase,
+            weight,
+            looping: true,
+            still: false,
+            rate: 1.0,
+            stride: 1.0,
+            duty: 0.0,
+            held: None,
+        };
+        let at = |clip, phase| layer_contacts(leg, &[layer(clip, phase, 1.0)], &steps);
+        let phases = (0..200).map(|k| k as f32 / 200.0);
+        let stance = phases.clone().find(|&p| at(cs.walk, p).now >= 1.0).unwrap();
+        let swing = phases.clone().find(|&p| at(cs.run, p).now <= 0.0).unwrap();
+        let both = layer_contacts(
+            leg,
+            &[layer(cs.walk, stance, 0.88), layer(cs.run, swing, 0.12)],
+            &steps,
+        );
+        assert!(both.now < 0.9, "{both:?}");
+        assert!((both.stance - 0.88).abs() < 1e-5, "{both:?}");
+        // The walk's own toe-off: its contact passing 0.9 on the way down.
+        let lifting = phases
+            .clone()
+            .zip(phases.skip(1))
+            .find(|&(a, b)| at(cs.walk, a).now >= 0.9 && at(cs.walk, b).now < 0.9)
+            .unwrap()
+            .1;
+        let alone = at(cs.walk, lifting);
+        assert!(alone.now < 0.9 && alone.stance == 0.0, "{alone:?}");
+        // Standing holds both feet.
+        let mut idle = layer(cs.idle, 0.0, 1.0);
+        idle.still = true;
+        assert_eq!(layer_contacts(leg, &[idle], &steps).stance, 1.0);
     }
 
     #[test]
