@@ -603,6 +603,22 @@ mod tests {
         assert!(checked > 100);
     }
 
+    /// A looping gait layer of `clip` at `phase` of its cycle, weighing
+    /// `weight`, unwarped and not held.
+    fn gait_layer(clip: crate::character::anim_state::ClipInfo, phase: f32, weight: f32) -> Layer {
+        Layer {
+            clip,
+            time: clip.duration * phase,
+            weight,
+            looping: true,
+            still: false,
+            rate: 1.0,
+            stride: 1.0,
+            duty: 0.0,
+            held: None,
+        }
+    }
+
     #[test]
     fn the_stance_share_is_the_weight_that_holds_the_foot_down() {
         // A walk in mid-stance with a trace of the run swinging the same
@@ -618,24 +634,16 @@ mod tests {
             .iter()
             .map(|clip| [0.0, clip.duration / 64.0])
             .collect();
-        let layer = |clip: crate::character::anim_state::ClipInfo, phase: f32, weight: f32| Layer {
-            clip,
-            time: clip.duration * phase,
-            weight,
-            looping: true,
-            still: false,
-            rate: 1.0,
-            stride: 1.0,
-            duty: 0.0,
-            held: None,
-        };
-        let at = |clip, phase| layer_contacts(leg, &[layer(clip, phase, 1.0)], &steps);
+        let at = |clip, phase| layer_contacts(leg, &[gait_layer(clip, phase, 1.0)], &steps);
         let phases = (0..200).map(|k| k as f32 / 200.0);
         let stance = phases.clone().find(|&p| at(cs.walk, p).now >= 1.0).unwrap();
         let swing = phases.clone().find(|&p| at(cs.run, p).now <= 0.0).unwrap();
         let both = layer_contacts(
             leg,
-            &[layer(cs.walk, stance, 0.88), layer(cs.run, swing, 0.12)],
+            &[
+                gait_layer(cs.walk, stance, 0.88),
+                gait_layer(cs.run, swing, 0.12),
+            ],
             &steps,
         );
         assert!(both.now < 0.9, "{both:?}");
@@ -650,7 +658,7 @@ mod tests {
         let alone = at(cs.walk, lifting);
         assert!(alone.now < 0.9 && alone.stance == 0.0, "{alone:?}");
         // Standing holds both feet.
-        let mut idle = layer(cs.idle, 0.0, 1.0);
+        let mut idle = gait_layer(cs.idle, 0.0, 1.0);
         idle.still = true;
         assert_eq!(layer_contacts(leg, &[idle], &steps).stance, 1.0);
     }
@@ -669,22 +677,11 @@ mod tests {
         let mut leg = c.legs[0].clone();
         leg.swings[cs.walk.index].clear();
         let swing = c.legs[0].swings[cs.run.index][0];
-        let layer = |clip: crate::character::anim_state::ClipInfo, phase: f32, weight: f32| Layer {
-            clip,
-            time: clip.duration * phase,
-            weight,
-            looping: true,
-            still: false,
-            rate: 1.0,
-            stride: 1.0,
-            duty: 0.0,
-            held: None,
-        };
         let mid = 0.5 * (swing.lift + swing.land);
-        let run = layer(cs.run, mid.rem_euclid(1.0), 0.01);
+        let run = gait_layer(cs.run, mid.rem_euclid(1.0), 0.01);
         let alone = swing_plan(&leg, &[run]);
         assert!((alone.share - 1.0).abs() < 1e-6, "{alone:?}");
-        let plan = swing_plan(&leg, &[layer(cs.walk, 0.3, 0.99), run]);
+        let plan = swing_plan(&leg, &[gait_layer(cs.walk, 0.3, 0.99), run]);
         assert!((plan.share - 0.01).abs() < 1e-6, "{plan:?}");
         assert!((plan.progress - alone.progress).abs() < 1e-6, "{plan:?}");
     }
