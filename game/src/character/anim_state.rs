@@ -238,6 +238,24 @@ pub struct Layer {
     pub held: Option<u32>,
 }
 
+impl Layer {
+    /// `clip` at `time` seconds, weighing `weight`, looping, played as
+    /// authored (rate, stride 1, no duty warp), neither standing nor held.
+    pub fn looping(clip: ClipInfo, time: f32, weight: f32) -> Self {
+        Layer {
+            clip,
+            time,
+            weight,
+            looping: true,
+            still: false,
+            rate: 1.0,
+            stride: 1.0,
+            duty: 0.0,
+            held: None,
+        }
+    }
+}
+
 /// The state machine's memory between frames.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AnimState {
@@ -575,15 +593,8 @@ impl AnimState {
 
     fn mode_layers(&self, c: &ClipSet, mode: Mode, time: f32) -> [Layer; 3] {
         let one = |clip: ClipInfo, time: f32, looping: bool| Layer {
-            clip,
-            time,
-            weight: 1.0,
             looping,
-            still: false,
-            rate: 1.0,
-            stride: 1.0,
-            duty: 0.0,
-            held: None,
+            ..Layer::looping(clip, time, 1.0)
         };
         let gait = |clip: ClipInfo, weight: f32| Layer {
             weight,

@@ -444,17 +444,7 @@ impl EventTracker {
         // The layers but the standing one (walking, running, landing), and
         // their share of the mix: the standing layer counts both feet down
         // whatever they do.
-        let unused = Layer {
-            clip: c.clip_set.idle,
-            time: 0.0,
-            weight: 0.0,
-            looping: true,
-            still: false,
-            rate: 1.0,
-            stride: 1.0,
-            duty: 0.0,
-            held: None,
-        };
+        let unused = Layer::looping(c.clip_set.idle, 0.0, 0.0);
         let mut gait = [unused; MAX_LAYERS];
         let mut gait_count = 0;
         let (mut gait_sum, mut total) = (0.0, 0.0);

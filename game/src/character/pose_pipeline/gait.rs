@@ -606,17 +606,7 @@ mod tests {
     /// A looping gait layer of `clip` at `phase` of its cycle, weighing
     /// `weight`, unwarped and not held.
     fn gait_layer(clip: crate::character::anim_state::ClipInfo, phase: f32, weight: f32) -> Layer {
-        Layer {
-            clip,
-            time: clip.duration * phase,
-            weight,
-            looping: true,
-            still: false,
-            rate: 1.0,
-            stride: 1.0,
-            duty: 0.0,
-            held: None,
-        }
+        Layer::looping(clip, clip.duration * phase, weight)
     }
 
     #[test]

@@ -464,15 +464,8 @@ mod tests {
         let c = Character::knight().unwrap();
         let set = c.clip_set;
         let layer = |clip, time: f32, weight, held| Layer {
-            clip,
-            time,
-            weight,
-            looping: true,
-            still: false,
-            rate: 1.0,
-            stride: 1.0,
-            duty: 0.0,
             held,
+            ..Layer::looping(clip, time, weight)
         };
         let mut sampler = Sampler::new(&c);
         let mut scratch = LayerScratch::new(&c);
