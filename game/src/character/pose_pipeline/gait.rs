@@ -520,17 +520,7 @@ mod tests {
         let leg = &c.legs[0];
         let mut changed = 0;
         for k in 0..40 {
-            let layer = Layer {
-                clip: run,
-                time: k as f32 * step,
-                weight: 1.0,
-                looping: true,
-                still: false,
-                rate: 1.0,
-                stride: 1.0,
-                duty: 0.0,
-                held: None,
-            };
+            let layer = Layer::looping(run, k as f32 * step, 1.0);
             let ahead = layer_contact_ahead(leg, &[layer], &steps);
             let next = layer_contact(
                 leg,
