@@ -112,6 +112,19 @@ pub fn foot_probe_range(body: Vec2, foot_x: f32) -> (f32, f32) {
     (top, MAX_STEP_UP + run + FOOT_PROBE_DEPTH + run)
 }
 
+/// The floor a foot at `x` of a body standing at `body` (its feet) stands
+/// on, looked for from `top` down to `depth` below it (see
+/// [`foot_probe_range`]): the highest solid floor there, and a one-way
+/// floor only at or below the body's feet, as the body's own support takes
+/// them (see [`Level::support_below`]). A plank over the body, which it
+/// walks under, is no floor for its feet: Mannequiny's toe, under a plank
+/// half a metre up as he walked beneath it on `long`, read as 9 cm inside
+/// it, and a foot under a plank at shin height would have been stood on it.
+pub fn foot_floor(level: &Level, body: Vec2, x: f32, top: f32, depth: f32) -> Option<FloorHit> {
+    let up = top - body.y;
+    level.support_below(x, body.y, up, depth - up, FloorFilter::All)
+}
+
 /// `x` kept between the level's end walls; `true` when it was moved.
 fn within_ends(level: &Level, x: f32) -> (f32, bool) {
     let (x0, x1) = level.extent();
@@ -1230,6 +1243,43 @@ mod tests {
             Vec2::X,
             -10.0,
         )
+    }
+
+    #[test]
+    fn a_plank_over_the_body_is_no_floor_for_its_feet_but_one_under_it_is() {
+        // A plank 0.25 m up from x = 0.5: within the feet's probe range
+        // (a step up, and more over the distance from the body), but the
+        // body walks under it, so a foot under it stands on the ground.
+        let level = level_with(vec![GroundSegment::one_way(0.5, 3.0, 0.25)], vec![], vec![]);
+        let mut p = Player::new(Vec2::ZERO);
+        settle(&mut p, &level);
+        let (top, depth) = foot_probe_range(p.pos, 0.7);
+        let probed = level.floor_below(0.7, top, depth).map(|h| h.y);
+        assert_eq!(probed, Some(0.25), "the plain probe finds the plank");
+        assert_eq!(
+            foot_floor(&level, p.pos, 0.7, top, depth).map(|h| h.y),
+            Some(0.0)
+        );
+        // Standing on the plank, the feet stand on it too.
+        let on = Vec2::new(1.5, 0.25);
+        let (top, depth) = foot_probe_range(on, 1.3);
+        assert_eq!(
+            foot_floor(&level, on, 1.3, top, depth).map(|h| h.y),
+            Some(0.25)
+        );
+        // A solid step up within the range is a foot's floor from below.
+        let step = level_with(
+            vec![GroundSegment::ground(0.5, 3.0, 0.25, 0.25)],
+            vec![],
+            vec![],
+        );
+        let mut p = Player::new(Vec2::ZERO);
+        settle(&mut p, &step);
+        let (top, depth) = foot_probe_range(p.pos, 0.7);
+        assert_eq!(
+            foot_floor(&step, p.pos, 0.7, top, depth).map(|h| h.y),
+            Some(0.25)
+        );
     }
 
     #[test]

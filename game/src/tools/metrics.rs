@@ -827,7 +827,7 @@ fn plant_start_in(
 fn foot_floor(level: &Level, player: &Player, x: f32) -> Option<FloorHit> {
     let x = player.foot_probe_x(x);
     let (top, depth) = foot_probe_range(player.pos, x);
-    level.floor_below(x, top, depth)
+    crate::sim::player::foot_floor(level, player.pos, x, top, depth)
 }
 
 #[cfg(test)]

@@ -22,16 +22,19 @@ use glam::{Affine3A, Mat4, Quat, Vec2, Vec3};
 
 use super::PosePipeline;
 use super::frame::{FrameInput, LimbDebug, PoseDebug, Smoothing};
-use super::gait::{OBSTACLE, TOE_CLEARANCE, layer_contacts, plan_landing, swing_plan};
+use super::gait::{
+    EDGE_MARGIN, OBSTACLE, RISER_MOVE_LEGS, SoleRoom, TOE_CLEARANCE, layer_contacts, plan_landing,
+    swing_plan,
+};
 use super::limb::{
     HINGE_RANGE, bend_direction, deepest_drop, drop_a_knee_follows, knee_bend, knee_side,
     reach_for_bend, required_drop, solve_onto,
 };
 use super::math::{approach, pos, rigid_inverse, rotation, smoothstep};
 use crate::character::Character;
-use crate::character::anim_state::Layer;
-use crate::sim::player::{Locomotion, MAX_SNAP_DOWN, MAX_STEP_UP, foot_probe_range};
-use crate::sim::world::{FloorHit, FloorKind, GroundSegment};
+use crate::character::anim_state::{ClipSet, Layer};
+use crate::sim::player::{Locomotion, MAX_SNAP_DOWN, MAX_STEP_UP, foot_floor, foot_probe_range};
+use crate::sim::world::{FloorFilter, FloorHit, FloorKind, GroundSegment};
 
 /// Characters whose legs [`PosePipeline::foot_ik_group`] gathers into one
 /// batched call: a crowd's group (`crowd::GROUP`),
@@ -329,6 +332,7 @@ pub(super) fn foot_targets(job: FootTargets) {
     // models' frames (1,103 against 734 on the shipped levels), and on
     // twice as many again when the foot was placed further out behind too.
     let stride = gait_stride(input.layers);
+    let run_share = run_share(input.layers, &c.clip_set);
     let facing = input.player.facing.signum();
     let dir = if input.player.vel.x.abs() > 0.01 {
         input.player.vel.x.signum()
@@ -410,7 +414,10 @@ pub(super) fn foot_targets(job: FootTargets) {
                 dir,
                 body.x + dir * plan.ahead,
                 aw.x,
-                c.sole_reach[i],
+                SoleRoom {
+                    reach: c.sole_reach[i],
+                    most: EDGE_MARGIN.max(RISER_MOVE_LEGS * c.leg_length[i] * (1.0 - run_share)),
+                },
             )
         } else {
             None
@@ -457,7 +464,7 @@ pub(super) fn foot_targets(job: FootTargets) {
         } else {
             depth
         };
-        let under = level.floor_below(ax, top, depth);
+        let under = foot_floor(level, body, ax, top, depth);
         // A standing foot the clip has on the ground stands clear of a
         // riser ahead of its toe (or behind its heel): one not yet locked
         // is placed there, and the lock it takes then holds it there; a
@@ -508,7 +515,7 @@ pub(super) fn foot_targets(job: FootTargets) {
         let probe = if same {
             under
         } else {
-            level.floor_below(sx, top_s, depth_s)
+            foot_floor(level, body, sx, top_s, depth_s)
         };
         // Each probe with its floor's normal, taken once: the ankle's
         // (`n`) where it is the same floor (the same bits as taking it
@@ -526,7 +533,7 @@ pub(super) fn foot_targets(job: FootTargets) {
             let Some(chord) = fit_sole(&h.segment, c.sole_reach[i], ax, facing, |x| {
                 let x = input.player.foot_probe_x(x);
                 let (top, depth) = foot_probe_range(body, x);
-                level.floor_below(x, top, depth).map(|f| f.segment)
+                foot_floor(level, body, x, top, depth).map(|f| f.segment)
             }) else {
                 return (px, h, hn);
             };
@@ -552,7 +559,7 @@ pub(super) fn foot_targets(job: FootTargets) {
                 let higher = (!h.segment.covers(hx))
                     .then(|| {
                         let (top, depth) = foot_probe_range(body, hx);
-                        level.floor_below(hx, top, depth)
+                        foot_floor(level, body, hx, top, depth)
                     })
                     .flatten()
                     .filter(|t| {
@@ -584,7 +591,7 @@ pub(super) fn foot_targets(job: FootTargets) {
                     .find_map(|d| {
                         let x = input.player.foot_probe_x(ax + facing * d);
                         let (top, depth) = foot_probe_range(body, x);
-                        level.floor_below(x, top, depth).map(|t| (x, t, t.normal()))
+                        foot_floor(level, body, x, top, depth).map(|t| (x, t, t.normal()))
                     })
             }
             p => p,
@@ -754,7 +761,7 @@ pub(super) fn foot_targets(job: FootTargets) {
                     let chord = fit_sole(seg, c.sole_reach[i], l.x, facing, |x| {
                         let x = input.player.foot_probe_x(x);
                         let (top, depth) = foot_probe_range(body, x);
-                        level.floor_below(x, top, depth).map(|f| f.segment)
+                        foot_floor(level, body, x, top, depth).map(|f| f.segment)
                     });
                     // Near a convex kink the foot may come down on either
                     // side of it (a landing planned just past the top of a
@@ -1037,8 +1044,7 @@ pub(super) fn foot_targets(job: FootTargets) {
                 (seg.x0..=seg.x1).contains(&x) || {
                     let px = input.player.foot_probe_x(x);
                     let (top, depth) = foot_probe_range(body, px);
-                    level
-                        .floor_below(px, top, depth)
+                    foot_floor(level, body, px, top, depth)
                         .is_some_and(|h| h.segment.height_at(x) >= seg.height_at(x) - SOLE_HANG)
                 }
             })
@@ -1453,9 +1459,7 @@ fn toe_bend(job: ToeBend) -> (f32, Vec3) {
             Some(floor.height_at(tip_w.x))
         } else {
             let (top, depth) = foot_probe_range(body, tip_w.x);
-            level
-                .floor_below(tip_w.x, top, depth)
-                .map(|h| h.segment.height_at(tip_w.x))
+            foot_floor(level, body, tip_w.x, top, depth).map(|h| h.segment.height_at(tip_w.x))
         }
     });
     let Some(ground) = ground.filter(|g| tip_w.y < *g - TOE_SINK) else {
@@ -1752,7 +1756,13 @@ fn riser_clear(
         if (x + side * margin - end) * side > 0.0 {
             let y = seg.height_at(end);
             let rise = level
-                .floor_below(end + side * 1e-3, y + MAX_STEP_UP, MAX_STEP_UP - OBSTACLE)
+                .support_below(
+                    end + side * 1e-3,
+                    y,
+                    MAX_STEP_UP,
+                    -OBSTACLE,
+                    FloorFilter::All,
+                )
                 .is_some();
             if rise {
                 let at = end - side * margin;
@@ -1862,6 +1872,24 @@ pub(super) fn gait_stride(layers: &[Layer]) -> f32 {
         total += l.weight;
     }
     if total > 0.0 { sum / total } else { 1.0 }
+}
+
+/// The share of the frame's layers (a crossfade's held layer left out)
+/// that plays the run clip, where the character's run is a clip of its
+/// own: a running swing is given no more room to move its landing clear of
+/// a riser than [`EDGE_MARGIN`] (see [`RISER_MOVE_LEGS`]). 0 with no layer.
+pub(super) fn run_share(layers: &[Layer], clips: &ClipSet) -> f32 {
+    if clips.run.index == clips.walk.index {
+        return 0.0;
+    }
+    let (mut run, mut total) = (0.0, 0.0);
+    for l in layers.iter().filter(|l| l.held.is_none()) {
+        if l.clip.index == clips.run.index {
+            run += l.weight;
+        }
+        total += l.weight;
+    }
+    if total > 0.0 { run / total } else { 0.0 }
 }
 
 /// How far the other foot's lock is from where its animation wants it.
@@ -2620,6 +2648,40 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_knight_walking_under_a_low_plank_keeps_his_feet_on_the_ground() {
+        // A one-way plank at shin height (0.25 m, within a step up) from
+        // x = 2 to 5: the body walks under it, so its feet stay on the
+        // ground beneath (with the plank taken as a foot's floor, as a
+        // solid step's top is, the feet were stood on it).
+        use crate::sim::Body;
+        let mut sim = knight_on(
+            "plank",
+            vec![
+                GroundSegment::ground(-5.0, 20.0, 0.0, 0.0),
+                GroundSegment::one_way(2.0, 5.0, 0.25),
+            ],
+            Vec2::ZERO,
+            Vec2::new(19.0, 0.0),
+        );
+        let c = Character::knight().unwrap();
+        let mut under = 0;
+        for _ in 0..300 {
+            step_right(&mut sim, false);
+            let p = sim.player_state();
+            assert_eq!(p.pos.y, 0.0, "the body walks under the plank");
+            let body = sim.world.get::<&Body>(sim.player).unwrap();
+            for (i, foot) in body.pipeline.debug.feet.iter().enumerate() {
+                if (2.2..4.8).contains(&foot.target.x) && foot.locked {
+                    under += 1;
+                    let over = foot.target.y - c.rest_ankle_height[i];
+                    assert!(over.abs() < 0.05, "foot {i} {over} m over the ground");
+                }
+            }
+        }
+        assert!(under > 30, "{under} locked foot-frames under the plank");
     }
 
     #[test]

@@ -12,11 +12,24 @@ use crate::character::Limb;
 use crate::character::anim_state::Layer;
 use crate::character::contact::ContactCurve;
 use crate::sim::player::{MAX_SNAP_DOWN, MAX_STEP_UP};
-use crate::sim::world::{FloorHit, GroundSegment, Level};
+use crate::sim::world::{FloorFilter, FloorHit, GroundSegment, Level};
 
 /// Ground under a swinging foot this far above both where the swing left
 /// and where it will land is an obstacle the foot steps over, metres.
 pub(super) const OBSTACLE: f32 = 0.01;
+/// The most a landing is moved back from a step up ahead (or on onto it)
+/// to keep the toe out of the riser, in leg lengths (hip to ankle along the
+/// bones), and never less than [`EDGE_MARGIN`]: the move is made over the
+/// swing, and a leg's swing covers ground in proportion to its length. At
+/// [`EDGE_MARGIN`] for every leg, the knight (toe 22 cm ahead of his ankle)
+/// stopping before the builtin level's stairs landed with his toe 6.2 cm
+/// in the first riser and stood there until he re-stepped; at 0.2 of his
+/// leg, 8.5 mm. More (0.25) hurried CesiumMan's swings: a landing moved
+/// further came down late, 5.2 cm into a slope. A running swing, already
+/// near the joint speed limit, gets no more than [`EDGE_MARGIN`] (weighted
+/// by the run clip's share of the layers, see `foot_ik::run_share`): with
+/// the longer move, the knight running up 0.2 m stairs met the limit.
+pub(super) const RISER_MOVE_LEGS: f32 = 0.2;
 /// A swinging foot lands at least this far past an edge of the floor it
 /// lands on, metres: its heel clear of the step behind. Short of a step up
 /// ahead, at least this far short of it too, and further for a foot whose
@@ -24,7 +37,7 @@ pub(super) const OBSTACLE: f32 = 0.01;
 pub(super) const EDGE_MARGIN: f32 = 0.12;
 /// How far short of a step up ahead a landing foot's toe stays, metres
 /// (the landing lands its toe's reach and this short of the riser, moved
-/// back by at most [`EDGE_MARGIN`]): kept clear by the ankle's margin
+/// back by at most [`RISER_MOVE_LEGS`]): kept clear by the ankle's margin
 /// alone, the knight's toe, 22 cm ahead of his ankle, stood 10 cm into the
 /// riser of the builtin level's stairs.
 pub(super) const TOE_CLEARANCE: f32 = 0.02;
@@ -242,7 +255,10 @@ pub(super) fn walkable_floor(
     x: f32,
     mut visit: impl FnMut(f32, f32, &GroundSegment),
 ) -> (f32, FloorHit) {
-    let reach = |x: f32, y: f32| level.floor_below(x, y + MAX_STEP_UP, MAX_STEP_UP + MAX_SNAP_DOWN);
+    // As the body walks: a step up onto a solid floor, never up onto a
+    // one-way plank it would walk under (see `foot_floor`).
+    let reach =
+        |x: f32, y: f32| level.support_below(x, y, MAX_STEP_UP, MAX_SNAP_DOWN, FloorFilter::All);
     let at = |x: f32, hit: FloorHit| {
         let y = hit.segment.height_at(x);
         (x, FloorHit { y, ..hit })
@@ -273,7 +289,7 @@ pub(super) fn walkable_floor(
 /// walks on from: within a step up or a snap down. `None` when there is
 /// none.
 pub(super) fn floor_under_body(level: &Level, body: Vec2) -> Option<FloorHit> {
-    level.floor_below(body.x, body.y + MAX_STEP_UP, MAX_STEP_UP + MAX_SNAP_DOWN)
+    level.support_below(body.x, body.y, MAX_STEP_UP, MAX_SNAP_DOWN, FloorFilter::All)
 }
 
 /// Where a foot swinging toward `x` lands, and on what: the floor the body
@@ -282,7 +298,8 @@ pub(super) fn floor_under_body(level: &Level, body: Vec2) -> Option<FloorHit> {
 /// would have its heel on the step behind it, and drop or rise the
 /// riser's height in its last frame), or back from (or onto) a step up
 /// ahead that its toe would reach into (`reach`: how far the sole reaches
-/// behind and ahead of the ankle, see [`clear_of_edge`]).
+/// behind and ahead of the ankle, and the furthest it is moved for the toe:
+/// `sole`, see [`clear_of_edge`]).
 ///
 /// Returns the landing's x, its floor, and how far the edge moved it.
 pub(super) fn plan_landing(
@@ -292,8 +309,9 @@ pub(super) fn plan_landing(
     dir: f32,
     then_x: f32,
     foot_x: f32,
-    reach: [f32; 2],
+    sole: SoleRoom,
 ) -> Option<Landing> {
+    let SoleRoom { reach, most } = sole;
     // The floor under the body when the foot lands, and the highest floor
     // from the foot on to its landing (behind the body too, for a trailing
     // foot).
@@ -320,7 +338,7 @@ pub(super) fn plan_landing(
     if (body.x - foot_x) * dir > 0.0 {
         walkable_floor(level, body, start, foot_x, &mut over);
     }
-    let (x, hit, moved) = clear_of_edge(level, x, reached, hit, dir, reach);
+    let (x, hit, moved) = clear_of_edge(level, x, reached, hit, dir, reach, most);
     Some(Landing {
         x,
         hit,
@@ -328,6 +346,18 @@ pub(super) fn plan_landing(
         body_floor,
         highest,
     })
+}
+
+/// A landing foot's sole and the room its landing has to keep it clear of
+/// a riser (see [`plan_landing`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SoleRoom {
+    /// How far the sole reaches behind and ahead of the ankle, metres
+    /// (`Character::sole_reach`).
+    pub(super) reach: [f32; 2],
+    /// The furthest the landing is moved to keep the toe out of a riser,
+    /// metres (see [`RISER_MOVE_LEGS`]).
+    pub(super) most: f32,
 }
 
 /// Where a swinging foot will land, and what lies on its way.
@@ -349,8 +379,9 @@ pub(super) struct Landing {
 /// behind it (a step down behind the heel) or of a step up just ahead (the
 /// toe, `toe` metres ahead of the ankle, in its riser: moved back, or onto
 /// the step with the heel, `heel` metres behind the ankle, clear of the
-/// riser, whichever leaves the toe out of it within [`EDGE_MARGIN`]):
-/// returns the landing's x, its floor and how far it moved.
+/// riser, whichever leaves the toe out of it within `most`, at least
+/// [`EDGE_MARGIN`], see [`RISER_MOVE_LEGS`]): returns the landing's x, its
+/// floor and how far it moved.
 pub(super) fn clear_of_edge(
     level: &Level,
     x: f32,
@@ -358,6 +389,7 @@ pub(super) fn clear_of_edge(
     hit: FloorHit,
     dir: f32,
     [heel, toe]: [f32; 2],
+    most: f32,
 ) -> (f32, FloorHit, f32) {
     let seg = &hit.segment;
     // Short of the landing (a ledge or a wall stops the way there): no move.
@@ -378,7 +410,7 @@ pub(super) fn clear_of_edge(
         let behind = edge - dir * 1e-3;
         let y = seg.height_at(edge);
         let step = level
-            .floor_below(behind, y + MAX_STEP_UP, MAX_STEP_UP + MAX_SNAP_DOWN)
+            .support_below(behind, y, MAX_STEP_UP, MAX_SNAP_DOWN, FloorFilter::All)
             .is_none_or(|h| (h.y - y).abs() > OBSTACLE);
         let clear = edge + dir * EDGE_MARGIN;
         if step && seg.covers(clear) {
@@ -392,15 +424,22 @@ pub(super) fn clear_of_edge(
     let margin = EDGE_MARGIN.max(toe + TOE_CLEARANCE);
     if (end - x) * dir < margin {
         let y = seg.height_at(end);
-        let rise = level.floor_below(end + dir * 1e-3, y + MAX_STEP_UP, MAX_STEP_UP - OBSTACLE);
-        // Moved back by at most EDGE_MARGIN: each landing moved back is
-        // made up by the next swing, and moves up to the toe's whole reach
-        // (24 cm for the knight) hurried the short-legged models' swings
-        // past the joint speed limit. On a tread too short for the toe's
+        // (A plank the body would walk under is no step up.)
+        let rise = level.support_below(
+            end + dir * 1e-3,
+            y,
+            MAX_STEP_UP,
+            -OBSTACLE,
+            FloorFilter::All,
+        );
+        // Moved back by at most `most`: each landing moved back is made up
+        // by the next swing, and moves up to the toe's whole reach (24 cm
+        // for the knight) hurried the short-legged models' swings past the
+        // joint speed limit (see RISER_MOVE_LEGS). On a tread too short for the toe's
         // margin, EDGE_MARGIN short of the riser (the ankle's margin).
         let clear = end - dir * margin;
-        let clear = if (x - clear) * dir > EDGE_MARGIN {
-            x - dir * EDGE_MARGIN
+        let clear = if (x - clear) * dir > most {
+            x - dir * most
         } else {
             clear
         };
@@ -408,10 +447,10 @@ pub(super) fn clear_of_edge(
         // instead if that is the shorter move: the heel its reach and
         // TOE_CLEARANCE past the riser.
         if let Some(up) = rise
-            && (x - (end - dir * margin)) * dir > EDGE_MARGIN
+            && (x - (end - dir * margin)) * dir > most
         {
             let on_step = end + dir * (heel + TOE_CLEARANCE);
-            if (on_step - x).abs() <= EDGE_MARGIN && up.segment.covers(on_step) {
+            if (on_step - x).abs() <= most && up.segment.covers(on_step) {
                 let hit = FloorHit {
                     y: up.segment.height_at(on_step),
                     ..up
@@ -679,7 +718,7 @@ mod tests {
         };
         let land = |level: &Level, x: f32| {
             let hit = level.floor_below(x, 0.5, 1.0).unwrap();
-            let (at, _, moved) = clear_of_edge(level, x, x, hit, 1.0, [0.0; 2]);
+            let (at, _, moved) = clear_of_edge(level, x, x, hit, 1.0, [0.0; 2], EDGE_MARGIN);
             assert!((at - (x + moved)).abs() < 1e-6);
             at
         };
@@ -706,7 +745,7 @@ mod tests {
         let (heel, toe) = (0.07, 0.22);
         let land_toe = |x: f32| {
             let hit = up.floor_below(x, 0.5, 1.0).unwrap();
-            let (at, hit, moved) = clear_of_edge(&up, x, x, hit, 1.0, [heel, toe]);
+            let (at, hit, moved) = clear_of_edge(&up, x, x, hit, 1.0, [heel, toe], EDGE_MARGIN);
             assert!((at - (x + moved)).abs() < 1e-6);
             assert!((hit.y - hit.segment.height_at(at)).abs() < 1e-6, "{hit:?}");
             (at, hit.y)
@@ -716,6 +755,21 @@ mod tests {
         let (at, y) = land_toe(0.98);
         assert!((at - (1.0 + heel + TOE_CLEARANCE)).abs() < 1e-5 && (y - 0.2).abs() < 1e-6);
         assert_eq!(land_toe(0.7).0, 0.7);
+        // A longer leg moves its landing further (RISER_MOVE_LEGS): 5 cm
+        // short of the riser, a move of up to 20 cm takes the toe its
+        // reach and TOE_CLEARANCE short of the riser (19 cm back), where
+        // EDGE_MARGIN left it 5 cm in; 2 cm short, still onto the step
+        // (the shorter move).
+        let long_leg = |x: f32| {
+            let hit = up.floor_below(x, 0.5, 1.0).unwrap();
+            clear_of_edge(&up, x, x, hit, 1.0, [heel, toe], 0.2).0
+        };
+        assert!((long_leg(0.95) - (1.0 - toe - TOE_CLEARANCE)).abs() < 1e-5);
+        assert!((long_leg(0.98) - (1.0 + heel + TOE_CLEARANCE)).abs() < 1e-5);
+        assert!(
+            1.0 - (land_toe(0.95).0 + toe) < -0.04,
+            "EDGE_MARGIN leaves the toe in"
+        );
     }
 
     mod duty_warp {
