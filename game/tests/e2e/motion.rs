@@ -95,10 +95,12 @@ fn walking_over_every_slope_keeps_planted_feet_on_the_ground() {
     // keeps the clip's own sink of under a millimetre).
     assert!(f(&s, "planted_foot_max_error_m") <= 0.005);
     // A foot the clip has in contact but not yet locked (landing on a new
-    // slope): 0.82 cm today, within the 1 cm target here (1.85 cm until a
-    // foot coming down onto a slope was turned onto it as it lands; see
+    // slope): 3.8 mm today, within the 1 cm target (8.2 mm until a foot
+    // coming down closed the gap to its ground faster than its lag; 1.85 cm
+    // until it was turned onto the slope as it lands; see
     // known_gap_feet_put_down_reach_the_floor_late for the other scripts).
     assert!(f(&s, "unlocked_contact_frames") > 0.0);
+    assert!(f(&s, "unlocked_contact_max_error_m") <= 0.01);
     // Target < 1 mm: met (0.26 mm; the pelvis rises back the last fraction
     // of a millimetre instead of creeping, and a planted foot is released as
     // soon as the clip moves it).
@@ -130,9 +132,11 @@ fn running_over_every_slope_keeps_planted_feet_on_the_ground() {
     assert!(f(&s, "max_planted_slope_deg") >= 44.9);
     // Target 5 mm: met (2.5 mm).
     assert!(f(&s, "planted_foot_max_error_m") <= 0.005);
-    // Landing on a new slope before the lock: 1.1 cm today, target 1 cm
-    // (see known_gap_feet_put_down_reach_the_floor_late).
+    // Landing on a new slope before the lock: target 1 cm, met (3.8 mm;
+    // 1.1 cm until a foot coming down closed the gap to its ground faster
+    // than its lag, `LAND_CATCH_SPEED`).
     assert!(f(&s, "unlocked_contact_frames") > 0.0);
+    assert!(f(&s, "unlocked_contact_max_error_m") <= 0.01);
     // Target < 1 mm: met (0.14 mm).
     assert!(f(&s, "ik_flat_ground_delta_m") < 0.001);
     // Target 20 rad/s on every frame: met (19.0, the pose pipeline's speed
@@ -279,20 +283,17 @@ fn every_transition_of_transitions_txt_is_measured_on_every_frame() {
 
 /// Issue 32's target for a foot the clip puts down but the pipeline has not
 /// locked yet: on the floor within 1 cm on every frame. Known gap: such a
-/// foot is chased down after the clip calls it down, up to 2.0 cm above the
-/// floor today (slopes_run 1.10 cm, ladders 1.97, transitions 1.54;
-/// slopes_walk meets it, 0.82). This test asserts the target and fails until it is met
-/// (issue 32, item 5: plan the swing's landing).
+/// foot still reaches its floor up to 2.0 cm late on `ladders` (1.97 cm)
+/// and `transitions` (1.28 cm; 1.48 until a foot coming down closed the gap
+/// to its ground faster than its lag, `LAND_CATCH_SPEED`); the slopes meet
+/// it (asserted in the slope tests above: 3.8 mm walking and running). This
+/// test asserts the target and fails until it is met (issue 32, item 5:
+/// plan the swing's landing).
 #[test]
-#[ignore = "known gap: feet put down reach the floor up to 2.0 cm late, target 1 cm (issue 32)"]
+#[ignore = "known gap: feet put down reach the floor up to 2.0 cm late on ladders and transitions, target 1 cm (issue 32)"]
 fn known_gap_feet_put_down_reach_the_floor_late() {
     let mut over = Vec::new();
-    for (script, frames) in [
-        ("slopes_walk", 1700),
-        ("slopes_run", 1700),
-        ("ladders", 2400),
-        ("transitions", 4500),
-    ] {
+    for (script, frames) in [("ladders", 2400), ("transitions", 4500)] {
         let v = f(&run(script, frames), "unlocked_contact_max_error_m");
         if v > 0.01 {
             over.push(format!("{script}: {v:.4} m"));

@@ -63,6 +63,23 @@ pub(super) const REACH_RELEASE: f32 = 0.05;
 /// Time constant of a swinging foot's ground height, seconds: a step edge
 /// passing under the foot is followed within a few frames, not in one.
 pub(super) const FOOT_TAU_SWING: f32 = 0.05;
+/// How much faster than its lag ([`FOOT_TAU_SWING`]) a foot coming down
+/// closes the gap between its ground and its aim, m/s at full contact
+/// (weighted by the clip's contact, 0 through the swing): the lag eases a
+/// step's edge passing under a swinging foot, and left feet the clip calls
+/// down a centimetre or two above or under their floor for a frame or two
+/// (of the sweep's unlocked feet over 1 cm, 160 of 316 foot-frames were late
+/// from a swing). With this: 67 foot-frames; sole penetration 259 → 204 and
+/// float 390 → 353 foot-frames, and the joint speed limit acting on 3.4 %
+/// more frames (928 → 960), no run over its share. Faster (1 m/s) bought
+/// little more for twice the limited frames (994); the lag cut whole over a
+/// swing's last fifth, 1,025.
+pub(super) const LAND_CATCH_SPEED: f32 = 0.5;
+/// The gap between a foot's ground and its aim that [`LAND_CATCH_SPEED`]
+/// leaves to the lag, metres: the lag's last millimetres on a slope set a
+/// lock where the clip's own rocking kept CesiumMan's planted foot within
+/// the 5 mm target (closed whole, 5.9 mm on `long`'s descent).
+pub(super) const LAND_CATCH_BAND: f32 = 0.003;
 /// The probe's depth while in the air, metres: deep enough that the foot's
 /// ground is known before landing (foot IK is faded out in the air).
 pub(super) const AIR_PROBE_DEPTH: f32 = 3.0;
@@ -710,6 +727,16 @@ pub(super) fn foot_targets(job: FootTargets) {
             let sm = &mut *smooth;
             let fg = &mut sm.foot_ground[i];
             *fg += (aim - *fg) * fade_in(k, aim - *fg);
+            // A foot coming down (its contact rising) whose ground lags
+            // its aim by more than LAND_CATCH_BAND closes the rest at
+            // LAND_CATCH_SPEED more, weighted by how far it is down: it
+            // reaches its floor by the frame it is called down instead of
+            // a frame or two late (see `LAND_CATCH_SPEED`).
+            let catch = LAND_CATCH_SPEED * dt * contact;
+            let late = (aim - *fg).abs() - LAND_CATCH_BAND;
+            if catch > 0.0 && late > 0.0 {
+                *fg += late.min(catch).copysign(aim - *fg);
+            }
             // A foot coming down onto a slope is never set below it, by
             // as much as it has come down (`down`): a slope rising under a
             // swinging foot faster than its lag follows (running onto a
