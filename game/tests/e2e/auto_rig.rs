@@ -1316,8 +1316,12 @@ const SCRIPTS: [(&str, &str, &str); 8] = [
 
 /// Shared model `m` plays every shipped script with no rig file and
 /// reaches its goal; its planted feet stay within `planted` of the floor
-/// and `slide` of where they were put (metres), and no joint turns faster
-/// than `joint` rad/s.
+/// and `slide` of where they were put (metres), no joint turns faster than
+/// `joint` rad/s, and the joint speed limit acts on at most
+/// `RIG_LIMITED_SHARE` of its frames (issue 32: the limit a safety net;
+/// Kenney's `slopes_run` was over it by a frame, 17 of 825, until a foot
+/// lifted out of a slope as it comes down rises no faster than
+/// `SLOPE_CLAMP_SPEED`).
 fn humanoid_scripts_within(m: &str, planted: f64, slide: f64, joint: f64) {
     let f = |s: &Value, k: &str| s[k].as_f64().unwrap_or_else(|| panic!("{k}: {s}"));
     let mut over = Vec::new();
@@ -1328,9 +1332,17 @@ fn humanoid_scripts_within(m: &str, planted: f64, slide: f64, joint: f64) {
         );
         let input = format!("assets/scripts/{script}.txt");
         let args = ["--level", level, "--input", &input, "--frames", frames];
-        let s = &humanoid_run(m, &args, &name)["summary"];
+        let doc = humanoid_run(m, &args, &name);
+        let s = &doc["summary"];
         assert_eq!(s["goal_reached"], true, "{m} on {script}.txt: {s}");
         assert_eq!(s["nan_count"], 0, "{m} on {script}.txt");
+        let share = crate::common::limited_share(&doc);
+        if share > crate::common::RIG_LIMITED_SHARE {
+            over.push(format!(
+                "{script}.txt: the joint speed limit on {:.2} % of frames",
+                share * 100.0
+            ));
+        }
         for (k, bound) in [
             ("planted_foot_max_error_m", planted),
             ("stance_slide_max_m", slide),
