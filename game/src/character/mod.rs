@@ -167,6 +167,11 @@ pub struct Limb {
     pub bend_sign: f32,
 }
 
+/// How far behind `SOLE_FIT_BALL` of its toes' reach a toe joint must lie
+/// for the ball to be taken at the toe joint instead, metres (see
+/// [`Character::ball_at_toe`]): the knight's toe joint, 2 mm behind, is his
+/// ball already.
+pub const BALL_TOE_MARGIN: f32 = 0.01;
 /// How far above a foot's lowest skinned vertex at rest a vertex may lie and
 /// still count as its sole, metres: a boot's heel and toe cap lie within a
 /// centimetre of its tread; its instep and ankle well above.
@@ -220,6 +225,12 @@ pub struct Character {
     /// floor (see `pose_pipeline::foot_ik`). `None` without a toe joint
     /// reaching ahead of the ankle, or without a mesh.
     pub toe_tips: [Option<(usize, Vec3)>; 2],
+    /// Whether each foot's ball ([`Character::sole_points`]) is its toe
+    /// joint's place on the sole, well behind `SOLE_FIT_BALL` of the toes'
+    /// reach: toes reaching that far past the ball go into a level floor
+    /// as the foot rolls onto it, and foot IK bends them up out of any
+    /// floor (on others only on slopes and at edges).
+    pub ball_at_toe: [bool; 2],
     /// Each ankle's scale in the model at rest (for placing its toe joint
     /// without taking the scale from the matrices each frame).
     pub toe_scale: [Vec3; 2],
@@ -478,6 +489,7 @@ impl Character {
             sole_points: sole_local.map(|p| [p; 2]),
             sole_reach: [[0.0; 2]; 2],
             toe_tips: [None; 2],
+            ball_at_toe: [false; 2],
             toe_scale,
             leg_length,
             rest_ankle_height,
@@ -522,7 +534,12 @@ impl Character {
             [back, ahead]
         });
         // The heel and ball at the lowest vertices' height, along the
-        // model's forward axis, in each ankle's frame.
+        // model's forward axis, in each ankle's frame. The ball no further
+        // ahead than a toe joint between the ankle and the toes' tip: past
+        // it, the sole bends up with the toes, and a foot rising onto a ball
+        // there rose onto its bending toes (CesiumMan's and RiggedFigure's
+        // toe joints are half as far ahead as `SOLE_FIT_BALL` of their toes'
+        // reach).
         self.sole_points = [0, 1].map(|i| {
             let m = rest[self.legs[i].end];
             let ankle = m.w_axis.truncate();
@@ -531,7 +548,18 @@ impl Character {
                 return [self.sole_local[i]; 2];
             }
             let low = Vec3::new(ankle.x, lowest_sole[i], ankle.z);
+            let toe_joint = self
+                .rig
+                .legs
+                .get(i)
+                .and_then(|l| l.toe)
+                .and_then(|t| rest.get(t))
+                .map(|t| (t.w_axis.truncate() - ankle).dot(forward))
+                .filter(|&along| along > 0.0 && along < ahead);
             let ball = crate::character::pose_pipeline::SOLE_FIT_BALL * ahead;
+            let at_toe = toe_joint.filter(|&along| along < ball - BALL_TOE_MARGIN);
+            self.ball_at_toe[i] = at_toe.is_some();
+            let ball = at_toe.unwrap_or(ball);
             [-back, ball].map(|along| m.inverse().transform_point3(low + forward * along))
         });
         // The toes' tip, where a toe joint of the foot lies between the

@@ -1395,6 +1395,31 @@ fn mannequiny_keeps_its_feet_on_every_shipped_script() {
     humanoid_scripts_within("Mannequiny/mannequiny.glb", 0.015, 0.01, 20.0);
 }
 
+/// CesiumMan with no rig file running the builtin level's slopes: no sole
+/// of a foot his clip has down more than 1 cm above the floor (today 6.0
+/// mm). His toe joint lies half as far ahead of his ankle as the ball foot
+/// IK used to stand him on (at `SOLE_FIT_BALL` of his toes' reach, on the
+/// toes his clip bends up): rolled onto that ball, the rest of his sole
+/// stood up to 1.6 cm above the floor here (2.4 cm on `long`).
+#[test]
+fn cesium_man_stands_on_the_sole_behind_his_toes() {
+    let doc = humanoid_run(
+        "CesiumMan/CesiumMan.glb",
+        &[
+            "--level",
+            "builtin",
+            "--input",
+            "assets/scripts/slopes_run.txt",
+            "--frames",
+            "825",
+        ],
+        "auto_rig_cesium_man_soles.json",
+    );
+    let s = &doc["summary"];
+    let float = s["sole_float_max_m"].as_f64().unwrap();
+    assert!(float <= 0.01, "a sole {float} m above the floor: {s}");
+}
+
 /// The metrics summary of shared model `m` playing level `level`'s own
 /// script (`assets/scripts/LEVEL.txt`) for `frames` frames with no rig
 /// file (the run's success checked); `test` names the calling test.

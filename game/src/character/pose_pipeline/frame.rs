@@ -134,6 +134,13 @@ pub(super) struct Smoothing {
     /// How far foot IK bends each foot's toes up out of the floor, radians
     /// (see `foot_ik::TOE_BEND_SPEED`).
     pub(super) toe_bend: [f32; 2],
+    /// How far each foot is turned up onto its ball, radians (see
+    /// `foot_ik::MAX_HEEL_LIFT`).
+    pub(super) heel: [f32; 2],
+    /// Whether each foot was let go of because its leg ran out of reach,
+    /// until it locks again or its clip lifts it (see
+    /// `foot_ik::raise_trailing_feet`).
+    pub(super) out_of_reach: [bool; 2],
     /// Where each swinging foot's landing was when the surface it turns
     /// toward was last found (NaN for none), that surface's slope and how
     /// far the landing is clear of a kink (see `foot_ik::LAND_TILT_MOVE`).

@@ -131,6 +131,8 @@ pub(super) fn place(c: &Character, input: &FrameInput, s: &mut Smoothing) -> Mat
             foot_align: [0.0; 2],
             foot_tilt: [0.0; 2],
             toe_bend: [0.0; 2],
+            heel: [0.0; 2],
+            out_of_reach: [false; 2],
             land_tilt: [(f32::NAN, 0.0, 0.0); 2],
             sole_lift: [0.0; 2],
             pivot: [None; 2],
