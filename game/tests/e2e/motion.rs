@@ -3,10 +3,11 @@
 //! world: planted feet on the ground on every slope up to 45°, no sliding,
 //! hands and feet on the rungs of both ladders, no NaN, goal reached.
 //!
-//! Every bound below is the target; where the pipeline does not meet it yet
-//! (a foot the clip puts down reaching the floor late), the test reports the
-//! figure and `known_gap_*` (ignored, run with `--ignored`) asserts the
-//! target, failing until it is met.
+//! Every bound below is the target, asserted. The last two this file held
+//! as known gaps (a foot the clip puts down reaching the floor late on
+//! `ladders` and `transitions`, and a sole floating over it on
+//! `transitions`) are met now; the ignored `known_gap_*` tests in other
+//! files name what is still missed.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -98,7 +99,8 @@ fn walking_over_every_slope_keeps_planted_feet_on_the_ground() {
     // slope): 3.8 mm today, within the 1 cm target (8.2 mm until a foot
     // coming down closed the gap to its ground faster than its lag; 1.85 cm
     // until it was turned onto the slope as it lands; see
-    // known_gap_feet_put_down_reach_the_floor_late for the other scripts).
+    // feet_put_down_reach_the_floor_on_ladders_and_transitions for the
+    // other scripts).
     assert!(f(&s, "unlocked_contact_frames") > 0.0);
     assert!(f(&s, "unlocked_contact_max_error_m") <= 0.01);
     // Target < 1 mm: met (0.26 mm; the pelvis rises back the last fraction
@@ -282,16 +284,16 @@ fn every_transition_of_transitions_txt_is_measured_on_every_frame() {
 }
 
 /// Issue 32's target for a foot the clip puts down but the pipeline has not
-/// locked yet: on the floor within 1 cm on every frame. Known gap: such a
-/// foot still reaches its floor up to 2.0 cm late on `ladders` (1.97 cm)
-/// and `transitions` (1.28 cm; 1.48 until a foot coming down closed the gap
-/// to its ground faster than its lag, `LAND_CATCH_SPEED`); the slopes meet
-/// it (asserted in the slope tests above: 3.8 mm walking and running). This
-/// test asserts the target and fails until it is met (issue 32, item 5:
-/// plan the swing's landing).
+/// locked yet: on the floor within 1 cm on every frame, on `ladders` and
+/// `transitions` too (4.2 mm on each today). Until the two changes below
+/// changes such a foot reached its floor up to 2.0 cm late there: let go of
+/// while its clip still had it down, it rose with the clip as the clip
+/// rolled it off (now held on the floor, `HELD_DOWN_LIFT`); raised to keep
+/// its heel out of the floor at a heel strike, it eased down after the clip
+/// rolled it flat and floated (now it comes down as the clip raises its
+/// ankle, `rises` in `foot_ik`).
 #[test]
-#[ignore = "known gap: feet put down reach the floor up to 2.0 cm late on ladders and transitions, target 1 cm (issue 32)"]
-fn known_gap_feet_put_down_reach_the_floor_late() {
+fn feet_put_down_reach_the_floor_on_ladders_and_transitions() {
     let mut over = Vec::new();
     for (script, frames) in [("ladders", 2400), ("transitions", 4500)] {
         let v = f(&run(script, frames), "unlocked_contact_max_error_m");
@@ -307,9 +309,8 @@ fn known_gap_feet_put_down_reach_the_floor_late() {
 /// measured on every foot the clip has on the ground, and a knight standing
 /// still on level floor rests both soles on it, within 2 mm either way (his
 /// toe caps reached 7 mm under it until they were raised; 1.1 mm at most
-/// today, as the idle settles). While he moves
-/// they do on `slopes_walk` but not yet on `transitions`: see
-/// `known_gap_soles_neither_sink_nor_float`.
+/// today, as the idle settles). While he moves they do too: see
+/// `soles_neither_sink_nor_float_through_the_transitions`.
 #[test]
 fn a_standing_knight_rests_his_soles_on_level_floor() {
     let doc = run_doc("transitions", 1700);
@@ -338,19 +339,19 @@ fn a_standing_knight_rests_his_soles_on_level_floor() {
     assert!(standing > 100, "{standing} frames standing on level floor");
 }
 
-/// Known gap (issue 32, item 4: foot roll): on `transitions` the skinned
-/// feet of a foot the clip has on the ground meet the 1 cm target going
-/// into the ground (2.2 cm until the toes bent up out of the floor, 5.3 cm
+/// Issue 32, item 4 (foot roll): on `transitions` the skinned feet of a
+/// foot the clip has on the ground stay within 1 cm of the ground, into it
+/// (4.2 mm today; 2.2 cm until the toes bent up out of the floor, 5.3 cm
 /// until a foot coming down onto a slope was turned onto it by the time it
-/// lands; 8.8 cm until a landing within a few centimetres of a riser landed
+/// lands, 8.8 cm until a landing within a few centimetres of a riser landed
 /// on the step instead, 11 cm until a landing was moved clear by its toe's
-/// reach) but float up to 1.3 cm above it (1.5 cm until a foot coming down
-/// closed the gap to its ground faster than its lag; 6 cm until a foot re-stepping
-/// while the knight stands, lifted on purpose, was left out of the figure).
-/// This test asserts the 1 cm targets and fails until they are met.
+/// reach) and above it (2.6 mm today; 1.3 cm until a foot rolling flat from
+/// a heel strike came down as its clip raised its ankle instead of easing
+/// down after it, 1.5 cm until a foot coming down closed the gap to its
+/// ground faster than its lag; 6 cm until a foot re-stepping while the
+/// knight stands, lifted on purpose, was left out of the figure).
 #[test]
-#[ignore = "known gap: soles up to 1.3 cm above the ground on transitions, target 1 cm (issue 32)"]
-fn known_gap_soles_neither_sink_nor_float() {
+fn soles_neither_sink_nor_float_through_the_transitions() {
     let mut over = Vec::new();
     for (script, frames) in [("transitions", 4500)] {
         let s = run(script, frames);

@@ -387,6 +387,17 @@ pub(super) fn foot_targets(job: FootTargets) {
     // Their normals (where there is one).
     let mut floor_normals = [Vec2::Y; 2];
     let mut downs = [0.0f32; 2];
+    // How far each foot's animated place rose since the last frame, metres:
+    // the sole lift of a foot the clip has down comes down by as much. The
+    // knight rolling flat from a heel strike was raised 2.7 cm to keep the
+    // heel out, and the lift easing down after the clip (`ALIGN_TAU`) held
+    // the flat foot up to 1.2 cm off the floor for five frames: over the
+    // release sweep his feet put down, not locked and more than 1 cm off the
+    // floor went 16 -> 3 foot-frames, his soles above it 15 -> 2 (all five
+    // models 149 -> 134 and 157 -> 142); soles under it 162 -> 170 (eight
+    // foot-frames of CesiumMan and Kenney at 1.05-1.35 cm, which the lag
+    // had kept up by chance).
+    let mut rises = [0.0f32; 2];
     let mut aligns = [0.0; 2];
     let still_weight = input
         .layers
@@ -975,6 +986,7 @@ pub(super) fn foot_targets(job: FootTargets) {
         let free = aw + Vec3::Y * offset;
         // Whether the clip holds the foot still (see `IDLE_SETTLE_SPEED`).
         let held_still = (free - sm.foot_free[i]).length_squared() <= IDLE_STILL * IDLE_STILL;
+        rises[i] = free.y - sm.foot_free[i].y;
         sm.foot_free[i] = free;
 
         // Lock a planted foot where it landed; release it into its swing.
@@ -1374,11 +1386,17 @@ pub(super) fn foot_targets(job: FootTargets) {
             sm.pivot[i] = None;
             // All but the clip's own slight dip (see `SOLE_SINK`).
             let sink = (sink - SOLE_SINK).max(0.0) * downs[i] * gw;
-            sm.sole_lift[i] = if sink >= sm.sole_lift[i] {
-                sink
+            let eased = sm.sole_lift[i] + (sink - sm.sole_lift[i]) * approach(dt, ALIGN_TAU);
+            // A foot the clip has down whose sink goes as its clip raises
+            // the ankle (rolling flat from a heel strike) comes down with
+            // it, its ankle where it was, instead of easing down after the
+            // clip (see `rises`).
+            let rolled = if downs[i] >= LOCK_CONTACT {
+                sm.sole_lift[i] - rises[i].max(0.0)
             } else {
-                sm.sole_lift[i] + (sink - sm.sole_lift[i]) * approach(dt, ALIGN_TAU)
+                eased
             };
+            sm.sole_lift[i] = sink.max(eased.min(rolled));
             Vec3::Y * sm.sole_lift[i]
         };
         sm.roll[i] = roll;
