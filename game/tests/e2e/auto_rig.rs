@@ -1420,6 +1420,31 @@ fn cesium_man_stands_on_the_sole_behind_his_toes() {
     assert!(float <= 0.01, "a sole {float} m above the floor: {s}");
 }
 
+/// Kenney's character with no rig file running the builtin level's slopes:
+/// no sole of a foot his clip has down more than 1 cm above the floor
+/// (today 2.9 mm). A foot let go of on a slope while his clip still had it
+/// down was set at the height of the ground under his animated ankle, not
+/// under where it stood on its way back along the slope: up to 1.3 cm above
+/// it here (and 2.0 cm on `long`).
+#[test]
+fn kenney_stands_on_a_slope_where_his_released_foot_is() {
+    let doc = humanoid_run(
+        "KenneyCharacterMedium/characterMedium.glb",
+        &[
+            "--level",
+            "builtin",
+            "--input",
+            "assets/scripts/slopes_run.txt",
+            "--frames",
+            "825",
+        ],
+        "auto_rig_kenney_released_on_slope.json",
+    );
+    let s = &doc["summary"];
+    let float = s["sole_float_max_m"].as_f64().unwrap();
+    assert!(float <= 0.01, "a sole {float} m above the floor: {s}");
+}
+
 /// The metrics summary of shared model `m` playing level `level`'s own
 /// script (`assets/scripts/LEVEL.txt`) for `frames` frames with no rig
 /// file (the run's success checked); `test` names the calling test.

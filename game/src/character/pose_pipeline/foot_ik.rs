@@ -1118,7 +1118,26 @@ pub(super) fn foot_targets(job: FootTargets) {
                 } else {
                     0.0
                 };
-                free + sm.release[i] + Vec3::Y * (height * (PI * t).sin() - held_down)
+                // Down on a slope, it stands on the ground where it is,
+                // not where its animation is: it was probed under its
+                // animated ankle (its lock's, the frame it was let go of),
+                // and its way back runs along the slope. CesiumMan's foot
+                // let go of 3.8 cm behind his walk's up a 45° climb stood
+                // 1.9 cm over the slope. Over the release sweep, feet put
+                // down, not locked and more than 1 cm off the floor 134 ->
+                // 101 foot-frames (Kenney's 22 -> 5), soles above it
+                // 142 -> 113 (Kenney's 13 -> 0), under it 170 -> 175,
+                // limited frames 957 -> 966. Weighted by how far the foot
+                // is down instead of only while its clip has it down, the
+                // same gain for 993 limited frames.
+                let along = match probe {
+                    Some((px, h, _)) if gw >= 0.999 && clip_contact >= LOCK_CONTACT => {
+                        let dx = free.x + sm.release[i].x - ax;
+                        h.segment.height_at(px + dx) - h.segment.height_at(px)
+                    }
+                    _ => 0.0,
+                };
+                free + sm.release[i] + Vec3::Y * (height * (PI * t).sin() - held_down + along)
             }
         };
         targets[i] = inv.transform_point3(target_w);
