@@ -15,12 +15,13 @@ const PLANTED_FOOT_BOUND_M: f64 = 0.005;
 const STANCE_SLIDE_BOUND_M: f64 = 0.01;
 /// Largest distance from its floor of a foot the clip has down but foot IK
 /// has not locked, metres: not issue 32's 1 cm yet (the knight's worst is
-/// 3.2 cm, on the tutorial, a running foot's contact rising from 0 to 1 in
-/// a frame while it is still in the air), but held so that it cannot grow
-/// unnoticed. On `long` it was 5.0 cm until a lock was kept through a
-/// dip of the contact that only a trace of the run made
+/// 2.9 cm, on the tutorial, a running foot's contact rising from 0 to 1 in
+/// a frame while it is still in the air: 3.2 cm until the catch toward its
+/// ground started a frame before, `LAND_CATCH_SPEED`), but held so that it
+/// cannot grow unnoticed. On `long` it was 5.0 cm until a lock was kept
+/// through a dip of the contact that only a trace of the run made
 /// (`foot_ik::HOLD_STANCE`).
-const UNLOCKED_CONTACT_BOUND_M: f64 = 0.04;
+const UNLOCKED_CONTACT_BOUND_M: f64 = 0.03;
 /// Most foot-frames of a level's run with a foot put down but not locked
 /// more than 1 cm off the floor (see `UNLOCKED_CONTACT_BOUND_M`).
 const UNLOCKED_OFF_FRAMES: u32 = 4;
