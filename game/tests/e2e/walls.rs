@@ -259,8 +259,8 @@ fn the_walls_script_keeps_feet_on_their_floor_for_both_characters() {
 /// Issue 32's targets for CesiumMan on the walls script: the joint speed
 /// limit acts on at most 2 % of frames, and a foot the clip puts down is on
 /// the floor within 1 cm. Known gap: 0.50 % (met) and 1.1 cm today (1.4 cm
-/// until a foot let go of while his clip had it down stayed on the floor,
-/// `HELD_DOWN_LIFT`, and stood on a slope where it was; 7.9 cm until the
+/// before the twentieth session's changes to a foot let go of while his
+/// clip has it down, `HELD_DOWN_LIFT` and those beside it; 7.9 cm until the
 /// gait faded out under his held stand over
 /// `IDLE_FADE_OUT_TIME` as he stops: his stand's raised heel came down over
 /// a few frames after the clip called it down; his walk's contact curve
