@@ -397,8 +397,8 @@ pub(super) fn foot_targets(job: FootTargets) {
     // heel out, and the lift easing down after the clip (`ALIGN_TAU`) held
     // the flat foot up to 1.2 cm off the floor for five frames: over the
     // release sweep his feet put down, not locked and more than 1 cm off the
-    // floor went 16 -> 3 foot-frames, his soles above it 15 -> 2 (all five
-    // models 149 -> 134 and 157 -> 142); soles under it 162 -> 170 (eight
+    // floor went 16 → 3 foot-frames, his soles above it 15 → 2 (all five
+    // models 149 → 134 and 157 → 142); soles under it 162 → 170 (eight
     // foot-frames of CesiumMan and Kenney at 1.05-1.35 cm, which the lag
     // had kept up by chance).
     let mut rises = [0.0f32; 2];
@@ -1110,8 +1110,8 @@ pub(super) fn foot_targets(job: FootTargets) {
                     0.0
                 };
                 // Let go of while its clip still has it down (its lock
-                // drifted too far from the clip, or reached for what the
-                // leg could not), it stays on the floor as a lock would
+                // drifted too far from its clip, or its roll went further
+                // than a lock follows), it stays on the floor as a lock would
                 // until the clip lifts it: it comes back to its animation
                 // along the floor, not with the clip's rise as it rolls
                 // off (see `HELD_DOWN_LIFT`).
@@ -1131,10 +1131,10 @@ pub(super) fn foot_targets(job: FootTargets) {
                 // and its way back runs along the slope. CesiumMan's foot
                 // let go of 3.8 cm behind his walk's up a 45° climb stood
                 // 1.9 cm over the slope. Over the release sweep, feet put
-                // down, not locked and more than 1 cm off the floor 134 ->
-                // 101 foot-frames (Kenney's 22 -> 5), soles above it
-                // 142 -> 113 (Kenney's 13 -> 0), under it 170 -> 175,
-                // limited frames 957 -> 966. Weighted by how far the foot
+                // down, not locked and more than 1 cm off the floor 134 →
+                // 101 foot-frames (Kenney's 22 → 5), soles above it
+                // 142 → 113 (Kenney's 13 → 0), under it 170 → 175,
+                // limited frames 957 → 966. Weighted by how far the foot
                 // is down instead of only while its clip has it down, the
                 // same gain for 993 limited frames.
                 let along = match probe {
