@@ -1423,6 +1423,31 @@ fn kenney_stands_on_a_slope_where_his_released_foot_is() {
     );
 }
 
+/// CesiumMan with no rig file on the walls script: no sole of a foot his
+/// clip has down more than 1 cm above the floor (today 5.4 mm). Standing by
+/// the ladder's top, his idle (his walk held mid-stride) stood his front
+/// foot wholly past the ledge's edge, its heel 2.5 cm above the ledge, for
+/// 57 frames; now it is placed back on the ledge.
+#[test]
+fn cesium_man_stands_back_on_a_ledge_his_idle_overreaches() {
+    let args = [
+        "--level",
+        "assets/levels/walls.tmx",
+        "--input",
+        "assets/scripts/walls.txt",
+        "--frames",
+        "2208",
+    ];
+    let doc = humanoid_run(
+        "CesiumMan/CesiumMan.glb",
+        &args,
+        "auto_rig_cesium_man_ledge.json",
+    );
+    let s = &doc["summary"];
+    let float = s["sole_float_max_m"].as_f64().unwrap();
+    assert!(float <= 0.01, "a sole {float} m above the floor: {s}");
+}
+
 /// Shared model `m` with no rig file runs `slopes_run` on the builtin
 /// level (its metrics in `json`): no sole of a foot its clip has down more
 /// than 1 cm above the floor on any frame.
