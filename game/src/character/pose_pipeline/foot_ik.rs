@@ -629,10 +629,15 @@ pub(super) fn foot_targets(job: FootTargets) {
         // (A locked foot's animated place is probed only while the body
         // idles and the floor under its lock does not cover it: probed for
         // every locked foot whose floor did not, foot IK's instructions
-        // rose 2.2 % in the crowd. Taken only
-        // where no floor was under the lock instead, a locked foot on the
-        // ledge let its animated place go past the edge again, re-stepped
-        // out and back every 20 frames, each at the joint speed limit.)
+        // rose 2.2 % in the crowd. Taken only where no floor was under the
+        // lock instead, a locked foot on the ledge let its animated place
+        // go past the edge again, re-stepped out and back every 20 frames,
+        // each at the joint speed limit.)
+        let floor_at = |x: f32| {
+            let x = input.player.foot_probe_x(x);
+            let (top, depth) = foot_probe_range(body, x);
+            foot_floor(level, body, x, top, depth)
+        };
         let ledge_shift = ground_stand
             && match smooth.lock[i] {
                 // Probed where it is.
@@ -640,21 +645,14 @@ pub(super) fn foot_targets(job: FootTargets) {
                 // Probed at its lock: its animated place only matters to
                 // the idle's re-step.
                 Some(_) => {
-                    idle && under.is_none_or(|h| !h.segment.covers(aw.x)) && {
-                        let x = input.player.foot_probe_x(aw.x);
-                        let (top, depth) = foot_probe_range(body, x);
-                        foot_floor(level, body, x, top, depth).is_none()
-                    }
+                    idle && under.is_none_or(|h| !h.segment.covers(aw.x))
+                        && floor_at(aw.x).is_none()
                 }
             };
         let ax = if ledge_shift {
             let on = [(-facing, c.sole_reach[i][0]), (facing, c.sole_reach[i][1])]
                 .into_iter()
-                .find_map(|(side, reach)| {
-                    let x = input.player.foot_probe_x(aw.x + side * reach);
-                    let (top, depth) = foot_probe_range(body, x);
-                    foot_floor(level, body, x, top, depth).map(|t| (side, t))
-                });
+                .find_map(|(side, reach)| floor_at(aw.x + side * reach).map(|t| (side, t)));
             if let Some((side, t)) = on {
                 let end = if side > 0.0 {
                     t.segment.x0
