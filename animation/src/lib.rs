@@ -42,7 +42,10 @@ pub use palette::{
     PaletteError, palette, palette_affine, palette_affine_in_place, palette_columns,
     palette_in_place, palette_translation, palette_translation_in_place,
 };
-pub use pose::{Pose, local_to_model, local_to_model_from, translate_subtree};
+pub use pose::{
+    LOCAL_TO_MODEL_LANES, Pose, local_to_model, local_to_model_from, local_to_model_x4,
+    translate_subtree,
+};
 pub use rate_limit::{limit_rotations, rotation_angle};
 pub use sampling::{
     ClipError, SamplingCursor, Wrap, sample, sample_at, sample_joint, validate_clip, wrap_time,

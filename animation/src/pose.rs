@@ -62,6 +62,56 @@ avx2_builds! {
     }
 }
 
+/// How many poses [`local_to_model_x4`] builds at once.
+pub const LOCAL_TO_MODEL_LANES: usize = 4;
+
+avx2_builds! {
+    kernel = local_to_model_x4_kernel;
+    /// [`local_to_model`] for four poses of the same skeleton at once: the same
+    /// products in the same order for each pose, so each pose's matrices have
+    /// the bits [`local_to_model`] gives it alone.
+    ///
+    /// Why four at once: one pose's pass is a chain in which each joint waits
+    /// for its parent's matrix (a product and two sums, then a store read back
+    /// by the child), so a processor that could start several joints at a
+    /// time idles between them. Four poses' joints interleaved are four
+    /// independent chains, which fill that wait (a crowd's group of knights,
+    /// `game::character::crowd`). Four is enough to hide the chain's latency
+    /// on the processors measured (BENCHMARKS.md); more would only lengthen
+    /// the working set.
+    ///
+    /// Panics where a pose's `locals` or `models` length differs from the
+    /// skeleton's (a programming error, as in [`local_to_model`]).
+    pub fn local_to_model_x4(
+        skeleton: &Skeleton,
+        locals: [&[Transform]; LOCAL_TO_MODEL_LANES],
+        models: [&mut [Mat4]; LOCAL_TO_MODEL_LANES],
+    ) {
+        let n = skeleton.len();
+        let [m0, m1, m2, m3] = models;
+        let [l0, l1, l2, l3] = locals;
+        for (l, m) in [(l0, &*m0), (l1, &*m1), (l2, &*m2), (l3, &*m3)] {
+            assert_eq!(l.len(), n, "pose length differs from skeleton");
+            assert_eq!(m.len(), n, "model matrix buffer length differs from skeleton");
+        }
+        let parents = skeleton.raw_parents();
+        for (i, &p) in parents.iter().enumerate() {
+            if p == u16::MAX {
+                m0[i] = compose(&Mat4::IDENTITY, &l0[i]);
+                m1[i] = compose(&Mat4::IDENTITY, &l1[i]);
+                m2[i] = compose(&Mat4::IDENTITY, &l2[i]);
+                m3[i] = compose(&Mat4::IDENTITY, &l3[i]);
+            } else {
+                let p = p as usize;
+                m0[i] = compose(&m0[p], &l0[i]);
+                m1[i] = compose(&m1[p], &l1[i]);
+                m2[i] = compose(&m2[p], &l2[i]);
+                m3[i] = compose(&m3[p], &l3[i]);
+            }
+        }
+    }
+}
+
 avx2_builds! {
     kernel = local_to_model_from_kernel;
     /// Recomputes the model matrices of `from` and all of its descendants, leaving
@@ -364,6 +414,66 @@ mod tests {
             translate_subtree(&s, from, Vec3::new(0.1, -0.3, 0.2), &mut got);
             translate_subtree_kernel(&s, from, Vec3::new(0.1, -0.3, 0.2), &mut want);
             proptest::prop_assert_eq!(bits(&got), bits(&want));
+        }
+    }
+
+    proptest::proptest! {
+        /// Four poses built at once give each pose the bits it gets alone,
+        /// in both builds, on random trees with non-uniform scales (four
+        /// different poses, so that a lane reading another's joint would
+        /// show).
+        #[test]
+        fn four_at_once_give_each_pose_its_own_bits(
+            picks in proptest::collection::vec(0.0f64..1.0, 0..30),
+            quats in proptest::collection::vec((-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, 0.1f32..1.0), 4 * 31),
+            moves in proptest::collection::vec((-2.0f32..2.0, -2.0f32..2.0, -2.0f32..2.0, 0.2f32..3.0), 4 * 31),
+        ) {
+            let joints = picks.len() + 1;
+            let s = Skeleton::from_parts(
+                (0..joints).map(|i| format!("j{i}")).collect(),
+                random_tree(&picks),
+                vec![Transform::IDENTITY; joints],
+                vec![Mat4::IDENTITY; joints],
+            )
+            .unwrap();
+            let poses: Vec<Vec<Transform>> = (0..LOCAL_TO_MODEL_LANES)
+                .map(|k| {
+                    (0..joints)
+                        .map(|i| {
+                            let (x, y, z, w) = quats[k * 31 + i];
+                            let (a, b, c, m) = moves[k * 31 + i];
+                            Transform::new(
+                                Vec3::new(a, b, c),
+                                Quat::from_xyzw(x, y, z, w).normalize(),
+                                Vec3::new(m, 1.0, 1.0 / m),
+                            )
+                        })
+                        .collect()
+                })
+                .collect();
+            let bits = |m: &[Mat4]| m.iter().flat_map(|m| m.to_cols_array().map(f32::to_bits)).collect::<Vec<u32>>();
+            let alone: Vec<Vec<u32>> = poses
+                .iter()
+                .map(|l| {
+                    let mut m = vec![Mat4::IDENTITY; joints];
+                    local_to_model_kernel(&s, l, &mut m);
+                    bits(&m)
+                })
+                .collect();
+            for dispatched in [true, false] {
+                let mut out = vec![vec![Mat4::ZERO; joints]; LOCAL_TO_MODEL_LANES];
+                let [a, b, c, d] = &mut out[..] else { unreachable!() };
+                let locals = [&poses[0][..], &poses[1][..], &poses[2][..], &poses[3][..]];
+                let models = [&mut a[..], &mut b[..], &mut c[..], &mut d[..]];
+                if dispatched {
+                    local_to_model_x4(&s, locals, models);
+                } else {
+                    local_to_model_x4_kernel(&s, locals, models);
+                }
+                for k in 0..LOCAL_TO_MODEL_LANES {
+                    proptest::prop_assert_eq!(&bits(&out[k]), &alone[k], "pose {}, dispatched {}", k, dispatched);
+                }
+            }
         }
     }
 

@@ -478,7 +478,7 @@ fn knight_blend(p: &mut PosePipeline, c: &Character, input: &FrameInput, s: &Lay
 /// `local_to_model` and placement for every knight of a group.
 #[inline(never)]
 fn stage_local_to_model(pipelines: &mut [PosePipeline], c: &Character, inputs: &[FrameInput]) {
-    each(PoseStage::LocalToModel, pipelines, c, inputs);
+    PosePipeline::local_to_model_each(pipelines, c, inputs);
 }
 
 /// Foot IK: the group's legs go through the batched two-bone solver.
@@ -616,7 +616,8 @@ mod tests {
                 continue;
             }
             // The group's stages run together (`run_stage_each`, the
-            // crowd's path, its build chosen once) too.
+            // crowd's path, its build chosen once, and local-to-model four
+            // knights at a time) too.
             let inputs: Vec<FrameInput> = crowd
                 .agents
                 .iter()
@@ -624,7 +625,11 @@ mod tests {
                 .collect();
             let mut together = crowd.pipelines.clone();
             for stage in PoseStage::ALL {
-                PosePipeline::run_stage_each(&mut together, stage, &character, &inputs);
+                if stage == PoseStage::LocalToModel {
+                    PosePipeline::local_to_model_each(&mut together, &character, &inputs);
+                } else {
+                    PosePipeline::run_stage_each(&mut together, stage, &character, &inputs);
+                }
             }
             for (k, input) in inputs.iter().enumerate() {
                 let mut dispatched = crowd.pipelines[k].clone();

@@ -59,8 +59,8 @@ mod testing;
 
 use animation::ik::two_bone::TwoBoneOptions;
 use animation::{
-    Pose, local_to_model, palette, palette_affine, palette_affine_in_place, palette_in_place,
-    palette_translation, palette_translation_in_place,
+    LOCAL_TO_MODEL_LANES, Pose, local_to_model, local_to_model_x4, palette, palette_affine,
+    palette_affine_in_place, palette_in_place, palette_translation, palette_translation_in_place,
 };
 use glam::{Mat4, Quat, Vec3};
 
@@ -312,6 +312,61 @@ impl PosePipeline {
         }
     }
 
+    /// [`PosePipeline::run_stage_each`] of [`PoseStage::LocalToModel`] (the
+    /// same result), the model matrices built four poses at a time
+    /// ([`local_to_model_x4`]: the same bits as one at a time, with four
+    /// knights' parent-to-child chains interleaved so that none waits on its
+    /// own), then the rest of the stage knight by knight.
+    pub fn local_to_model_each(
+        pipelines: &mut [PosePipeline],
+        c: &Character,
+        inputs: &[FrameInput],
+    ) {
+        let mut chunks = pipelines.chunks_exact_mut(LOCAL_TO_MODEL_LANES);
+        for chunk in &mut chunks {
+            let [a, b, d, e] = chunk else {
+                unreachable!("chunks_exact_mut gives chunks of LOCAL_TO_MODEL_LANES")
+            };
+            local_to_model_x4(
+                &c.skeleton,
+                [
+                    &a.pose.locals,
+                    &b.pose.locals,
+                    &d.pose.locals,
+                    &e.pose.locals,
+                ],
+                [&mut a.models, &mut b.models, &mut d.models, &mut e.models],
+            );
+        }
+        for p in chunks.into_remainder() {
+            local_to_model(&c.skeleton, &p.pose.locals, &mut p.models);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2 (checked just above), the only
+            // requirement of this `target_feature` function.
+            unsafe { Self::after_local_to_model_each_avx2(pipelines, c, inputs) };
+            return;
+        }
+        for (p, input) in pipelines.iter_mut().zip(inputs) {
+            p.after_local_to_model(c, input);
+        }
+    }
+
+    /// The rest of [`PosePipeline::local_to_model_each`] built for processors
+    /// with AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn after_local_to_model_each_avx2(
+        pipelines: &mut [PosePipeline],
+        c: &Character,
+        inputs: &[FrameInput],
+    ) {
+        for (p, input) in pipelines.iter_mut().zip(inputs) {
+            p.after_local_to_model(c, input);
+        }
+    }
+
     /// [`PosePipeline::run_stage`] built for processors with AVX2 (the
     /// stages' code inlined here; the same bits, see
     /// [`PosePipeline::foot_ik_targets_avx2`]).
@@ -319,6 +374,18 @@ impl PosePipeline {
     #[target_feature(enable = "avx2")]
     fn run_stage_avx2(&mut self, stage: PoseStage, c: &Character, input: &FrameInput) {
         self.run_stage_kernel(stage, c, input);
+    }
+
+    /// The local-to-model stage's work after the model matrices are built:
+    /// the animated matrices kept for the debug view, each limb's animated
+    /// matrices, and the model's placement in the world.
+    #[inline(always)]
+    fn after_local_to_model(&mut self, c: &Character, input: &FrameInput) {
+        if !self.animated.is_empty() {
+            self.animated.copy_from_slice(&self.models);
+        }
+        sample_blend::snapshot_limbs(c, &self.models, &mut self.limb_animated);
+        self.world = placement::place(c, input, &mut self.smooth);
     }
 
     /// The body of [`PosePipeline::run_stage`], inlined into each of its
@@ -340,11 +407,7 @@ impl PosePipeline {
             }
             PoseStage::LocalToModel => {
                 local_to_model(&c.skeleton, &self.pose.locals, &mut self.models);
-                if !self.animated.is_empty() {
-                    self.animated.copy_from_slice(&self.models);
-                }
-                sample_blend::snapshot_limbs(c, &self.models, &mut self.limb_animated);
-                self.world = placement::place(c, input, &mut self.smooth);
+                self.after_local_to_model(c, input);
             }
             PoseStage::FootIk => {
                 self.foot_ik_targets_kernel(c, input);
