@@ -119,8 +119,14 @@ fn check_cadence(cues: &[Cue]) -> usize {
             "two plants of the same foot in a row: {a:?} then {b:?}"
         );
         let dx = (b.pos[0] - a.pos[0]).abs();
+        // Within 15 % on level ground; 20 % onto a stair's tread, where a
+        // landing short of a step up is moved back from the riser (by up
+        // to a fifth of the leg, `RISER_MOVE_LEGS`): running up the
+        // builtin level's stairs, a plant 0.932 m after the last against
+        // half a stride of 1.1 m.
+        let share = if a.pos[1] == b.pos[1] { 0.15 } else { 0.2 };
         assert!(
-            (dx - expected).abs() < 0.15 * expected,
+            (dx - expected).abs() < share * expected,
             "plants {dx:.3} m apart at {sa} m/s, half a stride is {expected:.3} m: {a:?} {b:?}"
         );
         // On flat ground (speed all horizontal) the second plant comes when

@@ -25,10 +25,13 @@ pub(super) const OBSTACLE: f32 = 0.01;
 /// stopping before the builtin level's stairs landed with his toe 6.2 cm
 /// in the first riser and stood there until he re-stepped; at 0.2 of his
 /// leg, 8.5 mm. More (0.25) hurried CesiumMan's swings: a landing moved
-/// further came down late, 5.2 cm into a slope. A running swing, already
-/// near the joint speed limit, gets no more than [`EDGE_MARGIN`] (weighted
-/// by the run clip's share of the layers, see `foot_ik::run_share`): with
-/// the longer move, the knight running up 0.2 m stairs met the limit.
+/// further came down late, 5.2 cm into a slope. A running swing gets as
+/// much: given no more than [`EDGE_MARGIN`] (for the joint speed limit, met
+/// then by the knight running up 0.2 m stairs with the longer move), his
+/// toe landed 3 cm into the builtin level's riser and stood there for five
+/// frames as his foot rolled flat; now the longer move costs no limited
+/// frame over the release sweep (`tests/sweep`), and one frame running up
+/// `foot_ik`'s test flight (`a_swing_reaches_for_the_tread_it_lands_on`).
 pub(super) const RISER_MOVE_LEGS: f32 = 0.2;
 /// A swinging foot lands at least this far past an edge of the floor it
 /// lands on, metres: its heel clear of the step behind. Short of a step up
