@@ -322,6 +322,35 @@ impl PosePipeline {
         c: &Character,
         inputs: &[FrameInput],
     ) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2 (checked just above), the only
+            // requirement of this `target_feature` function.
+            unsafe { Self::local_to_model_each_avx2(pipelines, c, inputs) };
+            return;
+        }
+        Self::local_to_model_each_kernel(pipelines, c, inputs);
+    }
+
+    /// [`PosePipeline::local_to_model_each`] built for processors with AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn local_to_model_each_avx2(
+        pipelines: &mut [PosePipeline],
+        c: &Character,
+        inputs: &[FrameInput],
+    ) {
+        Self::local_to_model_each_kernel(pipelines, c, inputs);
+    }
+
+    /// The body of [`PosePipeline::local_to_model_each`], inlined into each
+    /// of its builds.
+    #[inline(always)]
+    fn local_to_model_each_kernel(
+        pipelines: &mut [PosePipeline],
+        c: &Character,
+        inputs: &[FrameInput],
+    ) {
         let mut chunks = pipelines.chunks_exact_mut(LOCAL_TO_MODEL_LANES);
         for chunk in &mut chunks {
             let [a, b, d, e] = chunk else {
@@ -341,27 +370,6 @@ impl PosePipeline {
         for p in chunks.into_remainder() {
             local_to_model(&c.skeleton, &p.pose.locals, &mut p.models);
         }
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the processor has AVX2 (checked just above), the only
-            // requirement of this `target_feature` function.
-            unsafe { Self::after_local_to_model_each_avx2(pipelines, c, inputs) };
-            return;
-        }
-        for (p, input) in pipelines.iter_mut().zip(inputs) {
-            p.after_local_to_model(c, input);
-        }
-    }
-
-    /// The rest of [`PosePipeline::local_to_model_each`] built for processors
-    /// with AVX2.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn after_local_to_model_each_avx2(
-        pipelines: &mut [PosePipeline],
-        c: &Character,
-        inputs: &[FrameInput],
-    ) {
         for (p, input) in pipelines.iter_mut().zip(inputs) {
             p.after_local_to_model(c, input);
         }
