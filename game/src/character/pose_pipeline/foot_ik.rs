@@ -57,6 +57,12 @@ pub(super) const SWING_FOLD: f32 = 0.45;
 /// How far under its hip any foot stays at least, as a share of the leg's
 /// length (see its use in [`foot_targets`]).
 pub(super) const FOLD_LIMIT: f32 = 0.1;
+/// The least slope (rise over run, about 11°) on which a foot whose ground
+/// is higher than [`FOLD_LIMIT`] allows goes down the slope instead of into
+/// it. Descending 45°, RiggedFigure's rear foot, let go of as its leg ran
+/// out of reach with the pelvis down for the foot ahead, stood up to 5 cm
+/// inside the slope for five frames before its clip lifted it.
+pub(super) const SLIDE_DOWN_SLOPE: f32 = 0.2;
 /// Time constant with which a foot off the ground lets go of how far it
 /// reached down below the body's floor, seconds.
 pub(super) const REACH_RELEASE: f32 = 0.05;
@@ -1652,8 +1658,21 @@ pub(super) fn foot_targets(job: FootTargets) {
         // the 45° slope on his walk played four times over, the front
         // foot's ground above his hip, lowered for the back foot: an
         // ankle turned 123 rad/s). The foot sinks into the slope for
-        // those few frames instead.
-        targets[i].y = targets[i].y.min(hip.y - FOLD_LIMIT * c.leg_length[i]);
+        // those few frames instead, unless it stands on a slope: there it
+        // goes down the slope, toward the body, as far as it must to be
+        // that far under the hip, and stays on the ground (see
+        // `SLIDE_DOWN_SLOPE`).
+        let cap = hip.y - FOLD_LIMIT * c.leg_length[i];
+        if targets[i].y > cap
+            && let Some(seg) = floors[i].filter(|s| s.slope().abs() >= SLIDE_DOWN_SLOPE)
+        {
+            let mut w = world.transform_point3(targets[i]);
+            let to = (w.x - (targets[i].y - cap) / seg.slope()).clamp(seg.x0, seg.x1);
+            w.y += (to - w.x) * seg.slope();
+            w.x = to;
+            targets[i] = inv.transform_point3(w);
+        }
+        targets[i].y = targets[i].y.min(cap);
         let [animated_hip, knee, ankle] = limb_animated[i].each_ref().map(pos);
         let (thigh, shin) = ((knee - animated_hip).length(), (ankle - knee).length());
         let animated_bend = knee_bend(thigh, shin, (ankle - animated_hip).length());
@@ -2722,24 +2741,25 @@ mod tests {
         (dragged, held, limited)
     }
 
-    /// RiggedFigure (legs of 0.54 m) walking up a 3 m 45° climb: the
-    /// deepest any heel or ball of a foot its clip has down (contact
-    /// `LOCK_CONTACT` or more) goes into the ground, metres, and the frames
-    /// the joint speed limit acted on.
-    fn short_legs_up_45_degrees() -> (f32, u32) {
+    /// RiggedFigure (legs of 0.54 m) walking up (`rise` 1) or down (`rise`
+    /// -1) a 3 m 45° slope: the deepest any heel or ball of a foot its clip
+    /// has down (contact `LOCK_CONTACT` or more) goes into the ground,
+    /// metres, and the frames the joint speed limit acted on.
+    fn short_legs_over_45_degrees(rise: f32) -> (f32, u32) {
         use crate::sim::Body;
         let figure = shared_humanoid("RiggedFigure/RiggedFigure.glb");
+        let (low, high) = if rise > 0.0 { (0.0, 3.0) } else { (3.0, 0.0) };
         let segments = vec![
-            GroundSegment::ground(-5.0, 3.0, 0.0, 0.0),
-            GroundSegment::ground(3.0, 6.0, 0.0, 3.0),
-            GroundSegment::ground(6.0, 20.0, 3.0, 3.0),
+            GroundSegment::ground(-5.0, 3.0, low, low),
+            GroundSegment::ground(3.0, 6.0, low, high),
+            GroundSegment::ground(6.0, 20.0, high, high),
         ];
         let level = crate::sim::world::Level::from_profile(
             "made",
             segments.clone(),
             vec![],
-            Vec2::ZERO,
-            Vec2::new(19.0, 3.0),
+            Vec2::new(0.0, low),
+            Vec2::new(19.0, high),
             -10.0,
         );
         let mut sim = crate::sim::Sim::new(level, figure.clone());
@@ -2784,9 +2804,22 @@ mod tests {
         // inside the slope; rising onto its ball (`heel_lift`), the
         // trailing foot lets the pelvis stay up and the landing foot
         // stands on the slope: today 1.2 cm at most (7.9 cm with no heel lift).
-        let (under, limited) = short_legs_up_45_degrees();
+        let (under, limited) = short_legs_over_45_degrees(1.0);
         eprintln!("under {under} m, {limited} limited");
         assert!(under <= 0.02, "a sole {under} m into the slope");
+    }
+
+    #[test]
+    fn a_short_legged_figure_walking_down_45_degrees_keeps_its_rear_foot_on_the_slope() {
+        // Down 45° RiggedFigure's rear foot, let go of as its leg runs out
+        // of reach (the pelvis down for the foot ahead), is kept a tenth of
+        // its leg under its hip (`FOLD_LIMIT`): put straight down there, a
+        // sole point stood up to 8.8 cm inside the slope until its clip
+        // lifted the foot; it now goes down the slope instead
+        // (`SLIDE_DOWN_SLOPE`), today 7.5 mm at most.
+        let (under, limited) = short_legs_over_45_degrees(-1.0);
+        eprintln!("under {under} m, {limited} limited");
+        assert!(under <= 0.01, "a sole {under} m into the slope");
     }
 
     #[test]
