@@ -739,18 +739,11 @@ pub(super) fn foot_targets(job: FootTargets) {
         // kink) rests on both: on the chord from the ground under its
         // heel to the ground under its toe (see `fit_sole`).
         let probe = probe.map(|(px, h, hn)| {
-            let Some(chord) = fit_sole(
-                &h.segment,
-                c.sole_reach[i],
-                c.rest_ankle_height[i],
-                ax,
-                facing,
-                |x| {
-                    let x = input.player.foot_probe_x(x);
-                    let (top, depth) = foot_probe_range(body, x);
-                    foot_floor(level, body, x, top, depth).map(|f| f.segment)
-                },
-            ) else {
+            let Some(chord) = fit_sole(&h.segment, c.sole_reach[i], ax, facing, |x| {
+                let x = input.player.foot_probe_x(x);
+                let (top, depth) = foot_probe_range(body, x);
+                foot_floor(level, body, x, top, depth).map(|f| f.segment)
+            }) else {
                 return (px, h, hn);
             };
             let cn = chord.normal();
@@ -991,18 +984,11 @@ pub(super) fn foot_targets(job: FootTargets) {
                     // Across a concave corner: the chord its sole rests
                     // on there (see `fit_sole`).
                     let seg = &l.hit.segment;
-                    let chord = fit_sole(
-                        seg,
-                        c.sole_reach[i],
-                        c.rest_ankle_height[i],
-                        l.x,
-                        facing,
-                        |x| {
-                            let x = input.player.foot_probe_x(x);
-                            let (top, depth) = foot_probe_range(body, x);
-                            foot_floor(level, body, x, top, depth).map(|f| f.segment)
-                        },
-                    );
+                    let chord = fit_sole(seg, c.sole_reach[i], l.x, facing, |x| {
+                        let x = input.player.foot_probe_x(x);
+                        let (top, depth) = foot_probe_range(body, x);
+                        foot_floor(level, body, x, top, depth).map(|f| f.segment)
+                    });
                     // Near a convex kink the foot may come down on either
                     // side of it (a landing planned just past the top of a
                     // 30° descent locked on the flat before it, toe down,
@@ -2301,19 +2287,9 @@ fn riser_clear(
     x
 }
 
-/// How many times [`fit_sole`] takes its chord again under the heel where
-/// the last chord's pitch puts it. Once leaves RiggedFigure's box heel at
-/// the foot of a 45° descent 2.6 mm in the slope (14 mm without), more
-/// passes less; but over the release sweep the other models' rounder soles
-/// went under the floor more with each further pass (with the ball
-/// pitched too, foot-frames over 1 cm: 96 with one pass, 103 with two, 104
-/// with three).
-const SOLE_FIT_PASSES: usize = 1;
-
 /// The surface a foot whose ankle is at `ax` (facing `facing`, ±1) rests on,
 /// where its sole (reaching `reach` = [behind, ahead] of the ankle, see
-/// `Character::sole_reach`, its ankle `height` over it) spans a concave
-/// corner: the ground at the heel
+/// `Character::sole_reach`) spans a concave corner: the ground at the heel
 /// or toe (the floor `ground_at(x)` finds there, `None` where none) lies
 /// more than [`SOLE_FIT_RISE`] above `floor`, the floor under its contact
 /// point, extended, and meets it at a corner (within [`SOLE_FIT_JOIN`]).
@@ -2326,7 +2302,6 @@ const SOLE_FIT_PASSES: usize = 1;
 pub(super) fn fit_sole(
     floor: &GroundSegment,
     reach: [f32; 2],
-    height: f32,
     ax: f32,
     facing: f32,
     ground_at: impl Fn(f32) -> Option<GroundSegment>,
@@ -2334,21 +2309,10 @@ pub(super) fn fit_sole(
     if reach[0] + reach[1] < 1e-3 {
         return None;
     }
-    // Where the heel and the ball lie along x with the foot pitched by
-    // `pitch` (toe up positive, in the facing direction), its ankle
-    // `height` over its sole: the heel turned about the ankle, the ball
-    // where it lies unpitched. Turned too, the ball came nearer the ankle
-    // at the foot of a descent, the chord steepened, and the knight's toes
-    // beyond the ball went 22 mm into the floor there before they bent
-    // up (4.1 mm with the ball left).
-    let place = |pitch: f32| {
-        let (sin, cos) = pitch.sin_cos();
-        (
-            ax + facing * (-reach[0] * cos + height * sin),
-            ax + facing * reach[1] * SOLE_FIT_BALL,
-        )
-    };
-    let (heel, toe) = place(0.0);
+    let (heel, toe) = (
+        ax - facing * reach[0],
+        ax + facing * reach[1] * SOLE_FIT_BALL,
+    );
     // A sole over the middle of its floor spans no corner: nothing to
     // probe (most frames of most feet).
     if floor.covers(heel.min(toe)) && floor.covers(heel.max(toe)) {
@@ -2363,43 +2327,27 @@ pub(super) fn fit_sole(
             g.x0 == floor.x0 && g.x1 == floor.x1
         }
     };
-    // The chord under a heel and a ball at `heel` and `toe` along x.
-    let chord = |heel: f32, toe: f32| {
-        let mut step = false;
-        let mut at = |x: f32| {
-            let line = floor.height_at(x);
-            match ground_at(x) {
-                Some(g) if g.height_at(x) > line + SOLE_FIT_RISE => {
-                    step |= !joined(&g);
-                    g.height_at(x)
-                }
-                _ => line,
+    let mut step = false;
+    let mut at = |x: f32| {
+        let line = floor.height_at(x);
+        match ground_at(x) {
+            Some(g) if g.height_at(x) > line + SOLE_FIT_RISE => {
+                step |= !joined(&g);
+                g.height_at(x)
             }
-        };
-        let (hh, ht) = (at(heel), at(toe));
-        let rise = (hh - floor.height_at(heel)).max(ht - floor.height_at(toe));
-        if rise <= SOLE_FIT_RISE || step {
-            return None;
+            _ => line,
         }
-        let (x0, y0, x1, y1) = if heel < toe {
-            (heel, hh, toe, ht)
-        } else {
-            (toe, ht, heel, hh)
-        };
-        ((x1 - x0) > 1e-4).then_some((x0, y0, x1, y1))
     };
-    // Pitched onto the chord, the foot's heel lies further from its ankle
-    // along x (its ankle over the sole turns with it) or nearer: the chord
-    // is found again under the heel where it lies pitched so. Unpitched,
-    // RiggedFigure's heel, planted across the foot of a 45° descent, stood
-    // 1.3 cm in the slope behind where its chord began.
-    // Each pass's pitch moves the next chord less (see `SOLE_FIT_PASSES`).
-    let (mut x0, mut y0, mut x1, mut y1) = chord(heel, toe)?;
-    for _ in 0..SOLE_FIT_PASSES {
-        let pitch = ((y1 - y0) / (x1 - x0) * facing).atan();
-        let (heel, toe) = place(pitch);
-        (x0, y0, x1, y1) = chord(heel, toe)?;
+    let (hh, ht) = (at(heel), at(toe));
+    let rise = (hh - floor.height_at(heel)).max(ht - floor.height_at(toe));
+    if rise <= SOLE_FIT_RISE || step {
+        return None;
     }
+    let (x0, y0, x1, y1) = if heel < toe {
+        (heel, hh, toe, ht)
+    } else {
+        (toe, ht, heel, hh)
+    };
     if ((y1 - y0) / (x1 - x0)).atan().abs() > MAX_SOLE_FIT {
         return None;
     }
@@ -2940,70 +2888,31 @@ mod tests {
         let slope = GroundSegment::ground(2.0, 4.0, 0.0, 2.0);
         let ground = |x: f32| Some(if x < 2.0 { flat } else { slope });
         let reach = [0.065, 0.22];
-        // Ankle 0.05 m before the corner (and on its sole, height 0): the
-        // ball lies 0.082 m up the slope, the heel on the flat; the foot
-        // rests on the chord between, its heel where the chord's pitch
-        // (toe up atan(0.082 / 0.197)) turns it, nearer the ankle.
-        let chord = fit_sole(&flat, reach, 0.0, 1.95, 1.0, ground).expect("fitted");
-        let heel = 1.95 - 0.065 * (0.082f32 / 0.197).atan().cos();
+        // Ankle 0.05 m before the corner: the ball lies 0.082 m up the
+        // slope, the heel on the flat; the foot rests on the chord between.
+        let chord = fit_sole(&flat, reach, 1.95, 1.0, ground).expect("fitted");
         assert!(
-            (chord.x0 - heel).abs() < 1e-4 && chord.y0.abs() < 1e-6,
+            (chord.x0 - 1.885).abs() < 1e-4 && chord.y0.abs() < 1e-6,
             "{chord:?}"
         );
         assert!((chord.x1 - 2.082).abs() < 1e-4 && (chord.y1 - 0.082).abs() < 1e-4);
         // Well before the corner, the flat floor is kept; so it is facing
         // left (the heel toward the slope, not on it yet).
-        assert!(fit_sole(&flat, reach, 0.0, 1.5, 1.0, ground).is_none());
-        assert!(fit_sole(&flat, reach, 0.0, 1.9, -1.0, ground).is_none());
+        assert!(fit_sole(&flat, reach, 1.5, 1.0, ground).is_none());
+        assert!(fit_sole(&flat, reach, 1.9, -1.0, ground).is_none());
         // Facing left with the heel over the slope: fitted the other way.
-        let back = fit_sole(&flat, reach, 0.0, 1.98, -1.0, ground).expect("heel fitted");
+        let back = fit_sole(&flat, reach, 1.98, -1.0, ground).expect("heel fitted");
         assert!(back.y1 > 0.0 && back.y0.abs() < 1e-6, "{back:?}");
         // At the foot of a step (a 0.2 m riser, not a corner), or with no
         // sole reach known, nothing is fitted.
         let tread = GroundSegment::ground(2.0, 4.0, 0.2, 0.2);
         let step = |x: f32| Some(if x < 2.0 { flat } else { tread });
-        assert!(fit_sole(&flat, reach, 0.0, 1.95, 1.0, step).is_none());
-        assert!(fit_sole(&flat, [0.0, 0.0], 0.0, 1.95, 1.0, ground).is_none());
+        assert!(fit_sole(&flat, reach, 1.95, 1.0, step).is_none());
+        assert!(fit_sole(&flat, [0.0, 0.0], 1.95, 1.0, ground).is_none());
         // A wall-steep rise at a corner: too steep to rest across.
         let wall = GroundSegment::ground(2.0, 4.0, 0.0, 8.0);
         let steep = |x: f32| Some(if x < 2.0 { flat } else { wall });
-        assert!(fit_sole(&flat, reach, 0.0, 1.95, 1.0, steep).is_none());
-    }
-
-    #[test]
-    fn a_pitched_sole_at_the_foot_of_a_descent_rests_its_heel_on_the_slope() {
-        // A 45° descent to x 2, then flat; RiggedFigure's box foot (heel
-        // 0.0825 m behind the ankle, ball 0.099 m ahead, the ankle 0.085 m
-        // over the sole) facing right, its ankle 4 cm past the corner. The
-        // foot lies on the chord pitched toe down, and pitched so its heel
-        // lies further back than at rest: the chord is taken under the
-        // heel where it then lies, and the heel so placed is on the slope
-        // (within 4 mm: 2.6 mm with the one pass `SOLE_FIT_PASSES` makes),
-        // not 14 mm in it.
-        let slope = GroundSegment::ground(0.0, 2.0, 2.0, 0.0);
-        let flat = GroundSegment::ground(2.0, 4.0, 0.0, 0.0);
-        let ground = |x: f32| Some(if x < 2.0 { slope } else { flat });
-        let reach = [0.0825, 0.18];
-        let (height, ax) = (0.085, 2.04);
-        // Where the pitched heel lies, and how far it is under the slope
-        // with the foot laid on `chord`.
-        let heel_in = |chord: &GroundSegment| {
-            let pitch = chord.slope().atan();
-            let (sin, cos) = pitch.sin_cos();
-            let x = ax - reach[0] * cos + height * sin;
-            let y = chord.height_at(ax) + (chord.height_at(x) - chord.height_at(ax));
-            slope.height_at(x) - y
-        };
-        let chord = fit_sole(&flat, reach, height, ax, 1.0, ground).expect("fitted");
-        assert!(chord.slope() < 0.0, "{chord:?}");
-        let under = heel_in(&chord);
-        // Taken under the unpitched heel (no ankle height), the chord
-        // leaves the pitched heel well inside the slope.
-        let unpitched = fit_sole(&flat, reach, 0.0, ax, 1.0, ground).expect("fitted");
-        let before = heel_in(&unpitched);
-        eprintln!("heel {under} m under the slope ({before} m unpitched)");
-        assert!(under.abs() <= 0.004, "heel {under} m under the slope");
-        assert!(before > 0.005, "{before}");
+        assert!(fit_sole(&flat, reach, 1.95, 1.0, steep).is_none());
     }
 
     #[test]
