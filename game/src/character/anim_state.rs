@@ -115,7 +115,8 @@ pub const DUTY_STRIDE: f32 = 1.0;
 pub const DUTY_PLAYBACK_RATE: f32 = 1.2;
 /// The fastest a gait that needs warping at its paces plays up or down a
 /// 45° slope (see [`steep_fastest_rate`]), as a share of its authored
-/// speed: its stride longer instead. Held at [`DUTY_PLAYBACK_RATE`] there,
+/// speed: its stride longer instead, as far as the legs span there (see
+/// [`steep_longest_stride_scale`]). Held at [`DUTY_PLAYBACK_RATE`] there,
 /// Kenney's and CesiumMan's short legs turned faster than the joint speed
 /// limit on the 45° slopes (the limit acted on 2.8 % of Kenney's frames of
 /// the builtin level's autopilot run, 1.9 % with this; over every shipped
@@ -139,6 +140,57 @@ pub fn longest_stride_scale(leg_length: f32, cycle_distance: f32) -> f32 {
         (MAX_STRIDE_LEGS * leg_length / cycle_distance).max(1.0)
     } else {
         1.0
+    }
+}
+
+/// How far under its hip the upper foot of a pair on a slope stays at
+/// least, in leg lengths, for [`steep_stride_legs`]: a leg folds no further
+/// (foot IK's fold limit).
+pub const STEEP_FOLD_LEGS: f32 = 0.1;
+/// How far from its hip the lower foot of a pair on a slope reaches at
+/// most, in leg lengths, for [`steep_stride_legs`]: a leg kept just short of
+/// straight (foot IK's reach fraction). With 1.1 (a trailing heel lifted
+/// adds about a tenth of a leg) RiggedFigure's strides were no longer cut
+/// and nothing changed over the sweep.
+pub const STEEP_REACH_LEGS: f32 = 0.97;
+/// The slope (rise over run, about 14°) below which the legs span more
+/// than [`MAX_STRIDE_LEGS`] ([`steep_stride_legs`] is 2.8 legs at 0.33):
+/// no stride is cut there.
+pub const STEEP_SPAN_FROM: f32 = 0.25;
+
+/// The longest stride, in leg lengths per cycle of two steps, whose feet
+/// a pair of legs spans in double support on ground of slope `slope` (rise
+/// over run): the feet a step apart along x, the upper one
+/// [`STEEP_FOLD_LEGS`] under the hip, the lower one within
+/// [`STEEP_REACH_LEGS`] of it. Longer than any gait strides on the flat
+/// (3.9 legs); up or down 45° 1.57 legs.
+pub fn steep_stride_legs(slope: f32) -> f32 {
+    let t = if slope.is_finite() { slope.abs() } else { 0.0 };
+    // The step l with (l / 2)² + (t l + fold)² = reach²: the hip over the
+    // middle of the step, as high over the upper foot as it folds.
+    let a = 0.25 + t * t;
+    let b = 2.0 * STEEP_FOLD_LEGS * t;
+    let c = STEEP_FOLD_LEGS * STEEP_FOLD_LEGS - STEEP_REACH_LEGS * STEEP_REACH_LEGS;
+    2.0 * (-b + (b * b - 4.0 * a * c).sqrt()) / (2.0 * a)
+}
+
+/// [`longest_stride_scale`] walking on ground of slope `slope`: no longer
+/// than the legs span there ([`steep_stride_legs`]), and never shorter than
+/// the clip's own stride (1).
+///
+/// Lengthened past it (the gait held to [`STEEP_PLAYBACK_RATE`] on steep
+/// ground, the stride making up the speed), RiggedFigure's legs (0.54 m)
+/// could not span his feet walking up or down 45°: his trailing foot was
+/// let go of while his clip still had it down and floated up to 9 cm over
+/// the climb. Shortened below the clip's own stride as well, CesiumMan's
+/// walk played up to 1.9 times over on the slopes and a planted foot of his
+/// stood 8 mm off the ground.
+pub fn steep_longest_stride_scale(leg_length: f32, cycle_distance: f32, slope: f32) -> f32 {
+    let flat = longest_stride_scale(leg_length, cycle_distance);
+    if leg_length > 0.0 && cycle_distance > 0.0 {
+        flat.min((steep_stride_legs(slope) * leg_length / cycle_distance).max(1.0))
+    } else {
+        flat
     }
 }
 
@@ -467,6 +519,27 @@ impl AnimState {
             let fastest =
                 fastest_rate(clips, params).map(|f| steep_fastest_rate(f, player.floor_slope));
             let moving = self.moving;
+            // The longest stride at blend `b` for a step of `natural`
+            // cycles where the clips play `cycles`: a walk's no longer than
+            // the legs span on the floor's slope (see
+            // `steep_longest_stride_scale`), a run's as on the flat (its
+            // feet are never both down: held to the span too, the run
+            // played up to 1.86 times over on the slopes), and never so
+            // short that the gait plays faster than MAX_PLAYBACK_RATE for it.
+            let longest_at = |b: f32, natural: f32, cycles: f32| {
+                let stride = lerp(clips.walk.cycle_distance, clips.run.cycle_distance, b);
+                let flat = longest_stride_scale(clips.leg_length, stride);
+                // (Below `STEEP_SPAN_FROM` no gait's stride is cut: most
+                // frames, the look is all they pay.)
+                if player.floor_slope.abs() < STEEP_SPAN_FROM || b >= 1.0 {
+                    return flat;
+                }
+                let steep =
+                    steep_longest_stride_scale(clips.leg_length, stride, player.floor_slope);
+                let least =
+                    natural / (MAX_PLAYBACK_RATE * cycles * (1.0 + DUTY_STRIDE * MAX_DUTY_WARP));
+                lerp(steep.max(least).min(flat), flat, b)
+            };
             let gait = |b: f32| {
                 let stride = lerp(clips.walk.cycle_distance, clips.run.cycle_distance, b);
                 let authored = cycle_rate(clips.walk) * (1.0 - b) + cycle_rate(clips.run) * b;
@@ -480,7 +553,7 @@ impl AnimState {
                         authored * dt,
                         MIN_PLAYBACK_RATE * (moving * (1.0 / FULL_GAIT_SHARE)).min(1.0),
                         fastest,
-                        longest_stride_scale(clips.leg_length, stride),
+                        longest_at(b, natural, authored * dt),
                     ),
                     None => (natural, 1.0, 0.0),
                 };
@@ -1140,6 +1213,39 @@ mod tests {
             held.iter().all(|&h| h == (clips().idle.index, true)),
             "{held:?}"
         );
+    }
+
+    #[test]
+    fn a_walk_on_steep_ground_strides_no_further_than_the_legs_span() {
+        // On the flat no gait's stride is cut; up or down 45° a pair of
+        // legs spans 1.57 leg lengths per cycle (two steps of 0.79).
+        assert!(steep_stride_legs(0.0) > MAX_STRIDE_LEGS);
+        for slope in [1.0, -1.0] {
+            let legs = steep_stride_legs(slope);
+            assert!((legs - 1.574).abs() < 0.01, "{legs}");
+            // The step found: the lower foot at the reach, the upper one
+            // at the fold under the hip over the step's middle.
+            let step = legs / 2.0;
+            let lower = (0.25 * step * step + (step + STEEP_FOLD_LEGS).powi(2)).sqrt();
+            assert!((lower - STEEP_REACH_LEGS).abs() < 1e-4, "{lower}");
+        }
+        // Below STEEP_SPAN_FROM no stride is cut.
+        assert!(steep_stride_legs(STEEP_SPAN_FROM) > MAX_STRIDE_LEGS);
+        // Steeper, shorter.
+        assert!(steep_stride_legs(0.5) > steep_stride_legs(1.0));
+        assert!(steep_stride_legs(f32::NAN) > MAX_STRIDE_LEGS);
+        // RiggedFigure-like legs (0.54 m) and a walk of 0.8 m per cycle:
+        // lengthened up to 1.89 times on the flat, 1.06 up 45°; a walk of
+        // 1 m per cycle, longer than the legs span there, is not
+        // lengthened but never shortened (1).
+        let flat = longest_stride_scale(0.54, 0.8);
+        assert!((flat - 1.89).abs() < 1e-3, "{flat}");
+        assert_eq!(steep_longest_stride_scale(0.54, 0.8, 0.0), flat);
+        let steep = steep_longest_stride_scale(0.54, 0.8, 1.0);
+        assert!((steep - 1.0625).abs() < 0.01, "{steep}");
+        assert_eq!(steep_longest_stride_scale(0.54, 1.0, 1.0), 1.0);
+        // Unknown legs or stride: as on the flat.
+        assert_eq!(steep_longest_stride_scale(0.0, 0.8, 1.0), 1.0);
     }
 
     #[test]

@@ -2743,9 +2743,10 @@ mod tests {
 
     /// RiggedFigure (legs of 0.54 m) walking up (`rise` 1) or down (`rise`
     /// -1) a 3 m 45° slope: the deepest any heel or ball of a foot its clip
-    /// has down (contact `LOCK_CONTACT` or more) goes into the ground,
+    /// has down (contact `LOCK_CONTACT` or more) goes into the ground and
+    /// the highest the lower of such a foot's heel and ball stands over it,
     /// metres, and the frames the joint speed limit acted on.
-    fn short_legs_over_45_degrees(rise: f32) -> (f32, u32) {
+    fn short_legs_over_45_degrees(rise: f32) -> (f32, f32, u32) {
         use crate::sim::Body;
         let figure = shared_humanoid("RiggedFigure/RiggedFigure.glb");
         let (low, high) = if rise > 0.0 { (0.0, 3.0) } else { (3.0, 0.0) };
@@ -2763,7 +2764,7 @@ mod tests {
             -10.0,
         );
         let mut sim = crate::sim::Sim::new(level, figure.clone());
-        let (mut under, mut limited) = (0.0f32, 0);
+        let (mut under, mut above, mut limited) = (0.0f32, 0.0f32, 0);
         for _ in 0..480 {
             step_right(&mut sim, false);
             let body = sim.world.get::<&Body>(sim.player).unwrap();
@@ -2779,6 +2780,7 @@ mod tests {
                 if foot.contact < LOCK_CONTACT || foot.weight < 1.0 {
                     continue;
                 }
+                let mut lowest = f32::INFINITY;
                 for q in figure.sole_points[i] {
                     let at = p
                         .world
@@ -2788,12 +2790,14 @@ mod tests {
                         .find(|s| s.covers(at.x))
                         .map_or(0.0, |s| s.height_at(at.x));
                     under = under.max(ground - at.y);
+                    lowest = lowest.min(at.y - ground);
                 }
+                above = above.max(lowest);
             }
         }
         let end = sim.player_state().pos.x;
         assert!(end > 6.5, "not past the climb: x {end}");
-        (under, limited)
+        (under, above, limited)
     }
 
     #[test]
@@ -2804,9 +2808,15 @@ mod tests {
         // inside the slope; rising onto its ball (`heel_lift`), the
         // trailing foot lets the pelvis stay up and the landing foot
         // stands on the slope: today 1.2 cm at most (7.9 cm with no heel lift).
-        let (under, limited) = short_legs_over_45_degrees(1.0);
-        eprintln!("under {under} m, {limited} limited");
+        let (under, above, limited) = short_legs_over_45_degrees(1.0);
+        eprintln!("under {under} m, above {above} m, {limited} limited");
         assert!(under <= 0.02, "a sole {under} m into the slope");
+        // Nor is a foot his clip has down let go of to hang over the
+        // climb: his walk's stride is no longer lengthened past what his
+        // legs span there (`anim_state::steep_longest_stride_scale`), and
+        // his trailing foot stays on the slope within 2 cm (17.7 mm today,
+        // still over issue 32's 1 cm; 17 cm with the stride lengthened).
+        assert!(above <= 0.02, "a foot down {above} m over the slope");
     }
 
     #[test]
@@ -2816,10 +2826,13 @@ mod tests {
         // its leg under its hip (`FOLD_LIMIT`): put straight down there, a
         // sole point stood up to 8.8 cm inside the slope until its clip
         // lifted the foot; it now goes down the slope instead
-        // (`SLIDE_DOWN_SLOPE`), today 7.5 mm at most.
-        let (under, limited) = short_legs_over_45_degrees(-1.0);
-        eprintln!("under {under} m, {limited} limited");
+        // (`SLIDE_DOWN_SLOPE`), today 9.2 mm at most.
+        let (under, above, limited) = short_legs_over_45_degrees(-1.0);
+        eprintln!("under {under} m, above {above} m, {limited} limited");
         assert!(under <= 0.01, "a sole {under} m into the slope");
+        // And none hangs over it: 5.5 cm with his walk's stride lengthened
+        // past what his legs span down 45°, today none.
+        assert!(above <= 0.01, "a foot down {above} m over the slope");
     }
 
     #[test]
