@@ -47,20 +47,23 @@ pub struct LayerScratch {
     locals: Vec<Transform>,
     joints: usize,
     /// A leg's own sample of a gait clip under a duty warp (see
-    /// [`Layer::duty`] and [`sample_layer`]): empty until a layer first
-    /// warps. Shared like the layer poses: kept per knight, it added 1,152
-    /// bytes to every knight of a crowd once the knight's gait was warped.
+    /// [`Layer::duty`] and [`sample_layer`]), a pose's worth. Shared like
+    /// the layer poses: kept per knight, it added 1,152 bytes to every
+    /// knight of a crowd once the knight's gait was warped. Allocated with
+    /// the rest, not when a layer first warps: a crowd's group whose first
+    /// warp came mid-run allocated in that frame (the bench counted 4
+    /// allocations in 300 frames once walks on steep ground warped).
     leg: Vec<Transform>,
 }
 
 impl LayerScratch {
-    /// Allocates the layer poses for `character`.
+    /// Allocates the layer poses and a leg's pose for `character`.
     pub fn new(character: &Character) -> Self {
         let joints = character.skeleton.len();
         Self {
             locals: vec![Transform::IDENTITY; joints * SAMPLED_LAYERS],
             joints,
-            leg: Vec::new(),
+            leg: vec![Transform::IDENTITY; joints],
         }
     }
 
@@ -319,9 +322,10 @@ pub(super) fn is_transition(c: &Character, layers: &[Layer]) -> bool {
 /// has one ([`Character::packed_clips`], one key search for the clip), else
 /// track by track (the same result). Under a duty warp ([`Layer::duty`])
 /// each leg's joints (its hip and everything below) are the clip's at the
-/// leg's own phase ([`leg_phase`]), sampled into `leg_pose` (sized to the
-/// skeleton the first time, the only allocation; a [`LayerScratch`]'s,
-/// shared by the characters posed one after another) and copied over.
+/// leg's own phase ([`leg_phase`]), sampled into `leg_pose` (a
+/// [`LayerScratch`]'s, sized to the skeleton when it is made and shared by
+/// the characters posed one after another; resized here only if it was
+/// made for another skeleton) and copied over.
 pub(super) fn sample_layer(
     c: &Character,
     layer: &Layer,
