@@ -1586,16 +1586,20 @@ pub(super) fn foot_targets(job: FootTargets) {
     // raised the pelvis 7.5 cm in a frame, and the joint speed limit held
     // the leg back 2 cm from its lock. It locks once the body has come up.
     let mut deepest = MAX_PELVIS_DROP;
-    for (i, leg) in limb_animated[..2].iter().enumerate() {
+    // How deep the pelvis may go with leg `i`'s foot at its target: until
+    // the leg is folded as far as a leg folds.
+    let fold_drop = |i: usize, targets: &[Vec3; 2]| {
+        let [hip, knee, ankle] = limb_animated[i].each_ref().map(pos);
+        let shortest = reach_for_bend(
+            (knee - hip).length(),
+            (ankle - knee).length(),
+            HINGE_RANGE.1,
+        );
+        deepest_drop(targets[i] - hip, FOLD_LIMIT * c.leg_length[i], shortest)
+    };
+    for (i, floor) in floors.iter().enumerate() {
         if smooth.lock[i].is_some() {
-            let [hip, knee, ankle] = leg.each_ref().map(pos);
-            let shortest = reach_for_bend(
-                (knee - hip).length(),
-                (ankle - knee).length(),
-                HINGE_RANGE.1,
-            );
-            let fold = FOLD_LIMIT * c.leg_length[i];
-            let d = deepest_drop(targets[i] - hip, fold, shortest);
+            let d = fold_drop(i, &targets);
             if smooth.new_lock[i] && d < smooth.pelvis_drop - LOCK_FOLD_RISE {
                 smooth.lock[i] = None;
                 smooth.new_lock[i] = false;
@@ -1606,7 +1610,7 @@ pub(super) fn foot_targets(job: FootTargets) {
             deepest = deepest.min(d);
         } else if most > smooth.pelvis_drop
             && debug.feet[i].contact >= LOCK_CONTACT
-            && floors[i].is_some()
+            && floor.is_some()
         {
             // Nor, deeper than it already is, onto a foot its clip has
             // down that is not locked (let go of at the end of its stance,
@@ -1615,15 +1619,7 @@ pub(super) fn foot_targets(job: FootTargets) {
             // before a 45° descent, the fold limit held that foot 8.3 cm
             // under the floor for a frame (29 mm with this). (Looked at
             // only while the pelvis is going deeper.)
-            let [hip, knee, ankle] = leg.each_ref().map(pos);
-            let shortest = reach_for_bend(
-                (knee - hip).length(),
-                (ankle - knee).length(),
-                HINGE_RANGE.1,
-            );
-            let fold = FOLD_LIMIT * c.leg_length[i];
-            let d = deepest_drop(targets[i] - hip, fold, shortest);
-            deepest = deepest.min(d.max(smooth.pelvis_drop));
+            deepest = deepest.min(fold_drop(i, &targets).max(smooth.pelvis_drop));
         }
     }
     let deepest = deepest.max(need_locked);
