@@ -153,9 +153,10 @@ pub const STEEP_FOLD_LEGS: f32 = 0.1;
 /// adds about a tenth of a leg) RiggedFigure's strides were no longer cut
 /// and nothing changed over the sweep.
 pub const STEEP_REACH_LEGS: f32 = 0.97;
-/// The slope (rise over run, about 14°) below which the legs span more
-/// than [`MAX_STRIDE_LEGS`] ([`steep_stride_legs`] is 2.8 legs at 0.33):
-/// no stride is cut there.
+/// The slope (rise over run, about 14°) below which no stride is cut:
+/// the legs span more than [`MAX_STRIDE_LEGS`] there ([`steep_stride_legs`]
+/// is 3.3 legs at 0.25 and 2.8 at 0.41), and the frames on the flat and on
+/// gentle slopes skip working it out.
 pub const STEEP_SPAN_FROM: f32 = 0.25;
 
 /// The longest stride, in leg lengths per cycle of two steps, whose feet
@@ -1231,6 +1232,7 @@ mod tests {
         }
         // Below STEEP_SPAN_FROM no stride is cut.
         assert!(steep_stride_legs(STEEP_SPAN_FROM) > MAX_STRIDE_LEGS);
+        assert!((steep_stride_legs(0.408) - MAX_STRIDE_LEGS).abs() < 0.01);
         // Steeper, shorter.
         assert!(steep_stride_legs(0.5) > steep_stride_legs(1.0));
         assert!(steep_stride_legs(f32::NAN) > MAX_STRIDE_LEGS);
