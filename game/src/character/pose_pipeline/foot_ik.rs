@@ -61,7 +61,8 @@ pub(super) const FOLD_LIMIT: f32 = 0.1;
 /// is higher than [`FOLD_LIMIT`] allows goes down the slope instead of into
 /// it. Descending 45°, RiggedFigure's rear foot, let go of as its leg ran
 /// out of reach with the pelvis down for the foot ahead, stood up to 5 cm
-/// inside the slope for five frames before its clip lifted it.
+/// inside the slope for five frames before its clip lifted it (8.8 cm on
+/// the made slope of `foot_ik`'s test).
 pub(super) const SLIDE_DOWN_SLOPE: f32 = 0.2;
 /// Time constant with which a foot off the ground lets go of how far it
 /// reached down below the body's floor, seconds.
