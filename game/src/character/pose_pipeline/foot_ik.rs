@@ -2862,9 +2862,9 @@ mod tests {
         // Nor is a foot his clip has down let go of to hang over the
         // climb: his walk's stride is no longer lengthened past what his
         // legs span there (`anim_state::steep_longest_stride_scale`), and
-        // his trailing foot stays on the slope within 2 cm (17.7 mm today,
-        // still over issue 32's 1 cm; 17 cm with the stride lengthened).
-        assert!(above <= 0.02, "a foot down {above} m over the slope");
+        // his trailing foot stays on the slope within issue 32's 1 cm
+        // (3.3 mm today; 17 cm with the stride lengthened).
+        assert!(above <= 0.01, "a foot down {above} m over the slope");
     }
 
     #[test]
@@ -2892,7 +2892,7 @@ mod tests {
         // foot ahead comes down the slope, is not pushed into it by a
         // pelvis lowered at once for that landing: a foot its clip has
         // down bounds the drop as a locked one does (20.3 mm before, today
-        // 16.3 mm; the rest is issue 32's still).
+        // 17.0 mm; the rest is issue 32's still).
         assert!(
             under_edge <= 0.018,
             "a sole {under_edge} m into the floor before the slope"
