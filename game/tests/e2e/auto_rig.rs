@@ -1448,6 +1448,35 @@ fn cesium_man_stands_back_on_a_ledge_his_idle_overreaches() {
     assert!(float <= 0.01, "a sole {float} m above the floor: {s}");
 }
 
+/// RiggedFigure with no rig file on the walls script: no sole of a foot his
+/// clip has down more than 1 cm above or under the floor (today 0.5 mm
+/// above, 5.6 mm under). Stepping up onto the 0.3 m block, his rear foot on
+/// the floor below was let go of flat as his leg ran out of reach and hung
+/// up to 7 cm over the floor for three frames while his clip still had it
+/// down; it now rises onto its ball first (`foot_ik::heel_lift` on level
+/// floor), its toes on the floor as it pushes off.
+#[test]
+fn rigged_figure_pushes_off_his_toes_stepping_up_onto_a_block() {
+    let args = [
+        "--level",
+        "assets/levels/walls.tmx",
+        "--input",
+        "assets/scripts/walls.txt",
+        "--frames",
+        "2208",
+    ];
+    let doc = humanoid_run(
+        "RiggedFigure/RiggedFigure.glb",
+        &args,
+        "auto_rig_rigged_figure_step_up.json",
+    );
+    let s = &doc["summary"];
+    let float = s["sole_float_max_m"].as_f64().unwrap();
+    let under = s["sole_penetration_max_m"].as_f64().unwrap();
+    assert!(float <= 0.01, "a sole {float} m above the floor: {s}");
+    assert!(under <= 0.01, "a sole {under} m under the floor: {s}");
+}
+
 /// Shared model `m` with no rig file runs `slopes_run` on the builtin
 /// level (its metrics in `json`): no sole of a foot its clip has down more
 /// than 1 cm above the floor on any frame.

@@ -1285,22 +1285,31 @@ pub(super) fn foot_targets(job: FootTargets) {
             aligns[i],
         );
     }
-    // Heel lift: a foot locked on a slope behind the other whose leg cannot
-    // reach it with the pelvis no lower than the foot ahead allows turns up
-    // onto its ball (at most `MAX_HEEL_LIFT`, at `HEEL_LIFT_SPEED`), its
-    // ankle nearer its hip; the foot roll below holds the ball where it
-    // stands. Comes back down at the same speed once not needed (let go of,
-    // it swings with its heel coming down). On a slope only: on level
-    // floors too (a step's tread) it changed nothing over the sweep but a
-    // few foot-frames either way, for 0.5 % more of foot IK's instructions.
+    // Heel lift: a foot locked behind the other whose leg cannot reach it
+    // with the pelvis no lower than the foot ahead allows turns up onto its
+    // ball (at most `MAX_HEEL_LIFT`, at `HEEL_LIFT_SPEED`), its ankle nearer
+    // its hip; the foot roll below holds the ball where it stands. Comes
+    // back down at the same speed once not needed (let go of, it swings
+    // with its heel coming down). On a slope, or on level floor clear of
+    // its end (a step's lower tread): RiggedFigure's rear foot stepping up
+    // onto `walls`' 0.3 m block was let go of flat and hung 7 cm over the
+    // floor while his clip still had it down, and his first step onto
+    // `long`'s 45° climb 4.9 cm. Not by a floor's end (`TOE_EDGE_REACH`):
+    // a heel lifted there on the flat at the foot of a 45° climb put the
+    // toes, bent up as far as they go, 3 cm into the slope ahead.
     // (A cheap look first: most frames no locked foot is near the end of
     // its leg's reach.)
+    let liftable = |i: usize| {
+        floors[i].is_some_and(|seg| {
+            floor_normals[i].y < SLOPE_CLAMP_NORMAL
+                || seg.covers(debug.feet[i].target.x + facing * TOE_EDGE_REACH * c.sole_reach[i][1])
+        })
+    };
     let stretched = (0..2).any(|i| {
         let near = (REACH_FRACTION * c.leg_length[i] - HEEL_LOOK_AHEAD).max(0.0);
         smooth.lock[i].is_some()
-            && floor_normals[i].y < SLOPE_CLAMP_NORMAL
-            && floors[i].is_some()
             && (targets[i] - pos(&limb_animated[i][0])).length_squared() > near * near
+            && liftable(i)
     });
     let heel_want =
         if stretched && gw > 0.0 && input.player.state == Locomotion::Ground && !smooth.turning {
@@ -1309,11 +1318,7 @@ pub(super) fn foot_targets(job: FootTargets) {
                 limb_animated,
                 targets: &targets,
                 foot_rots: &foot_rots,
-                locked: [0, 1].map(|i| {
-                    smooth.lock[i].is_some()
-                        && floors[i].is_some()
-                        && floor_normals[i].y < SLOPE_CLAMP_NORMAL
-                }),
+                locked: [0, 1].map(|i| smooth.lock[i].is_some() && liftable(i)),
                 holds: [0, 1]
                     .map(|j| smooth.lock[j].is_some() || (downs[j] >= 1.0 && floors[j].is_some())),
                 land_at,
@@ -1962,7 +1967,8 @@ struct HeelLift<'a> {
     targets: &'a [Vec3; 2],
     /// Each foot's turn in the model, before any heel lift.
     foot_rots: &'a [Quat; 2],
-    /// Whether each foot is locked on a slope.
+    /// Whether each foot is locked where its heel may lift (on a slope, or
+    /// on level floor clear of its end).
     locked: [bool; 2],
     /// Whether each foot bears on its ground (locked, or down on it): how
     /// deep the pelvis may go is then its leg's fold now.
