@@ -1448,6 +1448,47 @@ fn cesium_man_stands_back_on_a_ledge_his_idle_overreaches() {
     assert!(float <= 0.01, "a sole {float} m above the floor: {s}");
 }
 
+/// CesiumMan with no rig file on the walls script, stopped by the 0.5 m
+/// wall: no foot of his stands more than 1 cm under the floor for more
+/// than 3 frames in a row (today 3, as his idle comes in). His front foot,
+/// let go of by the joint speed limit 8.6 cm past its place, slid back
+/// along the floor with its toes in the wall, bent up as far as they go,
+/// and the sole behind them 13.8 mm under the floor for 12 frames; it now
+/// steps back in an arc (`joint_limit::restep`).
+#[test]
+fn cesium_man_steps_back_from_a_wall_instead_of_sliding_his_toes_in_it() {
+    let args = [
+        "--level",
+        "assets/levels/walls.tmx",
+        "--input",
+        "assets/scripts/walls.txt",
+        "--frames",
+        "2208",
+    ];
+    let doc = humanoid_run(
+        "CesiumMan/CesiumMan.glb",
+        &args,
+        "auto_rig_cesium_man_wall_restep.json",
+    );
+    let frames = doc["frames"].as_array().unwrap();
+    let mut longest = [0usize; 2];
+    let mut run = [0usize; 2];
+    for (k, fr) in frames.iter().enumerate() {
+        for (i, ft) in fr["feet"].as_array().unwrap().iter().enumerate().take(2) {
+            let under = ft["sole_penetration_m"].as_f64().unwrap_or(0.0);
+            run[i] = if under > 0.01 { run[i] + 1 } else { 0 };
+            if run[i] > longest[i] {
+                longest[i] = run[i];
+                eprintln!("foot {i}: {} frames under the floor to frame {k}", run[i]);
+            }
+        }
+    }
+    assert!(
+        longest.iter().all(|&n| n <= 3),
+        "a foot more than 1 cm under the floor for {longest:?} frames in a row"
+    );
+}
+
 /// RiggedFigure with no rig file on the walls script: no sole of a foot his
 /// clip has down more than 1 cm above or under the floor (today 0.5 mm
 /// above, 5.6 mm under). Stepping up onto the 0.3 m block, his rear foot on

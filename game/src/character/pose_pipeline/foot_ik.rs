@@ -198,6 +198,10 @@ pub(super) const LOCK_FROM_SHOWN: f32 = 0.02;
 /// A lock further than this from where the animation wants the foot is
 /// released, metres: the leg would have to stretch or cross.
 pub(super) const LOCK_MAX_DRIFT: f32 = 0.3;
+/// The body's speed along the ground at or under which it stands still,
+/// metres per second (a stop's last frames creep slower than a walk ever
+/// goes).
+pub(super) const STANDING_SPEED: f32 = 0.01;
 /// Standing still, a locked foot further than this from its animated place
 /// steps back to it, metres (just after the body stopped, from
 /// [`IDLE_SETTLE_MAX`] on). It is also the step whose arc rises the full
@@ -419,7 +423,7 @@ pub(super) fn foot_targets(job: FootTargets) {
     let total_weight = input.layers.iter().map(|l| l.weight).sum::<f32>();
     let idle = still_weight >= 0.99 * total_weight;
     smooth.settle_left =
-        if input.player.state == Locomotion::Ground && input.player.vel.x.abs() > 0.01 {
+        if input.player.state == Locomotion::Ground && input.player.vel.x.abs() > STANDING_SPEED {
             IDLE_SETTLE_TIME
         } else {
             (smooth.settle_left - dt).max(0.0)
@@ -455,7 +459,7 @@ pub(super) fn foot_targets(job: FootTargets) {
     // twice as many again when the foot was placed further out behind too.
     let stride = gait_stride(input.layers);
     let facing = input.player.facing.signum();
-    let dir = if input.player.vel.x.abs() > 0.01 {
+    let dir = if input.player.vel.x.abs() > STANDING_SPEED {
         input.player.vel.x.signum()
     } else {
         input.player.facing.signum()
