@@ -1490,34 +1490,6 @@ fn cesium_man_steps_back_from_a_wall_instead_of_sliding_his_toes_in_it() {
     );
 }
 
-/// Kenney's character with no rig file on the ladders script: no sole of a
-/// foot his clip has down more than 1 cm under the floor (today 7.5 mm).
-/// Planted at the foot of the builtin level's stairs with its toes' tip
-/// past the tread's end, his toes were bent up as far as they go for the
-/// step's top, out of their reach, and the sole skinned to them behind
-/// their joint turned 11.4 mm into the floor for five frames; they now
-/// bend only as far as brings the tip behind the riser's face
-/// (`foot_ik::toe_bend`).
-#[test]
-fn kenney_bends_his_toes_out_of_a_riser_not_onto_its_step() {
-    let args = [
-        "--level",
-        "builtin",
-        "--input",
-        "assets/scripts/ladders.txt",
-        "--frames",
-        "2570",
-    ];
-    let doc = humanoid_run(
-        "KenneyCharacterMedium/characterMedium.glb",
-        &args,
-        "auto_rig_kenney_toes_at_a_riser.json",
-    );
-    let s = &doc["summary"];
-    let under = s["sole_penetration_max_m"].as_f64().unwrap();
-    assert!(under <= 0.01, "a sole {under} m under the floor: {s}");
-}
-
 /// RiggedFigure with no rig file on the walls script: no sole of a foot his
 /// clip has down more than 1 cm above or under the floor (today 0.5 mm
 /// above, 5.6 mm under). Stepping up onto the 0.3 m block, his rear foot on

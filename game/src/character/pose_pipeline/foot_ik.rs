@@ -1911,25 +1911,7 @@ fn toe_bend(job: ToeBend) -> (f32, Vec3) {
     // one that sets it on the floor.
     let r = reach.length();
     let now = reach.y.atan2(ahead);
-    let mut want = ((ground - pivot.y) / r).clamp(-1.0, 1.0).asin();
-    // Past the floor's end, where the ground beyond is a step up (its
-    // riser rising more than `SOLE_FIT_JOIN` above the end), the tip is
-    // bent up only as far as brings it behind the riser's face, where that
-    // is nearer than the step's top. Bent up as far as they go for the top
-    // (out of their reach), toes skinned behind their joint turned down
-    // into the floor: CesiumMan's and Kenney's soles stood 1.1–1.4 cm in it
-    // for up to seven frames at the foot of a step.
-    if let Some(floor) = floor.filter(|f| !f.covers(tip_w.x)) {
-        let end = if tip_w.x > floor.x1 {
-            floor.x1
-        } else {
-            floor.x0
-        };
-        let d = (end - pivot.x) * along.x.signum();
-        if ground > floor.height_at(end) + SOLE_FIT_JOIN && d > 0.0 && d < r {
-            want = want.min((d / r).acos());
-        }
-    }
+    let want = ((ground - pivot.y) / r).clamp(-1.0, 1.0).asin();
     ((want - now).clamp(0.0, MAX_TOE_BEND), axis())
 }
 
