@@ -1430,19 +1430,7 @@ fn kenney_stands_on_a_slope_where_his_released_foot_is() {
 /// 57 frames; now it is placed back on the ledge.
 #[test]
 fn cesium_man_stands_back_on_a_ledge_his_idle_overreaches() {
-    let args = [
-        "--level",
-        "assets/levels/walls.tmx",
-        "--input",
-        "assets/scripts/walls.txt",
-        "--frames",
-        "2208",
-    ];
-    let doc = humanoid_run(
-        "CesiumMan/CesiumMan.glb",
-        &args,
-        "auto_rig_cesium_man_ledge.json",
-    );
+    let doc = walls_run("CesiumMan/CesiumMan.glb", "auto_rig_cesium_man_ledge.json");
     let s = &doc["summary"];
     let float = s["sole_float_max_m"].as_f64().unwrap();
     assert!(float <= 0.01, "a sole {float} m above the floor: {s}");
@@ -1458,17 +1446,8 @@ fn cesium_man_stands_back_on_a_ledge_his_idle_overreaches() {
 /// steps back in an arc (`joint_limit::restep`).
 #[test]
 fn cesium_man_steps_back_from_a_wall_instead_of_sliding_his_toes_in_it() {
-    let args = [
-        "--level",
-        "assets/levels/walls.tmx",
-        "--input",
-        "assets/scripts/walls.txt",
-        "--frames",
-        "2208",
-    ];
-    let doc = humanoid_run(
+    let doc = walls_run(
         "CesiumMan/CesiumMan.glb",
-        &args,
         "auto_rig_cesium_man_wall_restep.json",
     );
     let frames = doc["frames"].as_array().unwrap();
@@ -1499,6 +1478,21 @@ fn cesium_man_steps_back_from_a_wall_instead_of_sliding_his_toes_in_it() {
 /// floor), its toes on the floor as it pushes off.
 #[test]
 fn rigged_figure_pushes_off_his_toes_stepping_up_onto_a_block() {
+    let doc = walls_run(
+        "RiggedFigure/RiggedFigure.glb",
+        "auto_rig_rigged_figure_step_up.json",
+    );
+    let s = &doc["summary"];
+    let float = s["sole_float_max_m"].as_f64().unwrap();
+    let under = s["sole_penetration_max_m"].as_f64().unwrap();
+    assert!(float <= 0.01, "a sole {float} m above the floor: {s}");
+    assert!(under <= 0.01, "a sole {under} m under the floor: {s}");
+}
+
+/// Shared model `m` with no rig file plays the walls level's script
+/// (`assets/levels/walls.tmx`, `walls.txt`, to its end), its metrics in
+/// `json`.
+fn walls_run(m: &str, json: &str) -> Value {
     let args = [
         "--level",
         "assets/levels/walls.tmx",
@@ -1507,16 +1501,7 @@ fn rigged_figure_pushes_off_his_toes_stepping_up_onto_a_block() {
         "--frames",
         "2208",
     ];
-    let doc = humanoid_run(
-        "RiggedFigure/RiggedFigure.glb",
-        &args,
-        "auto_rig_rigged_figure_step_up.json",
-    );
-    let s = &doc["summary"];
-    let float = s["sole_float_max_m"].as_f64().unwrap();
-    let under = s["sole_penetration_max_m"].as_f64().unwrap();
-    assert!(float <= 0.01, "a sole {float} m above the floor: {s}");
-    assert!(under <= 0.01, "a sole {under} m under the floor: {s}");
+    humanoid_run(m, &args, json)
 }
 
 /// Shared model `m` with no rig file runs `slopes_run` on the builtin
