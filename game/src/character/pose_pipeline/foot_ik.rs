@@ -28,7 +28,7 @@ use super::gait::{
 };
 use super::limb::{
     HINGE_RANGE, bend_direction, deepest_drop, drop_a_knee_follows, knee_bend, knee_side,
-    reach_for_bend, required_drop, solve_onto,
+    reach_at_knee_speed, reach_for_bend, required_drop, solve_onto,
 };
 use super::math::{approach, pos, rigid_inverse, rotation, smoothstep};
 use crate::character::Character;
@@ -329,6 +329,33 @@ pub(super) const HEEL_LIFT_SPEED: f32 = 10.0;
 /// trailing foot, a tenth of a second ahead 37 cm further back, lifted its
 /// heel in the last frame of its stance and popped off its lock.
 pub(super) const HEEL_LOOK_AHEAD: f32 = 0.1;
+/// How fast a locked foot's knee may turn as its leg lengthens before its
+/// heel lifts, radians per second: a leg whose hips move on away from its
+/// foot needs its knee ever faster as it straightens (see
+/// [`reach_at_knee_speed`]), and the heel rises onto the ball instead, as a
+/// foot pushing off does, its ankle nearer the hips. Running up a 45°
+/// climb, CesiumMan's stance knee needed 23 rad/s in the last frames of its
+/// stance, with the pelvis needing no drop: the joint speed limit let go of
+/// the lock (`HOLD_POP_SPEED`) and the foot stood 1 cm over the slope while
+/// its clip still had it down. Well under the limit, so that the heel,
+/// rising at `HEEL_LIFT_SPEED`, is up in time: at 16 or 18 rad/s his heel
+/// began to rise a frame later and the lock still popped a stride earlier
+/// on the same climb (the foot 12 mm over it).
+pub(super) const PUSH_OFF_KNEE_SPEED: f32 = 14.0;
+/// The most a heel lifts for the knee's pace alone, radians. Raised about
+/// the ball, the shoe ahead of it goes down, and Kenney's toe joint bends
+/// the toes' tip (the bone's end, mid-shoe) out of the ground but not the
+/// sole under it: lifted 0.67 rad on a 45° climb it stood 13 mm in. Over
+/// the release sweep, soles under the floor: 88 foot-frames with no cap
+/// beyond `MAX_HEEL_LIFT`, 80 at 0.6; at 0.4 the lift no longer held the
+/// locks (runs meeting every 1 cm target 35 → 28 of 60).
+pub(super) const PUSH_OFF_MAX_LIFT: f32 = 0.6;
+/// The steepest ground (its normal's height) on which a heel lifts for
+/// the knee's pace (`PUSH_OFF_KNEE_SPEED`): about 35°. The climbs where a
+/// lock popped are 45°; on the builtin level's 15° and 30° slopes a pace
+/// lift mostly put Kenney's shoe into the ground (soles under the floor
+/// 113 foot-frames without this bound, 88 with it, the lift uncapped).
+pub(super) const PUSH_OFF_NORMAL: f32 = 0.82;
 /// The share of the other foot's swing from which a trailing heel lifts in
 /// full for that foot's landing (eased in before it): lifting only as the
 /// landing came near (eased over the whole swing), RiggedFigure's heel was
@@ -1309,12 +1336,27 @@ pub(super) fn foot_targets(job: FootTargets) {
                 || seg.covers(debug.feet[i].target.x + facing * TOE_EDGE_REACH * c.sole_reach[i][1])
         })
     };
-    let stretched = (0..2).any(|i| {
+    // Each locked foot's squared span from its hip now and last frame's,
+    // for how fast its leg lengthens (the knee's pace,
+    // `PUSH_OFF_KNEE_SPEED`; NaN where there is none).
+    let mut spans = [(f32::NAN, f32::NAN); 2];
+    let mut stretched = false;
+    for (i, spans) in spans.iter_mut().enumerate() {
+        let span = if smooth.lock[i].is_some() {
+            (targets[i] - pos(&limb_animated[i][0])).length_squared()
+        } else {
+            f32::NAN
+        };
+        let was = if smooth.new_lock[i] {
+            f32::NAN
+        } else {
+            smooth.leg_span[i]
+        };
+        *spans = (span, was);
+        smooth.leg_span[i] = span;
         let near = (REACH_FRACTION * c.leg_length[i] - HEEL_LOOK_AHEAD).max(0.0);
-        smooth.lock[i].is_some()
-            && (targets[i] - pos(&limb_animated[i][0])).length_squared() > near * near
-            && liftable(i)
-    });
+        stretched = stretched || (span > near * near && liftable(i));
+    }
     let heel_want =
         if stretched && gw > 0.0 && input.player.state == Locomotion::Ground && !smooth.turning {
             heel_lift(&HeelLift {
@@ -1331,6 +1373,14 @@ pub(super) fn foot_targets(job: FootTargets) {
                 axis: &heel_axis,
                 inv: &inv,
                 vel: input.player.vel,
+                ext_speed: [0, 1].map(|i| {
+                    let (now, was) = spans[i];
+                    if floor_normals[i].y < PUSH_OFF_NORMAL && (now + was).is_finite() {
+                        (now.sqrt() - was.sqrt()) / dt.max(1e-4)
+                    } else {
+                        0.0
+                    }
+                }),
             })
         } else {
             [0.0; 2]
@@ -2011,65 +2061,120 @@ struct HeelLift<'a> {
     /// The body's velocity (world), for where the hips move on to
     /// (`HEEL_LOOK_AHEAD`).
     vel: Vec2,
+    /// How fast each foot's leg lengthened over the last frame, metres per
+    /// second (see [`PUSH_OFF_KNEE_SPEED`]).
+    ext_speed: [f32; 2],
 }
 
 /// How far each foot's heel lifts this frame, radians: a foot locked on a
 /// slope behind the other (along the motion) whose leg needs the pelvis
 /// lower than the foot ahead allows (its leg folded to `FOLD_LIMIT` now, or
 /// when it lands) turns up onto its ball as far as it must for its leg to
-/// reach it from there, at most [`MAX_HEEL_LIFT`]. 0 for every other foot.
+/// reach it from there, at most [`MAX_HEEL_LIFT`]. So does any locked foot
+/// on steep ground whose knee, its leg lengthened as fast as last frame by
+/// the body's motion, would turn faster than [`PUSH_OFF_KNEE_SPEED`] (at
+/// most [`PUSH_OFF_MAX_LIFT`] for that alone). 0 for every other foot.
+#[inline(never)]
 fn heel_lift(job: &HeelLift) -> [f32; 2] {
     let mut want = [0.0f32; 2];
     for (i, want) in want.iter_mut().enumerate() {
         let j = 1 - i;
-        if !job.locked[i] || (job.feet_x[j] - job.feet_x[i]) * job.dir <= 0.0 {
+        if !job.locked[i] {
             continue;
         }
+        // Only the trailing foot lifts for its reach; any for its knee's
+        // pace (a runner's stance foot up a climb, the other still
+        // swinging past it).
+        let trailing = (job.feet_x[j] - job.feet_x[i]) * job.dir > 0.0;
         let [hip, knee, ankle] = job.limb_animated[i].each_ref().map(pos);
-        let full = (knee - hip).length() + (ankle - knee).length();
+        let bones = ((knee - hip).length(), (ankle - knee).length());
+        let full = bones.0 + bones.1;
         let reach = (REACH_FRACTION * full).max((ankle - hip).length());
         let ahead = job
             .inv
             .transform_vector3((job.vel.normalize_or_zero() * HEEL_LOOK_AHEAD).extend(0.0));
+        // The knee's pace is judged from where the hips are (looked
+        // ahead, a runner cresting a slope lifted his heel for a climb
+        // that had ended).
+        let hip_now = hip;
         let hip = hip + ahead;
-        let need_flat = required_drop(job.targets[i] - hip, reach);
-        if need_flat <= 0.0 {
+        let need_flat = if trailing {
+            required_drop(job.targets[i] - hip, reach)
+        } else {
+            0.0
+        };
+        // As far as the knee keeps its pace (`PUSH_OFF_KNEE_SPEED`).
+        // The lengthening the body's motion makes (a clip straightening a
+        // standing leg as its idle comes in is not hurried by it).
+        let paced = if job.ext_speed[i] > 0.0 {
+            let carried = job
+                .inv
+                .transform_vector3(job.vel.extend(0.0))
+                .dot((hip_now - job.targets[i]).normalize_or_zero());
+            reach_at_knee_speed(bones, job.ext_speed[i].min(carried), PUSH_OFF_KNEE_SPEED)
+        } else {
+            f32::INFINITY
+        };
+        let need_paced = if paced < reach {
+            required_drop(job.targets[i] - hip_now, paced)
+        } else {
+            0.0
+        };
+        if need_flat <= 0.0 && need_paced <= 0.0 {
             continue;
         }
-        let [hip_j, knee_j, ankle_j] = job.limb_animated[j].each_ref().map(pos);
-        let shortest = reach_for_bend(
-            (knee_j - hip_j).length(),
-            (ankle_j - knee_j).length(),
-            HINGE_RANGE.1,
-        );
-        let fold = FOLD_LIMIT * job.c.leg_length[j];
-        let cap = if job.holds[j] {
-            deepest_drop(job.targets[j] - hip_j - ahead, fold, shortest)
-        } else if let Some((to_foot, w)) = job.land_at[j] {
-            let cap = deepest_drop(to_foot, fold, shortest);
-            MAX_PELVIS_DROP + (cap - MAX_PELVIS_DROP) * w
+        let cap = if need_flat <= 0.0 {
+            f32::INFINITY
         } else {
-            continue;
+            let [hip_j, knee_j, ankle_j] = job.limb_animated[j].each_ref().map(pos);
+            let shortest = reach_for_bend(
+                (knee_j - hip_j).length(),
+                (ankle_j - knee_j).length(),
+                HINGE_RANGE.1,
+            );
+            let fold = FOLD_LIMIT * job.c.leg_length[j];
+            if job.holds[j] {
+                deepest_drop(job.targets[j] - hip_j - ahead, fold, shortest)
+            } else if let Some((to_foot, w)) = job.land_at[j] {
+                let cap = deepest_drop(to_foot, fold, shortest);
+                MAX_PELVIS_DROP + (cap - MAX_PELVIS_DROP) * w
+            } else {
+                f32::INFINITY
+            }
         };
-        if need_flat <= cap {
+        if need_flat <= cap && need_paced <= 0.0 {
             continue;
         }
         let axis = (job.axis)();
         let ball = job.foot_rots[i] * job.c.sole_points[i][1];
+        // How far short the lifted foot still is (positive) or clear
+        // (negative): the pelvis drop past the cap its reach needs, or its
+        // distance past the knee's pace.
         let need = |a: f32| {
-            let lifted = ball - Quat::from_axis_angle(axis, a) * ball;
-            required_drop(job.targets[i] + lifted - hip, reach)
+            let lifted = job.targets[i] + ball - Quat::from_axis_angle(axis, a) * ball;
+            let past_pace = if need_paced > 0.0 {
+                (lifted - hip_now).length() - paced
+            } else {
+                f32::NEG_INFINITY
+            };
+            (required_drop(lifted - hip, reach) - cap).max(past_pace)
         };
-        if need(MAX_HEEL_LIFT) >= cap {
-            *want = MAX_HEEL_LIFT;
+        // For the knee's pace alone, at most `PUSH_OFF_MAX_LIFT`.
+        let most = if need_flat > cap {
+            MAX_HEEL_LIFT
+        } else {
+            PUSH_OFF_MAX_LIFT
+        };
+        if need(most) >= 0.0 {
+            *want = most;
             continue;
         }
         // The need falls as the heel rises (the ankle turns up and toward
         // the hip ahead of it): the least lift that meets the cap.
-        let (mut lo, mut hi) = (0.0, MAX_HEEL_LIFT);
+        let (mut lo, mut hi) = (0.0, most);
         for _ in 0..10 {
             let mid = 0.5 * (lo + hi);
-            if need(mid) > cap {
+            if need(mid) > 0.0 {
                 lo = mid;
             } else {
                 hi = mid;

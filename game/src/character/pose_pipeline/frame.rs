@@ -137,6 +137,11 @@ pub(super) struct Smoothing {
     /// How far each foot is turned up onto its ball, radians (see
     /// `foot_ik::MAX_HEEL_LIFT`).
     pub(super) heel: [f32; 2],
+    /// The square of how far each locked foot's ankle target stood from
+    /// its animated hip last frame, square metres, before any heel lift
+    /// (NaN for a foot that was not locked): how fast its leg lengthens
+    /// (see `foot_ik::PUSH_OFF_KNEE_SPEED`).
+    pub(super) leg_span: [f32; 2],
     /// Whether each foot was let go of because its leg ran out of reach,
     /// until it locks again or its clip lifts it (see
     /// `foot_ik::raise_trailing_feet`).

@@ -170,6 +170,37 @@ pub(super) fn drop_a_knee_follows(
     lo
 }
 
+/// The longest hip-to-ankle distance at which the knee of a leg with these
+/// bones (thigh, shin), lengthening at `rate` metres per second, turns no
+/// faster than `speed` radians per second; the full length when the leg is
+/// not lengthening. A knee's turn for a given lengthening grows without
+/// bound as the leg straightens (the ankle's distance from the hip changes
+/// by `thigh · shin · sin(bend) / distance` per radian), so a leg whose hip
+/// moves on away from a locked foot at a steady pace needs its knee ever
+/// faster near the end of its reach. Where no distance keeps the knee that
+/// slow, the one at which it turns slowest.
+pub(super) fn reach_at_knee_speed(bones: (f32, f32), rate: f32, speed: f32) -> f32 {
+    let (thigh, shin) = bones;
+    let full = thigh + shin;
+    if !(rate > 0.0 && speed > 0.0 && full.is_finite()) {
+        return full;
+    }
+    // With x the squared distance, 2 · thigh · shin · sin(bend) is
+    // sqrt((full² − x)(x − diff²)), and the knee turns at most `speed`
+    // where speed² (full² − x)(x − diff²) ≥ 4 rate² x: a quadratic in x.
+    let (p, q) = (full * full, (thigh - shin) * (thigh - shin));
+    let s2 = speed * speed;
+    let b = s2 * (p + q) - 4.0 * rate * rate;
+    let disc = b * b - 4.0 * s2 * s2 * p * q;
+    let x = if disc >= 0.0 && b > 0.0 {
+        (b + disc.sqrt()) / (2.0 * s2)
+    } else {
+        // The turn is slowest where x = sqrt(p q) (its derivative's root).
+        (p * q).sqrt()
+    };
+    x.max(0.0).sqrt().clamp((thigh - shin).abs(), full)
+}
+
 /// The hip-to-ankle distance at which a knee with these bones bends `bend`
 /// radians: the inverse of [`knee_bend`].
 pub(super) fn reach_for_bend(thigh: f32, shin: f32, bend: f32) -> f32 {
@@ -308,6 +339,29 @@ mod tests {
             prop_assert!((0.0..=PI).contains(&bend));
             let back = reach_for_bend(thigh, shin, bend);
             prop_assert!((back - reach).abs() < 2e-3, "{reach} -> {bend} -> {back}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn a_knee_turns_at_its_pace_at_the_reach_for_it(
+            thigh in 0.2f32..0.6, shin in 0.2f32..0.6, rate in 0.05f32..4.0, speed in 4.0f32..30.0,
+        ) {
+            let reach = reach_at_knee_speed((thigh, shin), rate, speed);
+            prop_assert!(reach <= thigh + shin + 1e-6);
+            // The knee's turn for the leg lengthening `rate · dt` from
+            // there, against `speed · dt`: equal at the returned reach,
+            // more past it, less short of it (where the pace allows any).
+            let dt = 1e-4;
+            let turn = |l: f32| {
+                let far = (l + rate * dt).min(thigh + shin);
+                (knee_bend(thigh, shin, l) - knee_bend(thigh, shin, far)) / dt
+            };
+            let lo = (thigh - shin).abs();
+            if reach < thigh + shin - 0.01 && reach > lo + 0.01 && turn(reach - 0.005) <= speed {
+                prop_assert!((turn(reach) - speed).abs() < 0.05 * speed, "{} at {reach}", turn(reach));
+                prop_assert!(turn(reach + 0.005) > speed);
+            }
         }
     }
 
