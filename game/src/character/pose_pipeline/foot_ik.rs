@@ -342,19 +342,17 @@ pub(super) const HEEL_LOOK_AHEAD: f32 = 0.1;
 /// began to rise a frame later and the lock still popped a stride earlier
 /// on the same climb (the foot 12 mm over it).
 pub(super) const PUSH_OFF_KNEE_SPEED: f32 = 14.0;
-/// The most a heel lifts for the knee's pace alone, radians. Raised about
-/// the ball, the shoe ahead of it goes down, and Kenney's toe joint bends
-/// the toes' tip (the bone's end, mid-shoe) out of the ground but not the
-/// sole under it: lifted 0.67 rad on a 45° climb it stood 13 mm in. Over
-/// the release sweep, soles under the floor: 88 foot-frames with no cap
-/// beyond `MAX_HEEL_LIFT`, 80 at 0.6; at 0.4 the lift no longer held the
-/// locks (runs meeting every 1 cm target 35 → 28 of 60).
+/// The most a heel lifts for the knee's pace alone, radians: raised about
+/// the ball, the sole ahead of it turns down toward the ground. Over the
+/// release sweep, uncapped (`MAX_HEEL_LIFT`): soles under the floor 79
+/// foot-frames and 34 of 60 runs meeting every 1 cm target; at 0.6, 71 and
+/// 36; at 0.4 the lift no longer held the locks (28 runs).
 pub(super) const PUSH_OFF_MAX_LIFT: f32 = 0.6;
 /// The steepest ground (its normal's height) on which a heel lifts for
 /// the knee's pace (`PUSH_OFF_KNEE_SPEED`): about 35°. The climbs where a
-/// lock popped are 45°; on the builtin level's 15° and 30° slopes a pace
-/// lift mostly put Kenney's shoe into the ground (soles under the floor
-/// 113 foot-frames without this bound, 88 with it, the lift uncapped).
+/// lock popped are 45°; at 0.9 (the builtin level's 30° slopes too) soles
+/// under the floor 71 → 81 foot-frames over the release sweep (Kenney's),
+/// and one run fewer meeting every 1 cm target.
 pub(super) const PUSH_OFF_NORMAL: f32 = 0.82;
 /// The share of the other foot's swing from which a trailing heel lifts in
 /// full for that foot's landing (eased in before it): lifting only as the
@@ -1373,14 +1371,11 @@ pub(super) fn foot_targets(job: FootTargets) {
                 axis: &heel_axis,
                 inv: &inv,
                 vel: input.player.vel,
-                ext_speed: [0, 1].map(|i| {
-                    let (now, was) = spans[i];
-                    if floor_normals[i].y < PUSH_OFF_NORMAL && (now + was).is_finite() {
-                        (now.sqrt() - was.sqrt()) / dt.max(1e-4)
-                    } else {
-                        0.0
-                    }
-                }),
+                spans,
+                floors: &floors,
+                floor_normals: &floor_normals,
+                facing,
+                dt,
             })
         } else {
             [0.0; 2]
@@ -2061,9 +2056,17 @@ struct HeelLift<'a> {
     /// The body's velocity (world), for where the hips move on to
     /// (`HEEL_LOOK_AHEAD`).
     vel: Vec2,
-    /// How fast each foot's leg lengthened over the last frame, metres per
-    /// second (see [`PUSH_OFF_KNEE_SPEED`]).
-    ext_speed: [f32; 2],
+    /// Each foot's squared span from its hip now and last frame (NaN where
+    /// not locked then): how fast its leg lengthens (see
+    /// [`PUSH_OFF_KNEE_SPEED`]).
+    spans: [(f32, f32); 2],
+    /// The floor under each foot and its normal.
+    floors: &'a [Option<GroundSegment>; 2],
+    floor_normals: &'a [Vec2; 2],
+    /// The sign of the facing along x.
+    facing: f32,
+    /// The frame's time step, seconds.
+    dt: f32,
 }
 
 /// How far each foot's heel lifts this frame, radians: a foot locked on a
@@ -2071,9 +2074,10 @@ struct HeelLift<'a> {
 /// lower than the foot ahead allows (its leg folded to `FOLD_LIMIT` now, or
 /// when it lands) turns up onto its ball as far as it must for its leg to
 /// reach it from there, at most [`MAX_HEEL_LIFT`]. So does any locked foot
-/// on steep ground whose knee, its leg lengthened as fast as last frame by
-/// the body's motion, would turn faster than [`PUSH_OFF_KNEE_SPEED`] (at
-/// most [`PUSH_OFF_MAX_LIFT`] for that alone). 0 for every other foot.
+/// on steep ground, its toes short of the slope's top, whose knee, its leg
+/// lengthened as fast as last frame by the body's motion, would turn faster
+/// than [`PUSH_OFF_KNEE_SPEED`] (at most [`PUSH_OFF_MAX_LIFT`] for that
+/// alone). 0 for every other foot.
 #[inline(never)]
 fn heel_lift(job: &HeelLift) -> [f32; 2] {
     let mut want = [0.0f32; 2];
@@ -2106,12 +2110,26 @@ fn heel_lift(job: &HeelLift) -> [f32; 2] {
         // As far as the knee keeps its pace (`PUSH_OFF_KNEE_SPEED`).
         // The lengthening the body's motion makes (a clip straightening a
         // standing leg as its idle comes in is not hurried by it).
-        let paced = if job.ext_speed[i] > 0.0 {
+        // How fast the leg lengthened over the last frame, on steep ground
+        // with its toes short of the climb's top (`TOE_EDGE_REACH`): lifted
+        // past it, Kenney's turned down into the level floor beyond the
+        // crest, 11–29 mm (`transitions`, the `long` autopilot).
+        let (now, was) = job.spans[i];
+        let toes = job.feet_x[i] + job.facing * TOE_EDGE_REACH * job.c.sole_reach[i][1];
+        let ext_speed = if job.floor_normals[i].y < PUSH_OFF_NORMAL
+            && (now + was).is_finite()
+            && job.floors[i].is_some_and(|seg| seg.covers(toes))
+        {
+            (now.sqrt() - was.sqrt()) / job.dt.max(1e-4)
+        } else {
+            0.0
+        };
+        let paced = if ext_speed > 0.0 {
             let carried = job
                 .inv
                 .transform_vector3(job.vel.extend(0.0))
                 .dot((hip_now - job.targets[i]).normalize_or_zero());
-            reach_at_knee_speed(bones, job.ext_speed[i].min(carried), PUSH_OFF_KNEE_SPEED)
+            reach_at_knee_speed(bones, ext_speed.min(carried), PUSH_OFF_KNEE_SPEED)
         } else {
             f32::INFINITY
         };
