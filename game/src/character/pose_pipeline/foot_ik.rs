@@ -2077,7 +2077,9 @@ struct HeelLift<'a> {
 /// on steep ground, its toes short of the slope's top, whose knee, its leg
 /// lengthened as fast as last frame by the body's motion, would turn faster
 /// than [`PUSH_OFF_KNEE_SPEED`] (at most [`PUSH_OFF_MAX_LIFT`] for that
-/// alone). 0 for every other foot.
+/// alone). 0 for every other foot. Out of line: it runs only where a
+/// locked foot is near the end of its reach, and the compiler did not
+/// inline it into `foot_targets` before either.
 #[inline(never)]
 fn heel_lift(job: &HeelLift) -> [f32; 2] {
     let mut want = [0.0f32; 2];
@@ -2107,9 +2109,6 @@ fn heel_lift(job: &HeelLift) -> [f32; 2] {
         } else {
             0.0
         };
-        // As far as the knee keeps its pace (`PUSH_OFF_KNEE_SPEED`).
-        // The lengthening the body's motion makes (a clip straightening a
-        // standing leg as its idle comes in is not hurried by it).
         // How fast the leg lengthened over the last frame, on steep ground
         // with its toes short of the climb's top (`TOE_EDGE_REACH`): lifted
         // past it, Kenney's turned down into the level floor beyond the
@@ -2124,6 +2123,10 @@ fn heel_lift(job: &HeelLift) -> [f32; 2] {
         } else {
             0.0
         };
+        // As far as the knee keeps its pace (`PUSH_OFF_KNEE_SPEED`) at no
+        // more of that lengthening than the body's motion makes (a clip
+        // straightening a standing leg as its idle comes in is not hurried
+        // by it).
         let paced = if ext_speed > 0.0 {
             let carried = job
                 .inv
