@@ -3,7 +3,9 @@
 //! [`knee_side`]), a knee's bend for a reach and back ([`knee_bend`],
 //! [`reach_for_bend`]), how far a hip must drop to reach a target
 //! ([`required_drop`]) and how far it may while a locked knee follows
-//! ([`drop_a_knee_follows`]), and a held limb's solve onto its target
+//! ([`drop_a_knee_follows`]), the longest reach at which a lengthening
+//! leg's knee keeps a pace ([`reach_at_knee_speed`]), and a held limb's
+//! solve onto its target
 //! ([`solve_onto`], which writes the pose and model matrices). The rest
 //! reads model matrices and lengths and writes nothing.
 
