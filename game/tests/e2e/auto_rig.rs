@@ -1551,6 +1551,60 @@ fn soles_within_a_centimetre_above_running_the_slopes(m: &str, json: &str) {
     );
 }
 
+/// Kenney and RiggedFigure with no rig file running up the tutorial's
+/// 0.25 m stairs (its script to frame 562, the last landing at x 29.1):
+/// every foot their clip has down within 1 cm of the tread, the skinned
+/// sole neither under nor over it by more. The fold limit of a swinging leg
+/// (`foot_ik::SWING_FOLD`) held each landing foot 5–6 cm under the tread
+/// until the frame its clip called it down (Kenney's sole 16.7 mm inside
+/// the tread, RiggedFigure's 10.2 mm); it lets go of it over the swing's
+/// last quarter now (`SWING_FOLD_RELEASE`; today 8.1 and 5.6 mm).
+#[test]
+fn short_legs_land_on_the_tread_running_up_stairs() {
+    for (m, name) in [
+        (
+            "KenneyCharacterMedium/characterMedium.glb",
+            "auto_rig_kenney_stairs_up.json",
+        ),
+        (
+            "RiggedFigure/RiggedFigure.glb",
+            "auto_rig_rigged_figure_stairs_up.json",
+        ),
+    ] {
+        let args = [
+            "--level",
+            "tutorial",
+            "--input",
+            "assets/scripts/tutorial.txt",
+            "--frames",
+            "562",
+        ];
+        let doc = humanoid_run(m, &args, name);
+        let frames = doc["frames"].as_array().unwrap();
+        assert_eq!(frames.len(), 562, "{m}");
+        let mut worst = (0.0f64, 0u64, "");
+        // From the foot of the stairs (x 25.2 at frame 480) to the top.
+        for fr in &frames[480..] {
+            for foot in fr["feet"].as_array().unwrap() {
+                for k in ["sole_penetration_m", "sole_float_m", "unlocked_error_m"] {
+                    if let Some(v) = foot[k].as_f64()
+                        && v > worst.0
+                    {
+                        worst = (v, fr["frame"].as_u64().unwrap(), k);
+                    }
+                }
+            }
+        }
+        assert!(
+            worst.0 <= 0.01,
+            "{m}: {} {:.4} m at frame {} on the stairs",
+            worst.2,
+            worst.0,
+            worst.1
+        );
+    }
+}
+
 /// The metrics summary of shared model `m` playing level `level`'s own
 /// script (`assets/scripts/LEVEL.txt`) for `frames` frames with no rig
 /// file (the run's success checked); `test` names the calling test.
