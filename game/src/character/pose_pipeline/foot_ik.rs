@@ -1822,7 +1822,17 @@ pub(super) fn foot_targets(job: FootTargets) {
         // foot, by at most `MAX_TOE_BEND`.
         // The bend comes and goes no faster than `TOE_BEND_SPEED`.
         if let Some((toe, tip)) = c.toe_tips[i] {
-            let down = sm.lock[i].is_some() || contact > 0.0;
+            // Coming down onto sloped ground (within `ALIGN_NEAR_LIFT` of
+            // it, or across a concave corner onto the chord its sole will
+            // rest on) the toes bend already, so that they are out of the
+            // slope by the frame the foot lands; from the landing on, at
+            // `TOE_BEND_SPEED`, they came out a frame or two late (CesiumMan
+            // landing running at the foot of the tutorial's 30° climb,
+            // 20.5 mm in it; Kenney 15.4 mm). Not over a level tread: there
+            // Kenney's toes, bent as his foot came down onto a stair, turned
+            // the back of his toe cap down into the tread (11.4 mm).
+            let early = downs[i] > 0.0 && floors[i].is_some_and(|seg| seg.y0 != seg.y1);
+            let down = sm.lock[i].is_some() || contact > 0.0 || early;
             // Only on a slope or near a floor's end: on level floor the
             // roll keeps the ball out of it, and toes ahead of the ball on
             // the same level stay out too (a third of the knights' feet
