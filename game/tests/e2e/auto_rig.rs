@@ -1584,6 +1584,43 @@ fn short_legs_land_on_the_tread_running_up_stairs() {
     );
 }
 
+/// CesiumMan running up the tutorial's stairs and Kenney at the foot of
+/// the builtin level's ladder step, both with no rig file: their toes,
+/// reaching past the tread's end into the next riser, bend up until they
+/// are out of it (`foot_ik::riser_bend`), not onto the tread above: bent
+/// that far, CesiumMan's sole, half skinned to his toes across the ball,
+/// folded 13.9 mm into the tread he stood on (today 9.8 mm), and Kenney's
+/// 11.4 mm (today 8.5 mm).
+#[test]
+fn toes_in_a_riser_bend_only_out_of_it() {
+    feet_on_the_floor_over(
+        "CesiumMan/CesiumMan.glb",
+        &[
+            "--level",
+            "tutorial",
+            "--input",
+            "assets/scripts/tutorial.txt",
+            "--frames",
+            "600",
+        ],
+        480..600,
+        "auto_rig_cesium_man_stairs_up.json",
+    );
+    feet_on_the_floor_over(
+        "KenneyCharacterMedium/characterMedium.glb",
+        &[
+            "--level",
+            "builtin",
+            "--input",
+            "assets/scripts/ladders.txt",
+            "--frames",
+            "620",
+        ],
+        580..620,
+        "auto_rig_kenney_ladders_riser.json",
+    );
+}
+
 /// CesiumMan on the tutorial's script and Kenney on its autopilot, both
 /// with no rig file, landing running at the foot of its 30° climb (x 13):
 /// every foot their clip has down within 1 cm of the floor, the skinned
