@@ -1652,6 +1652,36 @@ fn toes_are_out_of_a_climb_as_a_runner_lands_at_its_foot() {
     );
 }
 
+/// Kenney on the builtin level's autopilot and CesiumMan on `long`'s
+/// script, both with no rig file, setting a foot down just over the top of
+/// a descent (30° and 45°) with its heel over the flat above: their soles
+/// within 1 cm of the ground. The heel, past the slope's end, was held out
+/// of the slope's line only, not of the flat it is over, while the foot
+/// turned onto the slope: 14.3 mm in the flat for five frames (Kenney),
+/// 20.7 mm (CesiumMan); today 9.5 and 2.5 mm.
+#[test]
+fn a_heel_over_the_top_of_a_descent_stays_out_of_the_flat() {
+    feet_on_the_floor_over(
+        "KenneyCharacterMedium/characterMedium.glb",
+        &["--level", "builtin", "--autopilot"],
+        300..340,
+        "auto_rig_kenney_crest_heel.json",
+    );
+    feet_on_the_floor_over(
+        "CesiumMan/CesiumMan.glb",
+        &[
+            "--level",
+            "long",
+            "--input",
+            "assets/scripts/long.txt",
+            "--frames",
+            "860",
+        ],
+        800..860,
+        "auto_rig_cesium_man_crest_heel.json",
+    );
+}
+
 /// Runs shared model `m` with no rig file (`ironstep run ARGS`) and checks
 /// that over `frames` every foot its clip has down is within 1 cm of the
 /// floor: its skinned sole neither under nor over it, and a foot not locked
