@@ -1652,6 +1652,22 @@ fn toes_are_out_of_a_climb_as_a_runner_lands_at_its_foot() {
     );
 }
 
+/// Mannequiny with no rig file on the tower's autopilot, standing at the
+/// foot of a 7 cm step with his toes reaching past its riser: his soles
+/// within 1 cm of the floor. Bent until their tip reached the step's top,
+/// his toes' underside went through the step's corner (14.7 mm into it);
+/// bent far enough that their sole clears the corner
+/// (`foot_ik::corner_bend`), 8.1 mm today.
+#[test]
+fn toes_over_a_low_step_clear_its_corner() {
+    feet_on_the_floor_over(
+        "Mannequiny/mannequiny.glb",
+        &["--level", "tower", "--autopilot"],
+        660..740,
+        "auto_rig_mannequiny_low_step.json",
+    );
+}
+
 /// Kenney on the builtin level's autopilot and CesiumMan on `long`'s
 /// script, both with no rig file, setting a foot down just over the top of
 /// a descent (30° and 45°) with its heel over the flat above: their soles
