@@ -1561,14 +1561,7 @@ fn soles_within_a_centimetre_above_running_the_slopes(m: &str, json: &str) {
 /// last quarter now (`SWING_FOLD_RELEASE`; today 8.1 and 5.6 mm).
 #[test]
 fn short_legs_land_on_the_tread_running_up_stairs() {
-    let args = [
-        "--level",
-        "tutorial",
-        "--input",
-        "assets/scripts/tutorial.txt",
-        "--frames",
-        "562",
-    ];
+    let args = on_script("tutorial", "assets/scripts/tutorial.txt", "562");
     // From the foot of the stairs (x 25.2 at frame 480) to the top.
     feet_on_the_floor_over(
         "KenneyCharacterMedium/characterMedium.glb",
@@ -1595,27 +1588,13 @@ fn short_legs_land_on_the_tread_running_up_stairs() {
 fn toes_in_a_riser_bend_only_out_of_it() {
     feet_on_the_floor_over(
         "CesiumMan/CesiumMan.glb",
-        &[
-            "--level",
-            "tutorial",
-            "--input",
-            "assets/scripts/tutorial.txt",
-            "--frames",
-            "600",
-        ],
+        &on_script("tutorial", "assets/scripts/tutorial.txt", "600"),
         480..600,
         "auto_rig_cesium_man_stairs_up.json",
     );
     feet_on_the_floor_over(
         "KenneyCharacterMedium/characterMedium.glb",
-        &[
-            "--level",
-            "builtin",
-            "--input",
-            "assets/scripts/ladders.txt",
-            "--frames",
-            "620",
-        ],
+        &on_script("builtin", "assets/scripts/ladders.txt", "620"),
         580..620,
         "auto_rig_kenney_ladders_riser.json",
     );
@@ -1633,14 +1612,7 @@ fn toes_in_a_riser_bend_only_out_of_it() {
 fn toes_are_out_of_a_climb_as_a_runner_lands_at_its_foot() {
     feet_on_the_floor_over(
         "CesiumMan/CesiumMan.glb",
-        &[
-            "--level",
-            "tutorial",
-            "--input",
-            "assets/scripts/tutorial.txt",
-            "--frames",
-            "260",
-        ],
+        &on_script("tutorial", "assets/scripts/tutorial.txt", "260"),
         200..260,
         "auto_rig_cesium_man_climb_foot.json",
     );
@@ -1685,17 +1657,16 @@ fn a_heel_over_the_top_of_a_descent_stays_out_of_the_flat() {
     );
     feet_on_the_floor_over(
         "CesiumMan/CesiumMan.glb",
-        &[
-            "--level",
-            "long",
-            "--input",
-            "assets/scripts/long.txt",
-            "--frames",
-            "860",
-        ],
+        &on_script("long", "assets/scripts/long.txt", "860"),
         800..860,
         "auto_rig_cesium_man_crest_heel.json",
     );
+}
+
+/// The arguments of `ironstep run` playing `script` on `level` for
+/// `frames` frames.
+fn on_script<'a>(level: &'a str, script: &'a str, frames: &'a str) -> [&'a str; 6] {
+    ["--level", level, "--input", script, "--frames", frames]
 }
 
 /// Runs shared model `m` with no rig file (`ironstep run ARGS`) and checks
