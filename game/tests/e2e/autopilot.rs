@@ -14,17 +14,19 @@ const PLANTED_FOOT_BOUND_M: f64 = 0.005;
 /// Largest travel of a planted ankle, metres.
 const STANCE_SLIDE_BOUND_M: f64 = 0.01;
 /// Largest distance from its floor of a foot the clip has down but foot IK
-/// has not locked, metres: not issue 32's 1 cm yet (the knight's worst is
-/// 2.9 cm, on the tutorial, a running foot's contact rising from 0 to 1 in
-/// a frame while it is still in the air: 3.2 cm until the catch toward its
-/// ground started a frame before, `LAND_CATCH_SPEED`), but held so that it
-/// cannot grow unnoticed. On `long` it was 5.0 cm until a lock was kept
-/// through a dip of the contact that only a trace of the run made
+/// has not locked, metres: issue 32's 1 cm. The knight's worst is 5.5 mm
+/// (`long`). The tutorial's was 2.9 cm until a landing past a step down
+/// moved on by a share of the step's drop (`gait::STEP_DOWN_RUN`): running
+/// off a 0.25 m block, his foot crossed the edge a frame or two before it
+/// landed. Before that, 3.2 cm until the catch toward its ground started a
+/// frame before (`LAND_CATCH_SPEED`); on `long`, 5.0 cm until a lock was
+/// kept through a dip of the contact that only a trace of the run made
 /// (`foot_ik::HOLD_STANCE`).
-const UNLOCKED_CONTACT_BOUND_M: f64 = 0.03;
-/// Most foot-frames of a level's run with a foot put down but not locked
-/// more than 1 cm off the floor (see `UNLOCKED_CONTACT_BOUND_M`).
-const UNLOCKED_OFF_FRAMES: u32 = 4;
+const UNLOCKED_CONTACT_BOUND_M: f64 = 0.01;
+/// Largest height of a foot's skinned sole over the floor where its clip
+/// has it down, metres: issue 32's 1 cm. The knight's worst is 8.9 mm (the
+/// tutorial); 18.2 mm there before `gait::STEP_DOWN_RUN`.
+const SOLE_FLOAT_BOUND_M: f64 = 0.01;
 /// Largest depth of a foot's skinned sole under the floor, metres: issue
 /// 32's 1 cm. The knight's worst is 5.5 mm (`long`); the tutorial's 10.4 mm
 /// until his toe, landing running at the foot of a 30° slope, bent up out
@@ -83,16 +85,6 @@ fn autopilot(level: &str, dir: &Path) -> (i32, String, String, serde_json::Value
     let mut summary = doc["summary"].clone();
     if summary.is_object() {
         summary["limited_share"] = crate::common::limited_share(&doc).into();
-        // Foot-frames of feet put down but not locked more than 1 cm off
-        // the floor.
-        let off = doc["frames"].as_array().map_or(0, |frames| {
-            frames
-                .iter()
-                .flat_map(|f| f["feet"].as_array().cloned().unwrap_or_default())
-                .filter(|foot| foot["unlocked_error_m"].as_f64().is_some_and(|e| e > 0.01))
-                .count()
-        });
-        summary["unlocked_off_frames"] = off.into();
     }
     (code, out, err, summary)
 }
@@ -135,17 +127,10 @@ fn the_autopilot_finishes_every_level_with_the_feet_on_the_world() {
             "{level}: a foot put down {} m off the floor",
             f("unlocked_contact_max_error_m")
         );
-        // Few frames of them: 3 at most on a level today (the tutorial's).
-        // `long`'s were 7 and `tower`'s 3 until a foot let go of while its
-        // clip still had it down stayed on the floor (`HELD_DOWN_LIFT`);
-        // before that tower's were 13 and tutorial's 10, while a foot let go
-        // of in a walk/run blend glided back to its animation a centimetre
-        // or two off the floor as the walk's stance called it down again
-        // (`RELOCK_RETURN`).
         assert!(
-            f("unlocked_off_frames") <= UNLOCKED_OFF_FRAMES as f64,
-            "{level}: {} foot-frames put down more than 1 cm off the floor",
-            f("unlocked_off_frames")
+            f("sole_float_max_m") <= SOLE_FLOAT_BOUND_M,
+            "{level}: a sole {} m over the floor",
+            f("sole_float_max_m")
         );
         assert!(
             f("sole_penetration_max_m") <= SOLE_PENETRATION_BOUND_M,

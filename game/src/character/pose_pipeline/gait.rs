@@ -38,6 +38,15 @@ pub(super) const RISER_MOVE_LEGS: f32 = 0.2;
 /// ahead, at least this far short of it too, and further for a foot whose
 /// toe reaches further ahead of its ankle (see [`TOE_CLEARANCE`]).
 pub(super) const EDGE_MARGIN: f32 = 0.12;
+/// How much further past a step down a landing moves on, per metre of the
+/// step's drop, metres: the foot comes down the riser's height after its
+/// heel has cleared the edge, and at [`EDGE_MARGIN`] alone a running foot
+/// crossed the edge one or two frames before it landed (the knight,
+/// running off a 0.25 m block on the tutorial, came down 28.8 mm late with
+/// the joint speed limit acting). As far as the leg reaches with the pelvis
+/// down by at most [`super::foot_ik::STEP_DOWN_DROP`] (see
+/// [`super::foot_ik::foot_targets`]).
+pub(super) const STEP_DOWN_RUN: f32 = 0.4;
 /// How far short of a step up ahead a landing foot's toe stays, metres
 /// (the landing lands its toe's reach and this short of the riser, moved
 /// back by at most [`RISER_MOVE_LEGS`]): kept clear by the ankle's margin
@@ -341,11 +350,12 @@ pub(super) fn plan_landing(
     if (body.x - foot_x) * dir > 0.0 {
         walkable_floor(level, body, start, foot_x, &mut over);
     }
-    let (x, hit, moved) = clear_of_edge(level, x, reached, hit, dir, reach, most);
+    let (x, hit, moved, past_drop) = clear_of_edge(level, x, reached, hit, dir, reach, most);
     Some(Landing {
         x,
         hit,
         moved,
+        past_drop,
         body_floor,
         highest,
     })
@@ -372,6 +382,10 @@ pub(super) struct Landing {
     pub(super) hit: FloorHit,
     /// How far an edge moved the landing on (see [`EDGE_MARGIN`]), metres.
     pub(super) moved: f32,
+    /// How much of that move is for a step's drop behind the landing (see
+    /// [`STEP_DOWN_RUN`]), metres: what foot IK takes back where the leg
+    /// would not reach.
+    pub(super) past_drop: f32,
     /// The floor under the body when the foot lands.
     pub(super) body_floor: f32,
     /// The highest floor between the foot and its landing.
@@ -383,8 +397,9 @@ pub(super) struct Landing {
 /// toe, `toe` metres ahead of the ankle, in its riser: moved back, or onto
 /// the step with the heel, `heel` metres behind the ankle, clear of the
 /// riser, whichever leaves the toe out of it within `most`, at least
-/// [`EDGE_MARGIN`], see [`RISER_MOVE_LEGS`]): returns the landing's x, its
-/// floor and how far it moved.
+/// [`EDGE_MARGIN`], see [`RISER_MOVE_LEGS`]); past a step down, on by
+/// [`STEP_DOWN_RUN`] of its drop too: returns the landing's x, its floor, how
+/// far it moved and how much of that is for the drop.
 pub(super) fn clear_of_edge(
     level: &Level,
     x: f32,
@@ -393,31 +408,35 @@ pub(super) fn clear_of_edge(
     dir: f32,
     [heel, toe]: [f32; 2],
     most: f32,
-) -> (f32, FloorHit, f32) {
+) -> (f32, FloorHit, f32, f32) {
     let seg = &hit.segment;
     // Short of the landing (a ledge or a wall stops the way there): no move.
     if (reached - x).abs() > 1e-3 {
-        return (reached, hit, 0.0);
+        return (reached, hit, 0.0, 0.0);
     }
     let on = |clear: f32| {
         let hit = FloorHit {
             y: seg.height_at(clear),
             ..hit
         };
-        (clear, hit, clear - x)
+        (clear, hit, clear - x, 0.0)
     };
     let edge = if dir > 0.0 { seg.x0 } else { seg.x1 };
-    if (x - edge) * dir < EDGE_MARGIN {
+    if (x - edge) * dir < EDGE_MARGIN + STEP_DOWN_RUN * MAX_STEP_UP {
         // Is the floor behind the edge at another height (a step), or the
         // same surface going on (tiles, or a slope's kink)?
         let behind = edge - dir * 1e-3;
         let y = seg.height_at(edge);
-        let step = level
-            .support_below(behind, y, MAX_STEP_UP, MAX_SNAP_DOWN, FloorFilter::All)
-            .is_none_or(|h| (h.y - y).abs() > OBSTACLE);
-        let clear = edge + dir * EDGE_MARGIN;
-        if step && seg.covers(clear) {
-            return on(clear);
+        let back = level.support_below(behind, y, MAX_STEP_UP, MAX_SNAP_DOWN, FloorFilter::All);
+        let step = back.is_none_or(|h| (h.y - y).abs() > OBSTACLE);
+        // A step down behind it (none found: a drop deeper than a step
+        // up, taken as one).
+        let drop = back.map_or(MAX_STEP_UP, |h| (h.y - y).clamp(0.0, MAX_STEP_UP));
+        let past_drop = STEP_DOWN_RUN * drop;
+        let clear = edge + dir * (EDGE_MARGIN + past_drop);
+        if step && seg.covers(clear) && (clear - x) * dir > 0.0 {
+            let (clear, hit, moved, _) = on(clear);
+            return (clear, hit, moved, moved.abs().min(past_drop));
         }
     }
     // Just short of a step up ahead, the toe would stand in its riser: the
@@ -458,7 +477,7 @@ pub(super) fn clear_of_edge(
                     y: up.segment.height_at(on_step),
                     ..up
                 };
-                return (on_step, hit, on_step - x);
+                return (on_step, hit, on_step - x, 0.0);
             }
         }
         let shortest = end - dir * EDGE_MARGIN;
@@ -468,7 +487,7 @@ pub(super) fn clear_of_edge(
             }
         }
     }
-    (x, hit, 0.0)
+    (x, hit, 0.0, 0.0)
 }
 
 /// Where a leg's swing will land, from the gait layers it swings in.
@@ -721,7 +740,7 @@ mod tests {
         };
         let land = |level: &Level, x: f32| {
             let hit = level.floor_below(x, 0.5, 1.0).unwrap();
-            let (at, _, moved) = clear_of_edge(level, x, x, hit, 1.0, [0.0; 2], EDGE_MARGIN);
+            let (at, _, moved, _) = clear_of_edge(level, x, x, hit, 1.0, [0.0; 2], EDGE_MARGIN);
             assert!((at - (x + moved)).abs() < 1e-6);
             at
         };
@@ -738,6 +757,25 @@ mod tests {
         // No riser ahead (the floor goes on level, or steps down): no move.
         assert_eq!(land(&level(0.0), 0.95), 0.95);
         assert_eq!(land(&level(-0.2), 0.95), 0.95);
+        // Past a step up behind, further than EDGE_MARGIN: no move.
+        assert_eq!(land(&up, 1.15), 1.15);
+        // Past a 0.2 m step down: on by STEP_DOWN_RUN of the drop as well
+        // (to 1.2 m), that part of the move told apart for foot IK; from
+        // further than that, no move.
+        let down = level(-0.2);
+        let land_down = |x: f32| {
+            let hit = down.floor_below(x, 0.5, 1.0).unwrap();
+            let (at, _, moved, past_drop) =
+                clear_of_edge(&down, x, x, hit, 1.0, [0.0; 2], EDGE_MARGIN);
+            assert!((at - (x + moved)).abs() < 1e-6);
+            (at, past_drop)
+        };
+        let clear = 1.0 + EDGE_MARGIN + STEP_DOWN_RUN * 0.2;
+        let (at, past_drop) = land_down(1.05);
+        assert!((at - clear).abs() < 1e-5 && (past_drop - STEP_DOWN_RUN * 0.2).abs() < 1e-5);
+        let (at, past_drop) = land_down(1.15);
+        assert!((at - clear).abs() < 1e-5 && (past_drop - (clear - 1.15)).abs() < 1e-5);
+        assert_eq!(land_down(1.25), (1.25, 0.0));
         // A heel reaching 7 cm behind the ankle and a toe 22 cm ahead:
         // landing 15 cm short of the riser, back to its toe's reach and
         // TOE_CLEARANCE short of it; 5 cm short, back by EDGE_MARGIN at
@@ -748,7 +786,7 @@ mod tests {
         let (heel, toe) = (0.07, 0.22);
         let land_toe = |x: f32| {
             let hit = up.floor_below(x, 0.5, 1.0).unwrap();
-            let (at, hit, moved) = clear_of_edge(&up, x, x, hit, 1.0, [heel, toe], EDGE_MARGIN);
+            let (at, hit, moved, _) = clear_of_edge(&up, x, x, hit, 1.0, [heel, toe], EDGE_MARGIN);
             assert!((at - (x + moved)).abs() < 1e-6);
             assert!((hit.y - hit.segment.height_at(at)).abs() < 1e-6, "{hit:?}");
             (at, hit.y)
