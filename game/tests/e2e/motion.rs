@@ -367,3 +367,59 @@ fn soles_neither_sink_nor_float_through_the_transitions_or_up_stairs() {
     }
     assert!(over.is_empty(), "over the 1 cm target: {over:?}");
 }
+
+/// Issue 32's 1 cm for the knight on every shipped script, on its own
+/// level, every frame: a foot his clip has down is within 1 cm of the
+/// floor (`unlocked_contact_max_error_m`), and his skinned soles neither
+/// under nor over it by more (`sole_penetration_max_m`,
+/// `sole_float_max_m`). `long` was the last to meet it: over the top of a
+/// 30° descent his swinging foot, held up by the slope under it, followed
+/// it down with the swing's lag and landed 16.2 mm over it (it follows the
+/// slope without the lag now, `foot_ik`). The autopilot's runs are held to
+/// the same in `autopilot.rs`.
+#[test]
+fn the_knight_puts_his_feet_on_the_floor_on_every_shipped_script() {
+    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let mut over = Vec::new();
+    for (script, level, frames) in [
+        ("ladders", "builtin", 2570),
+        ("long", "long", 4339),
+        ("slopes_run", "builtin", 825),
+        ("slopes_walk", "builtin", 1728),
+        ("tower", "tower", 5273),
+        ("transitions", "builtin", 4595),
+        ("tutorial", "tutorial", 4614),
+        ("walls", "assets/levels/walls.tmx", 2208),
+    ] {
+        let metrics = out_dir.join(format!("{script}.every_script.json"));
+        let out = Command::new(env!("CARGO_BIN_EXE_ironstep"))
+            .current_dir(repo())
+            .args(["run", "--level", level, "--input"])
+            .arg(format!("assets/scripts/{script}.txt"))
+            .args(["--frames", &frames.to_string(), "--metrics"])
+            .arg(&metrics)
+            .output()
+            .expect("run ironstep");
+        assert!(
+            out.status.success(),
+            "{script}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: Value = serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap();
+        let s = &doc["summary"];
+        assert!(
+            f(s, "sole_frames") > 100.0,
+            "{script}: the soles are measured"
+        );
+        for k in [
+            "unlocked_contact_max_error_m",
+            "sole_penetration_max_m",
+            "sole_float_max_m",
+        ] {
+            if f(s, k) > 0.01 {
+                over.push(format!("{script}: {k} {:.4} m", f(s, k)));
+            }
+        }
+    }
+    assert!(over.is_empty(), "over the 1 cm target: {over:?}");
+}

@@ -936,6 +936,7 @@ pub(super) fn foot_targets(job: FootTargets) {
             if landed && (smooth.swing_from[i] - g).abs() > MAX_STEP_UP + MAX_SNAP_DOWN {
                 smooth.swing_from[i] = g;
             }
+            let mut held = false;
             let aim = match landing {
                 Some(l) => {
                     let (lx, land) = (l.x, ankle_over(&l.hit.segment, l.x, fh));
@@ -988,11 +989,8 @@ pub(super) fn foot_targets(job: FootTargets) {
                         }
                     };
                     let aim = lift(aim, ahead, rise * fall);
-                    if g > low + OBSTACLE {
-                        lift(aim, g, rise)
-                    } else {
-                        aim
-                    }
+                    held = g > low + OBSTACLE;
+                    if held { lift(aim, g, rise) } else { aim }
                 }
                 None => g,
             };
@@ -1011,6 +1009,16 @@ pub(super) fn foot_targets(job: FootTargets) {
             let late = (aim - *fg).abs() - LAND_CATCH_BAND;
             if catch > 0.0 && late > 0.0 {
                 *fg += late.min(catch).copysign(aim - *fg);
+            }
+            // A swinging foot held up by sloped ground under it (over a
+            // crest and down the slope beyond) follows that ground down
+            // without the lag: on a slope the ground goes on from where it
+            // was, and lagging behind it the foot came down onto the
+            // slope late (the knight on `long`, over the top of a 30°
+            // descent, 16 mm over it as he landed). Not over a step, whose
+            // edge the lag is there for.
+            if held && n_raw.y < SLOPE_CLAMP_NORMAL {
+                *fg = fg.min(aim.max(g));
             }
             // A foot coming down onto a slope is never set below it, by
             // as much as it has come down (`down`): a slope rising under a
