@@ -176,6 +176,12 @@ pub const BALL_TOE_MARGIN: f32 = 0.01;
 /// still count as its sole, metres: a boot's heel and toe cap lie within a
 /// centimetre of its tread; its instep and ankle well above.
 pub const SOLE_BAND: f32 = 0.015;
+/// How many stretches of each sole, from its heel to its ball, keep their
+/// lowest skinned vertex at rest in [`Character::sole_profile`]: enough that
+/// a floor's corner under the sole (a stair's edge, a crest) is never more
+/// than a stretch (about 2–3 cm of a humanoid's sole) from one, few enough
+/// to look at only where a sole point is off its floor.
+pub const SOLE_PROFILE_POINTS: usize = 8;
 
 /// A character ready for the pose pipeline.
 #[derive(Clone, Debug)]
@@ -212,6 +218,16 @@ pub struct Character {
     /// tip: it bends with a toe joint the ankle's frame does not follow.
     /// Both at the sole point without a mesh.
     pub sole_points: [[Vec3; 2]; 2],
+    /// Each foot's underside between its heel and its ball: the lowest
+    /// skinned vertex at rest of each of [`SOLE_PROFILE_POINTS`] equal
+    /// stretches along the model's forward axis, in the ankle's frame, of
+    /// the vertices within [`SOLE_BAND`] of the foot's lowest (`NaN` for a
+    /// stretch with none, and all without a mesh). Foot IK
+    /// keeps these out of a floor whose end passes under the sole, where the
+    /// heel or the ball hangs past it (see `pose_pipeline::foot_ik`): a sole
+    /// is not the line between its heel and ball (RiggedFigure's arch lies
+    /// above it, Kenney's heel pad below it under a pitched foot).
+    pub sole_profile: [[Vec3; SOLE_PROFILE_POINTS]; 2],
     /// How far each foot's sole reaches behind its ankle (the heel) and
     /// ahead of it (the toe) along the model's forward axis at rest,
     /// metres: from the foot's lowest skinned vertices (within
@@ -487,6 +503,7 @@ impl Character {
             arms,
             sole_local,
             sole_points: sole_local.map(|p| [p; 2]),
+            sole_profile: [[Vec3::NAN; SOLE_PROFILE_POINTS]; 2],
             sole_reach: [[0.0; 2]; 2],
             toe_tips: [None; 2],
             ball_at_toe: [false; 2],
@@ -509,6 +526,7 @@ impl Character {
             .collect();
         let forward = Vec3::new(self.rig.forward.x, 0.0, self.rig.forward.z).normalize_or_zero();
         let mut lowest_sole = [f32::NAN; 2];
+        let mut soles: [Vec<Vec3>; 2] = [Vec::new(), Vec::new()];
         self.sole_reach = [0, 1].map(|i| {
             let ankle = rest[self.legs[i].end].w_axis.truncate();
             let sole: Vec<Vec3> = self
@@ -531,6 +549,7 @@ impl Character {
                 .filter(|p| p.y <= lowest + SOLE_BAND)
                 .map(|p| (*p - ankle).dot(forward))
                 .fold((0.0f32, 0.0f32), |(b, a), f| (b.max(-f), a.max(f)));
+            soles[i] = sole;
             [back, ahead]
         });
         // The heel and ball at the lowest vertices' height, along the
@@ -560,7 +579,30 @@ impl Character {
             let at_toe = toe_joint.filter(|&along| along < ball - BALL_TOE_MARGIN);
             self.ball_at_toe[i] = at_toe.is_some();
             let ball = at_toe.unwrap_or(ball);
-            [-back, ball].map(|along| m.inverse().transform_point3(low + forward * along))
+            // The lowest vertex of each stretch from the heel to the ball,
+            // of those on the sole (within SOLE_BAND of its lowest: a
+            // stretch under an arch, or spanned by one face of a low-poly
+            // boot, has none).
+            let mut profile = [None::<Vec3>; SOLE_PROFILE_POINTS];
+            let span = (back + ball).max(1e-6);
+            for p in soles[i]
+                .iter()
+                .filter(|p| p.y <= lowest_sole[i] + SOLE_BAND)
+            {
+                let along = (*p - ankle).dot(forward);
+                let t = (along + back) / span;
+                if !(0.0..=1.0).contains(&t) {
+                    continue;
+                }
+                let k = ((t * SOLE_PROFILE_POINTS as f32) as usize).min(SOLE_PROFILE_POINTS - 1);
+                if profile[k].is_none_or(|q| p.y < q.y) {
+                    profile[k] = Some(*p);
+                }
+            }
+            let inv = m.inverse();
+            self.sole_profile[i] =
+                profile.map(|p| p.map_or(Vec3::NAN, |p| inv.transform_point3(p)));
+            [-back, ball].map(|along| inv.transform_point3(low + forward * along))
         });
         // The toes' tip, where a toe joint of the foot lies between the
         // ankle and it along the forward axis.
@@ -722,6 +764,58 @@ mod tests {
             let below = c.rest_ankle_height[i] - ankle;
             assert!((below - 0.0045).abs() < 0.0005, "foot {i}: {below}");
             assert!((c.rest_ankle_height[i] - c.rig.foot_height).abs() < 0.001);
+        }
+    }
+
+    #[test]
+    fn a_soles_profile_follows_its_underside_from_heel_to_ball() {
+        // The knight's own boots and Kenney's shoes (rig inferred): each
+        // stretch's point lies between the heel and the ball along the
+        // model's forward axis, in order, on the underside (no lower than
+        // the foot's lowest vertex, and within SOLE_BAND of it: a sole, not
+        // an instep). The knight's low-poly boot has its tread's vertices
+        // only at the heel and the toe cap (the faces between them span
+        // the stretches); Kenney's shoe has its sole under every stretch
+        // but one.
+        let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/assets/third_party/gltf/KenneyCharacterMedium/characterMedium.glb");
+        for (c, least) in [
+            (Character::knight().unwrap(), 2),
+            (
+                model::load_character_inferred(&path).unwrap(),
+                SOLE_PROFILE_POINTS - 1,
+            ),
+        ] {
+            let mut rest = vec![Mat4::IDENTITY; c.skeleton.len()];
+            local_to_model(&c.skeleton, c.skeleton.rest_locals(), &mut rest);
+            let forward = Vec3::new(c.rig.forward.x, 0.0, c.rig.forward.z).normalize_or_zero();
+            for i in 0..2 {
+                let m = rest[c.legs[i].end];
+                let ankle = m.w_axis.truncate();
+                let lowest = ankle.y - c.rest_ankle_height[i];
+                let [heel, ball] =
+                    c.sole_points[i].map(|p| (m.transform_point3(p) - ankle).dot(forward));
+                let points: Vec<Vec3> = c.sole_profile[i]
+                    .iter()
+                    .filter(|q| q.is_finite())
+                    .map(|q| m.transform_point3(*q))
+                    .collect();
+                assert!(points.len() >= least, "foot {i}: {points:?}");
+                let mut last = f32::NEG_INFINITY;
+                for p in points {
+                    let along = (p - ankle).dot(forward);
+                    assert!(
+                        along >= heel - 1e-4 && along <= ball + 1e-4,
+                        "foot {i}: {along}"
+                    );
+                    assert!(along > last, "foot {i}: out of order");
+                    last = along;
+                    assert!(
+                        p.y >= lowest - 1e-4 && p.y <= lowest + SOLE_BAND + 1e-4,
+                        "foot {i}: {p} over {lowest}"
+                    );
+                }
+            }
         }
     }
 

@@ -1663,6 +1663,37 @@ fn a_heel_over_the_top_of_a_descent_stays_out_of_the_flat() {
     );
 }
 
+/// Kenney on the tutorial's and `long`'s scripts and CesiumMan on the
+/// tutorial's, all with no rig file, setting a foot down with its heel or
+/// its ball hanging past the end of the floor under it (a step's edge, the
+/// top of a climb, a crest): their soles within 1 cm of the floor. Only the
+/// heel and the ball were kept out of the floor, and the one past its end
+/// not at all: the sole between them, over the floor's corner, went into
+/// it (Kenney 12.4 and 11.0 mm, the heel pad under his ankle; CesiumMan
+/// 10.2 mm). Now the sole's own underside between them is kept out too
+/// (`Character::sole_profile`).
+#[test]
+fn a_sole_over_a_floors_end_stays_out_of_its_corner() {
+    feet_on_the_floor_over(
+        "KenneyCharacterMedium/characterMedium.glb",
+        &on_script("tutorial", "assets/scripts/tutorial.txt", "3260"),
+        3200..3260,
+        "auto_rig_kenney_corner_tutorial.json",
+    );
+    feet_on_the_floor_over(
+        "KenneyCharacterMedium/characterMedium.glb",
+        &on_script("long", "assets/scripts/long.txt", "800"),
+        740..800,
+        "auto_rig_kenney_corner_long.json",
+    );
+    feet_on_the_floor_over(
+        "CesiumMan/CesiumMan.glb",
+        &on_script("tutorial", "assets/scripts/tutorial.txt", "480"),
+        430..480,
+        "auto_rig_cesium_man_corner_tutorial.json",
+    );
+}
+
 /// The arguments of `ironstep run` playing `script` on `level` for
 /// `frames` frames.
 fn on_script<'a>(level: &'a str, script: &'a str, frames: &'a str) -> [&'a str; 6] {

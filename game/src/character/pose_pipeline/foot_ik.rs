@@ -1498,7 +1498,13 @@ pub(super) fn foot_targets(job: FootTargets) {
             }
             continue;
         }
-        let offsets = c.sole_points[i].map(|p| world.transform_vector3(foot_rots[i] * p));
+        // (Written out: as an array `map` its closure was compiled out of
+        // line once this loop grew, `sole_profile` below.)
+        let [heel_p, ball_p] = c.sole_points[i];
+        let offsets = [
+            world.transform_vector3(foot_rots[i] * heel_p),
+            world.transform_vector3(foot_rots[i] * ball_p),
+        ];
         let up = floors[i].map_or(Vec3::Y, |_| floor_normals[i].extend(0.0));
         // A point's offset with the foot flat on the surface under it (not
         // on the lagging one it is turning to).
@@ -1563,6 +1569,23 @@ pub(super) fn foot_targets(job: FootTargets) {
                     let at = debug.feet[i].target + *d;
                     sink = sink.max(h + behind - at.y);
                 }
+            }
+            // With its heel or its ball hanging past the floor's end (a
+            // stair's edge, a crest), the sole between them, over the
+            // floor, sinks into it where it lies lower than the line
+            // between them: its skinned underside at rest
+            // (`Character::sole_profile`) is kept out of the floor too.
+            if over.contains(&false) {
+                let ankle = debug.feet[i].target;
+                let profile = &c.sole_profile[i];
+                sink = sink.max(profile_sink(
+                    profile,
+                    &seg,
+                    ankle,
+                    &world,
+                    foot_rots[i],
+                    behind,
+                ));
             }
             // Straight down under the ground there, it clears it raised
             // straight up by as much. (Taken along the normal and back, by
@@ -2641,6 +2664,32 @@ fn riser_clear(
         }
     }
     x
+}
+
+/// How far the deepest of a foot's sole profile points (`profile`, in the
+/// ankle's frame, see `Character::sole_profile`; `NaN` ones left out) that
+/// lie over `seg` sinks into it, with the ankle at `ankle` turned by `rot`
+/// in the model (`world` to the world) and the foot's ground `behind` its
+/// floor, metres (0 when none does). Out of line: it is looked at only
+/// where a heel or ball hangs past its floor's end, and inlined, its loop
+/// moved the compiler's choices over the rest of foot IK.
+#[inline(never)]
+fn profile_sink(
+    profile: &[Vec3],
+    seg: &GroundSegment,
+    ankle: Vec3,
+    world: &Mat4,
+    rot: Quat,
+    behind: f32,
+) -> f32 {
+    let mut sink = 0.0f32;
+    for q in profile.iter().filter(|q| q.is_finite()) {
+        let at = ankle + world.transform_vector3(rot * *q);
+        if (seg.x0..=seg.x1).contains(&at.x) {
+            sink = sink.max(seg.height_at(at.x) + behind - at.y);
+        }
+    }
+    sink
 }
 
 /// The surface a foot whose ankle is at `ax` (facing `facing`, ±1) rests on,
