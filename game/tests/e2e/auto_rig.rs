@@ -1674,24 +1674,28 @@ fn a_heel_over_the_top_of_a_descent_stays_out_of_the_flat() {
 /// (`Character::sole_profile`).
 #[test]
 fn a_sole_over_a_floors_end_stays_out_of_its_corner() {
-    feet_on_the_floor_over(
-        "KenneyCharacterMedium/characterMedium.glb",
-        &on_script("tutorial", "assets/scripts/tutorial.txt", "3260"),
-        3200..3260,
-        "auto_rig_kenney_corner_tutorial.json",
-    );
-    feet_on_the_floor_over(
-        "KenneyCharacterMedium/characterMedium.glb",
-        &on_script("long", "assets/scripts/long.txt", "800"),
-        740..800,
-        "auto_rig_kenney_corner_long.json",
-    );
-    feet_on_the_floor_over(
-        "CesiumMan/CesiumMan.glb",
-        &on_script("tutorial", "assets/scripts/tutorial.txt", "480"),
-        430..480,
-        "auto_rig_cesium_man_corner_tutorial.json",
-    );
+    let kenney = "KenneyCharacterMedium/characterMedium.glb";
+    for (m, level, to, frames, name) in [
+        (
+            kenney,
+            "tutorial",
+            "3260",
+            3200..3260,
+            "kenney_corner_tutorial",
+        ),
+        (kenney, "long", "800", 740..800, "kenney_corner_long"),
+        (
+            "CesiumMan/CesiumMan.glb",
+            "tutorial",
+            "480",
+            430..480,
+            "cesium_man_corner",
+        ),
+    ] {
+        let script = format!("assets/scripts/{level}.txt");
+        let name = format!("auto_rig_{name}.json");
+        feet_on_the_floor_over(m, &on_script(level, &script, to), frames, &name);
+    }
 }
 
 /// The arguments of `ironstep run` playing `script` on `level` for

@@ -34,11 +34,23 @@ fn run(script: &str, frames: u32) -> Value {
 /// Runs a script through the real binary and returns its whole metrics
 /// document (summary and frames).
 fn run_doc(script: &str, frames: u32) -> Value {
+    run_doc_on(None, script, frames, "metrics")
+}
+
+/// Runs a script through the real binary on `level` (the built-in level
+/// without one) and returns its whole metrics document, written to a
+/// temporary file named after the script and `tag` (tests running at once
+/// write apart).
+fn run_doc_on(level: Option<&str>, script: &str, frames: u32, tag: &str) -> Value {
     let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let metrics = out_dir.join(format!("{script}.metrics.json"));
-    let out = Command::new(env!("CARGO_BIN_EXE_ironstep"))
-        .current_dir(repo())
-        .args(["run", "--input"])
+    let metrics = out_dir.join(format!("{script}.{tag}.json"));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ironstep"));
+    cmd.current_dir(repo()).arg("run");
+    if let Some(level) = level {
+        cmd.args(["--level", level]);
+    }
+    let out = cmd
+        .arg("--input")
         .arg(format!("assets/scripts/{script}.txt"))
         .args(["--frames", &frames.to_string(), "--metrics"])
         .arg(&metrics)
@@ -379,7 +391,6 @@ fn soles_neither_sink_nor_float_through_the_transitions_or_up_stairs() {
 /// the same in `autopilot.rs`.
 #[test]
 fn the_knight_puts_his_feet_on_the_floor_on_every_shipped_script() {
-    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let mut over = Vec::new();
     for (script, level, frames) in [
         ("ladders", "builtin", 2570),
@@ -391,21 +402,7 @@ fn the_knight_puts_his_feet_on_the_floor_on_every_shipped_script() {
         ("tutorial", "tutorial", 4614),
         ("walls", "assets/levels/walls.tmx", 2208),
     ] {
-        let metrics = out_dir.join(format!("{script}.every_script.json"));
-        let out = Command::new(env!("CARGO_BIN_EXE_ironstep"))
-            .current_dir(repo())
-            .args(["run", "--level", level, "--input"])
-            .arg(format!("assets/scripts/{script}.txt"))
-            .args(["--frames", &frames.to_string(), "--metrics"])
-            .arg(&metrics)
-            .output()
-            .expect("run ironstep");
-        assert!(
-            out.status.success(),
-            "{script}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let doc: Value = serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap();
+        let doc = run_doc_on(Some(level), script, frames, "every_script");
         let s = &doc["summary"];
         assert!(
             f(s, "sole_frames") > 100.0,
