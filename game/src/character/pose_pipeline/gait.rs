@@ -44,7 +44,7 @@ pub(super) const EDGE_MARGIN: f32 = 0.12;
 /// crossed the edge one or two frames before it landed (the knight,
 /// running off a 0.25 m block on the tutorial, came down 28.8 mm late with
 /// the joint speed limit acting). As far as the leg reaches with the pelvis
-/// down by at most [`super::foot_ik::STEP_DOWN_DROP`] (see
+/// down by at most [`super::foot_ik::STEP_DOWN_DROP_LEGS`] of the leg (see
 /// [`super::foot_ik::foot_targets`]).
 pub(super) const STEP_DOWN_RUN: f32 = 0.4;
 /// How far short of a step up ahead a landing foot's toe stays, metres
