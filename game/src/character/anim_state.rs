@@ -509,6 +509,9 @@ impl AnimState {
             target_moving
         };
         self.gait_rate = 0.0;
+        // The stride's scale the frame before (1 out of the gait): standing
+        // still in the gait it is kept (see `gait` below).
+        let held_scale = self.stride_scale;
         self.stride_scale = 1.0;
         let mut duty = 0.0;
         if self.current == Mode::Locomotion {
@@ -562,6 +565,17 @@ impl AnimState {
                         longest_at(b, natural, authored * dt),
                     ),
                     None => (natural, 1.0, 0.0),
+                };
+                // Standing still while the gait fades out under the idle,
+                // its phase stays where it is and so does its stride: the
+                // feet stay where the last step left them. (Scaled back to
+                // the clip's own stride, RiggedFigure's rear foot, drawn in
+                // under his hips by the last slow steps into a stop, jumped
+                // 8 cm back in one frame and his knee turned 28 rad/s.)
+                let scale = if natural <= 0.0 && fastest.is_some() {
+                    held_scale
+                } else {
+                    scale
                 };
                 let rate = if authored > 0.0 && dt > 0.0 {
                     step / (authored * dt)
@@ -1367,6 +1381,41 @@ mod tests {
         hopeless.walk.cycle_distance = 0.45;
         hopeless.leg_length = 0.0;
         assert_eq!(fastest_rate(&hopeless, &params), None);
+    }
+
+    #[test]
+    fn stopping_keeps_the_stride_where_the_last_step_left_it() {
+        // Braking from walking pace to a stop, the last slow steps draw
+        // the stride in (the rate's floor falls with the gait's share, the
+        // stride covers the rest); standing still, the phase stops and so
+        // does the stride's scale. Scaled back to the clip's own stride the
+        // frame the body came to rest, the feet jumped back out to it:
+        // RiggedFigure's rear foot 8 cm in one frame.
+        let c = cesium_like_clips();
+        let params = MoveParams::default();
+        assert!(fastest_rate(&c, &params).is_some());
+        let dt = 1.0 / 64.0;
+        let mut out = no_layers();
+        let mut s = AnimState::default();
+        let mut p = Player::new(Vec2::ZERO);
+        p.state = Locomotion::Ground;
+        let mut scales = Vec::new();
+        for k in 0..96 {
+            // Walking pace for a second, then braking to rest over a
+            // quarter of a second, then standing.
+            let speed = params.walk_speed * (1.0 - (k as f32 - 64.0) / 16.0).clamp(0.0, 1.0);
+            p.vel = Vec2::new(speed, 0.0);
+            s.update(&c, &p, &params, Vec2::new(speed * dt, 0.0), dt, &mut out);
+            scales.push((speed, s.stride_scale, s.gait_phase));
+        }
+        let drawn_in = scales[79].1;
+        assert!(drawn_in < 0.75, "the last steps' stride: {drawn_in}");
+        for w in scales.windows(2).skip(79) {
+            let ((_, a, phase_a), (speed, b, phase_b)) = (w[0], w[1]);
+            assert_eq!(speed, 0.0);
+            assert_eq!(a, b, "the stride's scale standing still");
+            assert_eq!(phase_a, phase_b, "the phase standing still");
+        }
     }
 
     /// CesiumMan's clips: a long slow walk (1.68 m in 2 s, authored at
