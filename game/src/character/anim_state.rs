@@ -54,6 +54,20 @@ pub const MIN_PLAYBACK_RATE: f32 = 0.7;
 /// shorter instead and cost the feet (the sweep's soles over 1 cm 406 →
 /// 468).
 pub const FULL_GAIT_SHARE: f32 = 0.99;
+/// How fast the stride's scale may fall while the gait fades out under the
+/// idle (stopping), per second. The last slow steps into a stop play at
+/// the rate's falling floor and the stride covers the rest of the ground
+/// (`natural / step`): braking over a few frames, that drew the clip's
+/// feet in under the hips at up to 4 m/s, and a foot let go of as its
+/// clip lifted it followed: RiggedFigure's knee at 28 rad/s, the joint
+/// speed limit holding it and his sole 40.9 mm in the floor. At 4 per
+/// second (a foot a quarter of a metre from the hips drawn in at most
+/// 1 m/s) the phase still plays as before, only the stride lags the
+/// braking body for a few frames; a planted foot is held by its lock.
+/// Over the release sweep, limited frames 810 → 731, soles under the floor
+/// by more than 1 cm 31 → 25 foot-frames; the same at 2 and 8 per second
+/// (733 and 748 limited frames).
+pub const STRIDE_SCALE_FALL: f32 = 4.0;
 /// The longest a landing's recovery holds the pose before the state
 /// follows the body again, seconds: 60 % of the land clip, at most this.
 /// A model without a land clip lands into its idle, and Kenney's idle of
@@ -577,6 +591,15 @@ impl AnimState {
                 } else {
                     scale
                 };
+                // And while it fades out, the last slow steps draw the
+                // stride in no faster than `STRIDE_SCALE_FALL` (see there).
+                let fall = STRIDE_SCALE_FALL * dt;
+                let scale =
+                    if fastest.is_some() && moving < FULL_GAIT_SHARE && scale < held_scale - fall {
+                        held_scale - fall
+                    } else {
+                        scale
+                    };
                 let rate = if authored > 0.0 && dt > 0.0 {
                     step / (authored * dt)
                 } else {
@@ -1406,12 +1429,19 @@ mod tests {
             let speed = params.walk_speed * (1.0 - (k as f32 - 64.0) / 16.0).clamp(0.0, 1.0);
             p.vel = Vec2::new(speed, 0.0);
             s.update(&c, &p, &params, Vec2::new(speed * dt, 0.0), dt, &mut out);
-            scales.push((speed, s.stride_scale, s.gait_phase));
+            scales.push((speed, s.stride_scale, s.gait_phase, s.moving));
         }
         let drawn_in = scales[79].1;
-        assert!(drawn_in < 0.75, "the last steps' stride: {drawn_in}");
+        assert!(drawn_in < 0.9, "the last steps' stride: {drawn_in}");
+        // Drawn in no faster than STRIDE_SCALE_FALL as the gait fades.
+        let mut fading = 0;
+        for w in scales.windows(2).filter(|w| w[1].3 < FULL_GAIT_SHARE) {
+            assert!(w[1].1 >= w[0].1 - STRIDE_SCALE_FALL * dt - 1e-6, "{w:?}");
+            fading += 1;
+        }
+        assert!(fading >= 8, "{fading} frames fading");
         for w in scales.windows(2).skip(79) {
-            let ((_, a, phase_a), (speed, b, phase_b)) = (w[0], w[1]);
+            let ((_, a, phase_a, _), (speed, b, phase_b, _)) = (w[0], w[1]);
             assert_eq!(speed, 0.0);
             assert_eq!(a, b, "the stride's scale standing still");
             assert_eq!(phase_a, phase_b, "the phase standing still");
