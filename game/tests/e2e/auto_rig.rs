@@ -1698,6 +1698,44 @@ fn a_sole_over_a_floors_end_stays_out_of_its_corner() {
     }
 }
 
+/// Stopping, the last slow steps draw the stride in under the hips while
+/// the gait fades out under the idle. Scaled back to the clip's own stride
+/// the frame the body came to rest, Mannequiny's feet jumped back out to it
+/// (`transitions` frame 735, a foot 17.4 mm off the floor); drawn in as
+/// fast as the body braked (up to 4 m/s), RiggedFigure's rear foot, let go
+/// of as its clip lifted it, followed at a knee speed over the joint speed
+/// limit, which left its sole 40.9 mm in the floor (`long` frame 4087).
+/// Now the stride stays where the last step left it, and is drawn in no
+/// faster than `STRIDE_SCALE_FALL`.
+#[test]
+fn a_stop_leaves_the_feet_where_its_last_steps_put_them() {
+    for (m, level, to, frames, name) in [
+        (
+            "Mannequiny/mannequiny.glb",
+            "transitions",
+            "760",
+            715..760,
+            "mannequiny_stop",
+        ),
+        (
+            "RiggedFigure/RiggedFigure.glb",
+            "long",
+            "4100",
+            4070..4100,
+            "rigged_figure_stop",
+        ),
+    ] {
+        let script = format!("assets/scripts/{level}.txt");
+        let level = if level == "transitions" {
+            "builtin"
+        } else {
+            level
+        };
+        let name = format!("auto_rig_{name}.json");
+        feet_on_the_floor_over(m, &on_script(level, &script, to), frames, &name);
+    }
+}
+
 /// The arguments of `ironstep run` playing `script` on `level` for
 /// `frames` frames.
 fn on_script<'a>(level: &'a str, script: &'a str, frames: &'a str) -> [&'a str; 6] {
