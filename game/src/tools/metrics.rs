@@ -336,12 +336,22 @@ impl Recorder {
                 }
             }
             let soles = self.soles.get_or_insert_with(|| foot_vertices(c));
-            // A foot re-stepping while the body stands (lifted in an arc
-            // by foot IK, see `LimbDebug::stepping`) is in its swing, not
-            // on the ground, whatever the idle clip's contact says.
-            let mesh_gap = (on_ground && contact >= PLANTED_CONTACT && !p.debug.feet[i].stepping)
+            // A foot stepping while its clip has it down (lifted in an arc
+            // by foot IK, see `LimbDebug::stepping`: a re-step while the
+            // body stands, a step round as it turns) is in its swing, not
+            // on the ground: it is not held to the floor, but it is still
+            // kept out of it.
+            let stepping = p.debug.feet[i].stepping;
+            let mesh_gap = (on_ground && contact >= PLANTED_CONTACT)
                 .then(|| sole_gap(level, player, c, p, &soles[i]))
-                .flatten();
+                .flatten()
+                .map(|(under, over)| {
+                    if stepping {
+                        (under, 0.0)
+                    } else {
+                        (under, over)
+                    }
+                });
             if let Some((under, over)) = mesh_gap {
                 s.sole_frames += 1;
                 s.sole_penetration_max_m = s.sole_penetration_max_m.max(under);

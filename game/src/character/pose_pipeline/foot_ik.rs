@@ -285,6 +285,37 @@ pub(super) const LOCK_FOLD_RISE: f32 = 0.01;
 /// Seconds a released foot takes to travel back to its animation (a re-step
 /// of 0.3 m then peaks under 2 m/s, like an unhurried step).
 pub(super) const RELEASE_TIME: f32 = 0.3;
+/// How fast a stepping foot raised over a higher floor on its way (see
+/// [`step_clearance`]) comes back down to the ground it steps onto, metres
+/// per second. Re-stepping back off a stair's tread as he stood at the foot
+/// of the builtin level's stairs, the knight's foot dropped to the lower
+/// floor at once and its toes went 107 mm through the riser (`slopes_walk`
+/// frame 1486, hidden until the metrics held a stepping foot out of the
+/// floor too). At 1 and 1.5 m/s his sole stays within his other steps'
+/// 8.5 mm; at 2, 9.2 mm (the ball over the edge while the toe is not); at 4,
+/// 57 mm.
+pub(super) const STEP_CLEAR_FALL: f32 = 1.0;
+
+/// How far a stepping foot at `x` (its ankle, world metres) must rise to
+/// pass over the floors under its sole: the most that `rise(x)` (a floor's
+/// height at `x` over the ground the foot steps onto there, `None` with no
+/// floor) gives at its heel, its ankle and its ball, set flat; 0 where none
+/// stands above that ground. (Out of line: only a stepping foot asks.)
+#[inline(never)]
+fn step_clearance(
+    c: &Character,
+    i: usize,
+    world: &Mat4,
+    x: f32,
+    rise: impl Fn(f32) -> Option<f32>,
+) -> f32 {
+    let [heel, ball] =
+        c.sole_points[i].map(|q| world.transform_vector3(c.rest_ankle_rotation[i] * q).x);
+    [x + heel, x, x + ball]
+        .into_iter()
+        .filter_map(rise)
+        .fold(0.0, f32::max)
+}
 /// Time constant of a foot turning onto (or off) the surface, seconds.
 pub(super) const ALIGN_TAU: f32 = 0.06;
 /// From how far through its swing a foot turns toward the slope it will
@@ -1247,6 +1278,7 @@ pub(super) fn foot_targets(job: FootTargets) {
         let target_w = match sm.lock[i] {
             Some(l) => {
                 sm.release[i] = Vec3::ZERO;
+                sm.step_clear[i] = 0.0;
                 // Planted means on the ground: the animated lift is
                 // dropped, and the clip's own slight sink is kept.
                 let sink = lift.clamp(-PLANTED_SINK, 0.0);
@@ -1298,7 +1330,23 @@ pub(super) fn foot_targets(job: FootTargets) {
                     }
                     _ => 0.0,
                 };
-                free + sm.release[i] + Vec3::Y * (height * (PI * t).sin() - held_down + along)
+                let arc = height * (PI * t).sin();
+                let mut at = free + sm.release[i] + Vec3::Y * (arc - held_down + along);
+                // A step lifted in an arc passes over the floors along its
+                // way: raised by as much as a floor under its sole (heel,
+                // ankle or ball) stands above the ground it steps onto, and
+                // lowered from that no faster than `STEP_CLEAR_FALL`.
+                let over = if sm.release_lift[i] && t < 1.0 {
+                    step_clearance(c, i, &world, at.x, |x| {
+                        let line = probe.map(|(px, h, _)| h.segment.height_at(px + x - ax));
+                        Some(floor_at(x)?.segment.height_at(x) - line?)
+                    })
+                } else {
+                    0.0
+                };
+                sm.step_clear[i] = over.max(sm.step_clear[i] - STEP_CLEAR_FALL * dt).max(0.0);
+                at.y += sm.step_clear[i];
+                at
             }
         };
         targets[i] = inv.transform_point3(target_w);
@@ -3879,5 +3927,24 @@ mod tests {
             lowest >= 1.0 + ankle - 0.15,
             "a foot reached down to {lowest}"
         );
+    }
+
+    #[test]
+    fn a_step_clears_a_floor_under_its_heel_ankle_or_ball() {
+        // A tread 0.25 m over the ground the foot steps onto, from x = 1
+        // on: a foot stepping with any of its heel, ankle and ball over it
+        // clears it by its height; one wholly off it needs nothing.
+        let c = Character::knight().unwrap();
+        let world = Mat4::IDENTITY;
+        let tread = |x: f32| Some(if x >= 1.0 { 0.25 } else { 0.0 });
+        let [heel, ball] = c.sole_points[0].map(|q| (c.rest_ankle_rotation[0] * q).x);
+        let (back, ahead) = (heel.min(ball), heel.max(ball));
+        assert!(ahead - back > 0.05, "a sole {back}..{ahead}");
+        assert_eq!(step_clearance(&c, 0, &world, 1.0 - ahead + 0.01, tread), 0.25);
+        assert_eq!(step_clearance(&c, 0, &world, 1.0 - back + 0.01, tread), 0.25);
+        assert_eq!(step_clearance(&c, 0, &world, 1.0 - ahead - 0.01, tread), 0.0);
+        // No floor found, or one under the ground stepped onto: nothing.
+        assert_eq!(step_clearance(&c, 0, &world, 2.0, |_| None), 0.0);
+        assert_eq!(step_clearance(&c, 0, &world, 2.0, |_| Some(-0.1)), 0.0);
     }
 }

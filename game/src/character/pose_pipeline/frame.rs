@@ -168,6 +168,9 @@ pub(super) struct Smoothing {
     /// Whether the current release is a step taken while standing (lifted in
     /// an arc); a release into a walking swing rides the clip's own lift.
     pub(super) release_lift: [bool; 2],
+    /// How far each stepping foot is raised over a floor higher than the
+    /// one it steps on (see `foot_ik::STEP_CLEAR_FALL`).
+    pub(super) step_clear: [f32; 2],
     pub(super) turning: bool,
     /// Seconds left in which a locked foot creeps to where the idle stands
     /// it (`foot_ik::IDLE_SETTLE_TIME` from when the body last moved on the ground).
