@@ -1736,6 +1736,23 @@ fn a_stop_leaves_the_feet_where_its_last_steps_put_them() {
     }
 }
 
+/// Turning round from a stand, the facing swings the clip's feet round the
+/// hips at up to 5 m/s. Slid along the floor there, CesiumMan's rear foot
+/// (29 cm behind his hips) turned his knee at 28 rad/s, and the joint speed
+/// limit left its sole 27.5 mm in the floor (`transitions` frame 129). Now
+/// a foot let go of as the body turns steps round with it
+/// (`TURN_STEP_SHARE`), kept out of the floor as it goes.
+#[test]
+fn turning_round_from_a_stand_steps_round() {
+    let args = on_script("builtin", "assets/scripts/transitions.txt", "160");
+    feet_on_the_floor_over(
+        "CesiumMan/CesiumMan.glb",
+        &args,
+        110..160,
+        "auto_rig_cesium_man_turn.json",
+    );
+}
+
 /// The arguments of `ironstep run` playing `script` on `level` for
 /// `frames` frames.
 fn on_script<'a>(level: &'a str, script: &'a str, frames: &'a str) -> [&'a str; 6] {

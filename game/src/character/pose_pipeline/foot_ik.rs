@@ -285,6 +285,19 @@ pub(super) const LOCK_FOLD_RISE: f32 = 0.01;
 /// Seconds a released foot takes to travel back to its animation (a re-step
 /// of 0.3 m then peaks under 2 m/s, like an unhurried step).
 pub(super) const RELEASE_TIME: f32 = 0.3;
+/// The share of [`RELEASE_TIME`] in which a foot let go of as the body
+/// turns round steps round with it (lifted in an arc as a re-step is, and
+/// set down at this share, its way back to its animation finished along
+/// the floor). Turning round from a stand, the facing swings the clip's
+/// feet round the hips at up to 5 m/s: slid along the floor there,
+/// CesiumMan's rear foot, 29 cm behind his hips, turned his knee at
+/// 28 rad/s and the joint speed limit left its sole 27.5 mm in the floor
+/// (`transitions` frame 129). Stepped over the whole release, the foot was
+/// still up 37 mm while his walk had set it down; at 0.6 it is down 0.17 s
+/// after it lifts. Over the release sweep: limited frames 731 → 746, and
+/// that run met every 1 cm target; the same at 0.45, 0.8 and 1 (759, 741
+/// and 735 limited frames), the shorter the step the more it limits.
+pub(super) const TURN_STEP_SHARE: f32 = 0.6;
 /// How fast a stepping foot raised over a higher floor on its way (see
 /// [`step_clearance`]) comes back down to the ground it steps onto, metres
 /// per second. Re-stepping back off a stair's tread as he stood at the foot
@@ -1223,7 +1236,15 @@ pub(super) fn foot_targets(job: FootTargets) {
                 }
             }
             Some(l) => {
-                let_go(sm, i, l + sm.roll[i], free, idle);
+                // Let go of as the body turns round with the foot still
+                // down, the foot steps round with it (see `TURN_STEP_SHARE`);
+                // one foot at a time.
+                let turn_step = !idle
+                    && sm.turning
+                    && contact >= LOCK_CONTACT
+                    && !(sm.turn_step[1 - i] && sm.release_lift[1 - i]);
+                let_go(sm, i, l + sm.roll[i], free, idle || turn_step);
+                sm.turn_step[i] = turn_step;
                 sm.out_of_reach[i] = out_of_reach[i];
                 None
             }
@@ -1278,6 +1299,7 @@ pub(super) fn foot_targets(job: FootTargets) {
         let target_w = match sm.lock[i] {
             Some(l) => {
                 sm.release[i] = Vec3::ZERO;
+                sm.turn_step[i] = false;
                 sm.step_clear[i] = 0.0;
                 // Planted means on the ground: the animated lift is
                 // dropped, and the clip's own slight sink is kept.
@@ -1290,6 +1312,17 @@ pub(super) fn foot_targets(job: FootTargets) {
                 sm.release_t[i] = (sm.release_t[i] + dt / RELEASE_TIME).min(1.0);
                 let t = sm.release_t[i];
                 sm.release[i] = sm.release_from[i] * (1.0 - smoothstep(t));
+                // How far through its arc: a turn step's is over at
+                // `TURN_STEP_SHARE` of the release, on the floor from there.
+                let arc_t = if sm.turn_step[i] {
+                    if t >= TURN_STEP_SHARE {
+                        sm.release_lift[i] = false;
+                        sm.turn_step[i] = false;
+                    }
+                    (t / TURN_STEP_SHARE).min(1.0)
+                } else {
+                    t
+                };
                 let height = if sm.release_lift[i] {
                     (RESTEP_LIFT * sm.release_from[i].length() / RESTEP_DRIFT).min(RESTEP_LIFT)
                 } else {
@@ -1330,7 +1363,7 @@ pub(super) fn foot_targets(job: FootTargets) {
                     }
                     _ => 0.0,
                 };
-                let arc = height * (PI * t).sin();
+                let arc = height * (PI * arc_t).sin();
                 let mut at = free + sm.release[i] + Vec3::Y * (arc - held_down + along);
                 // A step lifted in an arc passes over the floors along its
                 // way: raised by as much as a floor under its sole (heel,
@@ -3940,9 +3973,18 @@ mod tests {
         let [heel, ball] = c.sole_points[0].map(|q| (c.rest_ankle_rotation[0] * q).x);
         let (back, ahead) = (heel.min(ball), heel.max(ball));
         assert!(ahead - back > 0.05, "a sole {back}..{ahead}");
-        assert_eq!(step_clearance(&c, 0, &world, 1.0 - ahead + 0.01, tread), 0.25);
-        assert_eq!(step_clearance(&c, 0, &world, 1.0 - back + 0.01, tread), 0.25);
-        assert_eq!(step_clearance(&c, 0, &world, 1.0 - ahead - 0.01, tread), 0.0);
+        assert_eq!(
+            step_clearance(&c, 0, &world, 1.0 - ahead + 0.01, tread),
+            0.25
+        );
+        assert_eq!(
+            step_clearance(&c, 0, &world, 1.0 - back + 0.01, tread),
+            0.25
+        );
+        assert_eq!(
+            step_clearance(&c, 0, &world, 1.0 - ahead - 0.01, tread),
+            0.0
+        );
         // No floor found, or one under the ground stepped onto: nothing.
         assert_eq!(step_clearance(&c, 0, &world, 2.0, |_| None), 0.0);
         assert_eq!(step_clearance(&c, 0, &world, 2.0, |_| Some(-0.1)), 0.0);

@@ -168,6 +168,9 @@ pub(super) struct Smoothing {
     /// Whether the current release is a step taken while standing (lifted in
     /// an arc); a release into a walking swing rides the clip's own lift.
     pub(super) release_lift: [bool; 2],
+    /// Whether the current release is a step round as the body turns
+    /// (see `foot_ik::TURN_STEP_SHARE`), until it is set down.
+    pub(super) turn_step: [bool; 2],
     /// How far each stepping foot is raised over a floor higher than the
     /// one it steps on (see `foot_ik::STEP_CLEAR_FALL`).
     pub(super) step_clear: [f32; 2],

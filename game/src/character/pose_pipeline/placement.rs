@@ -143,6 +143,7 @@ pub(super) fn place(c: &Character, input: &FrameInput, s: &mut Smoothing) -> Mat
             release_from: [Vec3::ZERO; 2],
             release_t: [1.0; 2],
             release_lift: [false; 2],
+            turn_step: [false; 2],
             step_clear: [0.0; 2],
             turning: false,
             settle_left: 0.0,
