@@ -180,8 +180,8 @@ pub struct Summary {
     pub unlocked_contact_max_error_m: f32,
     /// Largest depth of a foot's skinned mesh under the floor, over every
     /// foot the clip has on the ground (contact at least
-    /// [`PLANTED_CONTACT`], on settled ground; locked or not, but not
-    /// re-stepping while the body stands): each vertex
+    /// [`PLANTED_CONTACT`], on settled ground; locked or not, and stepping
+    /// too, lifted in an arc by foot IK): each vertex
     /// of the foot (skinned at least half to the ankle or a joint below it)
     /// is posed on the CPU from the frame's palette and measured across the
     /// floor beneath it, heel, ball and toe alike, metres. Measured in the
@@ -189,7 +189,8 @@ pub struct Summary {
     pub sole_penetration_max_m: f32,
     /// Largest gap between such a foot's mesh and the floor: the nearest
     /// vertex's height above the floor beneath it when no vertex touches,
-    /// metres (see [`Summary::sole_penetration_max_m`]).
+    /// metres (see [`Summary::sole_penetration_max_m`]); 0 for a foot
+    /// stepping (lifted in an arc on purpose, see `LimbDebug::stepping`).
     pub sole_float_max_m: f32,
     /// Foot-frames counted in [`Summary::sole_penetration_max_m`] and
     /// [`Summary::sole_float_max_m`] (0 for a character without a mesh).

@@ -49,8 +49,9 @@ pub struct LimbDebug {
     pub rung: Option<f32>,
     /// Whether the foot is locked to the ground (planted).
     pub locked: bool,
-    /// Whether the limb is taking a deliberate step while standing (a foot
-    /// lifted in an arc back under the body), off the ground on purpose.
+    /// Whether the limb is taking a deliberate step (a foot lifted in an
+    /// arc: back under the body standing, round with it turning), off the
+    /// ground on purpose.
     pub stepping: bool,
     /// The point a locked foot stands on (0 heel, 1 ball of
     /// `Character::sole_points`) and where foot IK holds it, world metres.
