@@ -13,9 +13,9 @@
 //! (a test harness, other tests, driver workers) can never spoil a count.
 //!
 //! With the cargo feature `puffin`, every [`Scope`] is also a puffin scope,
-//! served live by `puffin_http` (see [`start_live_server`]); without it the
-//! scopes feed only this module. One backend per build: the feature decides
-//! at compile time, there is no run-time switch.
+//! served live by `puffin_http` (see `start_live_server`, built with the
+//! feature); without it the scopes feed only this module. One backend per
+//! build: the feature decides at compile time, there is no run-time switch.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write as _;

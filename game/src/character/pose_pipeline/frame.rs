@@ -124,7 +124,7 @@ pub(super) struct Smoothing {
     /// ground goes from there to where the foot will land.
     pub(super) swing_from: [f32; 2],
     /// How far each foot was carried clear of an edge by its last swing
-    /// (see [`EDGE_MARGIN`]), metres: kept through the stance it lands in.
+    /// (see [`EDGE_MARGIN`](super::gait::EDGE_MARGIN)), metres: kept through the stance it lands in.
     pub(super) land_shift: [f32; 2],
     pub(super) foot_slope: [f32; 2],
     pub(super) foot_align: [f32; 2],
@@ -204,7 +204,7 @@ pub(super) struct Smoothing {
     /// final pose (the joint speed limit has something to limit from).
     pub(super) limit_ready: bool,
     /// Each foot's share of its ground hold in the joint speed limit last
-    /// frame (see [`LIMIT_LAND_TIME`]).
+    /// frame (see [`LIMIT_LAND_TIME`](super::joint_limit::LIMIT_LAND_TIME)).
     pub(super) limit_hold: [f32; 2],
     /// How far the joint speed limit left each foot from where IK put it
     /// last frame, metres: a foot locks only once it has caught up.

@@ -309,7 +309,7 @@ pub(super) fn snapshot_limbs(c: &Character, models: &[Mat4], out: &mut [[Mat4; 3
 }
 
 /// Whether the layers mix clips of different states (see
-/// [`PoseDebug::transition`]).
+/// [`PoseDebug::transition`](super::PoseDebug::transition)).
 pub(super) fn is_transition(c: &Character, layers: &[Layer]) -> bool {
     let total: f32 = layers.iter().map(|l| l.weight).sum();
     let gait = [c.clip_set.walk.index, c.clip_set.run.index];
