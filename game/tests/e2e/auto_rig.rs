@@ -1640,6 +1640,22 @@ fn toes_over_a_low_step_clear_its_corner() {
     );
 }
 
+/// Mannequiny with no rig file on `long`'s autopilot, his trailing foot
+/// down at the foot of a 45° climb with his toes reaching into it: his soles
+/// within 1 cm of the floor. His toes were bent up until their tip reached
+/// the climb's height under the unbent tip; bending, the tip moves back
+/// toward its joint, where the climb is lower, and the foot stood 15 mm
+/// over it. Set on the climb's line where the tip comes to, 5.4 mm today.
+#[test]
+fn toes_at_the_foot_of_a_climb_bend_onto_its_line() {
+    feet_on_the_floor_over(
+        "Mannequiny/mannequiny.glb",
+        &["--level", "long", "--autopilot"],
+        720..770,
+        "auto_rig_mannequiny_climb_toes.json",
+    );
+}
+
 /// Kenney on the builtin level's autopilot and CesiumMan on `long`'s
 /// script, both with no rig file, setting a foot down just over the top of
 /// a descent (30° and 45°) with its heel over the flat above: their soles

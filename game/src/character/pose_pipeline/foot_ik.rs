@@ -2146,6 +2146,7 @@ fn toe_bend(job: ToeBend) -> (f32, Vec3) {
     // (And past the floor's end, the step's top where a step up rises
     // there: its height at the end, more than a kink's join above it.)
     let mut step_top = None;
+    let mut beyond = None;
     let ground = floor.and_then(|floor| {
         if floor.covers(tip_w.x) {
             Some(floor.height_at(tip_w.x))
@@ -2155,6 +2156,7 @@ fn toe_bend(job: ToeBend) -> (f32, Vec3) {
             let end = if reach.x > 0.0 { floor.x1 } else { floor.x0 };
             step_top =
                 Some(up.height_at(end)).filter(|&t| t > floor.height_at(end) + SOLE_FIT_JOIN);
+            beyond = Some((up, end));
             Some(up.height_at(tip_w.x))
         }
     });
@@ -2166,6 +2168,29 @@ fn toe_bend(job: ToeBend) -> (f32, Vec3) {
     let r = reach.length();
     let now = reach.y.atan2(ahead);
     let mut want = ((ground - pivot.y) / r).clamp(-1.0, 1.0).asin();
+    // Past the floor's end, the tip moves back toward its joint as it bends
+    // up: it is set on the line of the floor it comes to, not at the height
+    // under it now (bent for the climb's height at the unbent tip, at the
+    // foot of a 45° climb, Mannequiny's toes stood 15 mm over it: `long`
+    // autopilot frames 745–747), or on the foot's own floor's line where it
+    // comes back over that. (Over the foot's own floor the height under the
+    // tip stays: set on the line exactly there, Kenney's toes, whose
+    // underside lies below the line from joint to tip, went 10–13 mm into
+    // the builtin level's slopes on five runs.)
+    if let (Some(floor), Some((up, end))) = (floor, beyond) {
+        let k = reach.x / ahead;
+        let on_line = |seg: &GroundSegment| {
+            let m = seg.slope() * k;
+            let d = (seg.height_at(pivot.x) - pivot.y) / (r * (1.0 + m * m).sqrt());
+            m.atan() + d.clamp(-1.0, 1.0).asin()
+        };
+        let a = on_line(&up);
+        want = if (pivot.x + r * k * a.cos() - end) * k.signum() > 0.0 {
+            a
+        } else {
+            on_line(floor)
+        };
+    }
     // A tip past the floor's end in a step up's riser comes out of it
     // across, bent up until it is back over the floor it stands on (see
     // `riser_bend`); onto the tread above only where that is the smaller
