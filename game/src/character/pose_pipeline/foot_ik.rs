@@ -2176,8 +2176,9 @@ fn toe_bend(job: ToeBend) -> (f32, Vec3) {
     // comes back over that. (Over the foot's own floor the height under the
     // tip stays: set on the line exactly there, Kenney's toes, whose
     // underside lies below the line from joint to tip, went 10–13 mm into
-    // the builtin level's slopes on five runs.)
-    if let (Some(floor), Some((up, end))) = (floor, beyond) {
+    // the builtin level's slopes on five runs. A step up past the end is
+    // left to its riser and corner below.)
+    if let (Some(floor), Some((up, end)), None) = (floor, beyond, step_top) {
         let k = reach.x / ahead;
         let on_line = |seg: &GroundSegment| {
             let m = seg.slope() * k;
