@@ -1769,6 +1769,23 @@ fn turning_round_from_a_stand_steps_round() {
     );
 }
 
+/// Walking down `long`'s first 45° descent, RiggedFigure's rear foot stands
+/// on the flat above its crest while the pelvis is as low as that leg's fold
+/// allows. Let go of there at the end of its stance, the pelvis was held
+/// where it was as the body went on down, and the fold limit pushed the foot
+/// 17 mm into the floor for a frame (frame 856). Now the pelvis rises at
+/// once to what a foot its clip has down allows, locked or not.
+#[test]
+fn a_rear_foot_let_go_of_above_a_descent_stays_on_the_floor() {
+    let args = on_script("long", "assets/scripts/long.txt", "870");
+    feet_on_the_floor_over(
+        "RiggedFigure/RiggedFigure.glb",
+        &args,
+        840..870,
+        "auto_rig_rigged_figure_crest.json",
+    );
+}
+
 /// The arguments of `ironstep run` playing `script` on `level` for
 /// `frames` frames.
 fn on_script<'a>(level: &'a str, script: &'a str, frames: &'a str) -> [&'a str; 6] {

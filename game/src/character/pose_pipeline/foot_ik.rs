@@ -1874,18 +1874,18 @@ pub(super) fn foot_targets(job: FootTargets) {
                 continue;
             }
             deepest = deepest.min(d);
-        } else if most > smooth.pelvis_drop
-            && debug.feet[i].contact >= LOCK_CONTACT
-            && floor.is_some()
-        {
-            // Nor, deeper than it already is, onto a foot its clip has
-            // down that is not locked (let go of at the end of its stance,
-            // or coming down): the pelvis dropping at once for the landing
-            // ahead as RiggedFigure's rear foot was let go of on the floor
-            // before a 45° descent, the fold limit held that foot 8.3 cm
-            // under the floor for a frame (29 mm with this). (Looked at
-            // only while the pelvis is going deeper.)
-            deepest = deepest.min(fold_drop(i, &targets).max(smooth.pelvis_drop));
+        } else if debug.feet[i].contact >= LOCK_CONTACT && floor.is_some() {
+            // Nor onto a foot its clip has down that is not locked (let
+            // go of at the end of its stance, or coming down): the pelvis
+            // dropping at once for the landing ahead as RiggedFigure's
+            // rear foot was let go of on the floor before a 45° descent,
+            // the fold limit held that foot 8.3 cm under the floor for a
+            // frame. And as for a locked foot, the pelvis rises at once to
+            // what such a foot allows: held where it was while the body
+            // went on down a 45° descent, the fold limit pushed
+            // RiggedFigure's rear foot, let go of on the flat above it,
+            // 17 mm into the floor (`long` 856).
+            deepest = deepest.min(fold_drop(i, &targets));
         }
     }
     let deepest = deepest.max(need_locked);
