@@ -1786,6 +1786,22 @@ fn a_rear_foot_let_go_of_above_a_descent_stays_on_the_floor() {
     );
 }
 
+/// Walking up `slopes_walk`'s 45° climb, RiggedFigure's foot comes down
+/// ahead while the pelvis is low for the trailing foot, lower than the
+/// landing leg folds. Its lock waits for the body to come up; the pelvis
+/// rose only as its easing let it, and the fold limit held the foot up to
+/// 18.6 mm in the slope for four frames (frame 1042). Now it rises at once.
+#[test]
+fn a_foot_coming_down_onto_a_climb_waits_for_the_pelvis_no_longer() {
+    let args = on_script("builtin", "assets/scripts/slopes_walk.txt", "1060");
+    feet_on_the_floor_over(
+        "RiggedFigure/RiggedFigure.glb",
+        &args,
+        1030..1060,
+        "auto_rig_rigged_figure_climb_landing.json",
+    );
+}
+
 /// The arguments of `ironstep run` playing `script` on `level` for
 /// `frames` frames.
 fn on_script<'a>(level: &'a str, script: &'a str, frames: &'a str) -> [&'a str; 6] {

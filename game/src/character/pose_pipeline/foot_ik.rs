@@ -1850,7 +1850,8 @@ pub(super) fn foot_targets(job: FootTargets) {
     // as low as it is (coming down onto a 45° climb ahead while the pelvis
     // is down for the trailing foot) is not locked yet: held there, it
     // raised the pelvis 7.5 cm in a frame, and the joint speed limit held
-    // the leg back 2 cm from its lock. It locks once the body has come up.
+    // the leg back 2 cm from its lock. It locks once the body has come up,
+    // which it does at once, as for any foot its clip has down (below).
     let mut deepest = MAX_PELVIS_DROP;
     // How deep the pelvis may go with leg `i`'s foot at its target: until
     // the leg is folded as far as a leg folds.
@@ -1871,8 +1872,11 @@ pub(super) fn foot_targets(job: FootTargets) {
                 smooth.new_lock[i] = false;
                 smooth.pivot[i] = None;
                 debug.feet[i].locked = false;
-                continue;
             }
+            // Rising only as the easing let it, RiggedFigure's foot
+            // coming down onto `slopes_walk`'s 45° climb waited four
+            // frames for its lock, pushed by the fold limit up to 18.6 mm
+            // into the slope (frame 1042).
             deepest = deepest.min(d);
         } else if debug.feet[i].contact >= LOCK_CONTACT && floor.is_some() {
             // Nor onto a foot its clip has down that is not locked (let
