@@ -252,7 +252,8 @@ pub(super) const IDLE_SETTLE_TIME: f32 = 1.0;
 /// idle's stance until the body moved again).
 pub(super) const IDLE_SETTLE_MAX: f32 = 0.005;
 /// Height of the arc of such a step (and of any released foot far from its
-/// animation), metres.
+/// animation), metres; the arc rises and falls as `sin²` of its progress,
+/// with no vertical speed at either end.
 pub(super) const RESTEP_LIFT: f32 = 0.06;
 /// A released foot locks again only once it is this close to its
 /// animation, metres (so a re-stepping foot finishes its step)...
@@ -1363,7 +1364,7 @@ pub(super) fn foot_targets(job: FootTargets) {
                     }
                     _ => 0.0,
                 };
-                let arc = height * (PI * arc_t).sin();
+                let arc = step_arc(height, arc_t);
                 let mut at = free + sm.release[i] + Vec3::Y * (arc - held_down + along);
                 // A step lifted in an arc passes over the floors along its
                 // way: raised by as much as a floor under its sole (heel,
@@ -2082,6 +2083,17 @@ pub(super) const TOE_EDGE_REACH: f32 = 1.25;
 /// more each, Kenney's deepest 31.8 → 23.6 mm), above it 51 → 44, limited
 /// frames 975 → 976.
 pub(super) const TOE_BEND_SPEED: f32 = 16.0;
+
+/// How high a step's arc of `height` lifts its foot at `t` of the way
+/// (0 to 1), metres: `sin²`, so that it lifts off and sets down with no
+/// vertical speed, as the step's way back along the floor (`smoothstep`)
+/// starts and ends. On `sin` the foot came down fastest in the frame it
+/// landed: Mannequiny's re-step at the wall (`walls` frame 137) turned his
+/// thigh past the joint speed limit, which left that foot 12 mm over the
+/// floor; over the release sweep the limit acted on 747 → 734 frames.
+fn step_arc(height: f32, t: f32) -> f32 {
+    height * (PI * t).sin().powi(2)
+}
 
 /// What [`toe_bend`] reads.
 struct ToeBend<'a> {
@@ -3990,6 +4002,24 @@ mod tests {
             lowest >= 1.0 + ankle - 0.15,
             "a foot reached down to {lowest}"
         );
+    }
+
+    #[test]
+    fn a_step_lifts_off_and_sets_down_with_no_vertical_speed() {
+        let h = RESTEP_LIFT;
+        assert!((step_arc(h, 0.5) - h).abs() < 1e-6);
+        assert!(step_arc(h, 0.0).abs() < 1e-6 && step_arc(h, 1.0).abs() < 1e-6);
+        // The height changed over the first and last hundredth of the way:
+        // a thousandth of the arc's height (a sine's would be 5 %).
+        for (a, b) in [(0.0, 0.01), (0.99, 1.0)] {
+            let rise = (step_arc(h, b) - step_arc(h, a)).abs();
+            assert!(rise < 0.002 * h, "{a}..{b}: {rise}");
+        }
+        // It never goes below the floor nor above its height.
+        for k in 0..=100 {
+            let y = step_arc(h, k as f32 / 100.0);
+            assert!((-1e-6..=h + 1e-6).contains(&y), "{k}: {y}");
+        }
     }
 
     #[test]
