@@ -1802,6 +1802,34 @@ fn a_foot_coming_down_onto_a_climb_waits_for_the_pelvis_no_longer() {
     );
 }
 
+/// Running up to `long`'s 0.25 m step at x 77, a foot comes down just
+/// short of the riser. Moved back by no more than a fifth of the leg
+/// (`RISER_MOVE_LEGS`), and the step itself too far ahead, RiggedFigure's
+/// toe, pitched up at the heel strike, landed 2.4 cm into the riser (script,
+/// frame 2270) and CesiumMan's stood 13 mm in it for seven frames as his
+/// foot rolled (autopilot, 2148–2154). Now such a landing moves back as far
+/// as the toe needs.
+#[test]
+fn a_run_landing_short_of_a_step_keeps_its_toe_out_of_the_riser() {
+    let script = on_script("long", "assets/scripts/long.txt", "2274");
+    for (m, args, frames, name) in [
+        (
+            "RiggedFigure/RiggedFigure.glb",
+            &script[..],
+            2262..2274,
+            "auto_rig_rigged_figure_riser.json",
+        ),
+        (
+            "CesiumMan/CesiumMan.glb",
+            &["--level", "long", "--autopilot"][..],
+            2140..2154,
+            "auto_rig_cesium_man_riser.json",
+        ),
+    ] {
+        feet_on_the_floor_over(m, args, frames, name);
+    }
+}
+
 /// The arguments of `ironstep run` playing `script` on `level` for
 /// `frames` frames.
 fn on_script<'a>(level: &'a str, script: &'a str, frames: &'a str) -> [&'a str; 6] {

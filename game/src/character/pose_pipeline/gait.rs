@@ -369,7 +369,9 @@ pub(super) struct SoleRoom {
     /// (`Character::sole_reach`).
     pub(super) reach: [f32; 2],
     /// The furthest the landing is moved to keep the toe out of a riser,
-    /// metres (see [`RISER_MOVE_LEGS`]).
+    /// metres (see [`RISER_MOVE_LEGS`]), but for a landing for which the
+    /// step itself lies further too: that one moves back as far as its toe
+    /// needs (see [`clear_of_edge`]).
     pub(super) most: f32,
 }
 
@@ -459,17 +461,26 @@ pub(super) fn clear_of_edge(
         // for the knight) hurried the short-legged models' swings past the
         // joint speed limit (see RISER_MOVE_LEGS). On a tread too short for the toe's
         // margin, EDGE_MARGIN short of the riser (the ankle's margin).
-        let clear = end - dir * margin;
-        let clear = if (x - clear) * dir > most {
+        let full = end - dir * margin;
+        let clear = if (x - full) * dir > most {
             x - dir * most
         } else {
-            clear
+            full
         };
         // Where moving back leaves the toe in the riser, onto the step
-        // instead if that is the shorter move: the heel its reach and
-        // TOE_CLEARANCE past the riser.
+        // instead if that is within `most`: the heel its reach and
+        // TOE_CLEARANCE past the riser. Where that is further too, back as
+        // far as the toe needs after all: moved back by `most` alone,
+        // RiggedFigure's toe (17.7 cm ahead of his ankle, pitched up at
+        // the heel strike) landed running 2.4 cm into a riser of `long`
+        // (frame 2270), and CesiumMan's stood in one as his foot rolled
+        // (`long` autopilot 2148–2155, 18.6 mm). Over the release sweep
+        // the joint speed limit acted on 734 → 740 frames, the same with
+        // the move held to 1.5 or 2 times `most`; at 1.25 times neither
+        // landing moved.
+        let mut far = false;
         if let Some(up) = rise
-            && (x - (end - dir * margin)) * dir > most
+            && (x - full) * dir > most
         {
             let on_step = end + dir * (heel + TOE_CLEARANCE);
             if (on_step - x).abs() <= most && up.segment.covers(on_step) {
@@ -479,9 +490,11 @@ pub(super) fn clear_of_edge(
                 };
                 return (on_step, hit, on_step - x, 0.0);
             }
+            far = true;
         }
         let shortest = end - dir * EDGE_MARGIN;
-        for clear in [clear, shortest] {
+        let full = if far { full } else { clear };
+        for clear in [full, clear, shortest] {
             if rise.is_some() && seg.covers(clear) && (clear - x) * dir < 0.0 {
                 return on(clear);
             }
@@ -778,11 +791,12 @@ mod tests {
         assert_eq!(land_down(1.25), (1.25, 0.0));
         // A heel reaching 7 cm behind the ankle and a toe 22 cm ahead:
         // landing 15 cm short of the riser, back to its toe's reach and
-        // TOE_CLEARANCE short of it; 5 cm short, back by EDGE_MARGIN at
-        // most (onto the step would be 14 cm on); 2 cm short, onto the
-        // step instead, its heel TOE_CLEARANCE past the riser (11 cm on,
-        // where moving back left the toe 10 cm in the riser); far enough
-        // short, no move.
+        // TOE_CLEARANCE short of it; 5 cm short, back as far too, 19 cm,
+        // though that is further than `most` (onto the step would be 14 cm
+        // on, further too; back by EDGE_MARGIN alone left the toe 7 cm in
+        // the riser); 2 cm short, onto the step instead, its heel
+        // TOE_CLEARANCE past the riser (11 cm on, within `most`); far
+        // enough short, no move.
         let (heel, toe) = (0.07, 0.22);
         let land_toe = |x: f32| {
             let hit = up.floor_below(x, 0.5, 1.0).unwrap();
@@ -792,25 +806,35 @@ mod tests {
             (at, hit.y)
         };
         assert!((land_toe(0.85).0 - (1.0 - toe - TOE_CLEARANCE)).abs() < 1e-5);
-        assert!((land_toe(0.95).0 - (0.95 - EDGE_MARGIN)).abs() < 1e-5);
+        assert!((land_toe(0.95).0 - (1.0 - toe - TOE_CLEARANCE)).abs() < 1e-5);
         let (at, y) = land_toe(0.98);
         assert!((at - (1.0 + heel + TOE_CLEARANCE)).abs() < 1e-5 && (y - 0.2).abs() < 1e-6);
         assert_eq!(land_toe(0.7).0, 0.7);
         // A longer leg moves its landing further (RISER_MOVE_LEGS): 5 cm
         // short of the riser, a move of up to 20 cm takes the toe its
-        // reach and TOE_CLEARANCE short of the riser (19 cm back), where
-        // EDGE_MARGIN left it 5 cm in; 2 cm short, still onto the step
-        // (the shorter move).
+        // reach and TOE_CLEARANCE short of the riser (19 cm back); 2 cm
+        // short, still onto the step (the shorter move).
         let long_leg = |x: f32| {
             let hit = up.floor_below(x, 0.5, 1.0).unwrap();
             clear_of_edge(&up, x, x, hit, 1.0, [heel, toe], 0.2).0
         };
         assert!((long_leg(0.95) - (1.0 - toe - TOE_CLEARANCE)).abs() < 1e-5);
         assert!((long_leg(0.98) - (1.0 + heel + TOE_CLEARANCE)).abs() < 1e-5);
-        assert!(
-            1.0 - (land_toe(0.95).0 + toe) < -0.04,
-            "EDGE_MARGIN leaves the toe in"
-        );
+        // Within `most` of the step, a landing short of it goes onto it,
+        // not back: 4 cm short with `most` 14 cm (onto the step 13 cm on,
+        // back 20 cm).
+        let near = |x: f32| {
+            let hit = up.floor_below(x, 0.5, 1.0).unwrap();
+            clear_of_edge(&up, x, x, hit, 1.0, [heel, toe], 0.14).0
+        };
+        assert!((near(0.96) - (1.0 + heel + TOE_CLEARANCE)).abs() < 1e-5);
+        for x in [0.85, 0.95, 0.96, 0.98] {
+            let at = land_toe(x).0;
+            assert!(
+                at + toe <= 1.0 - TOE_CLEARANCE + 1e-5 || at - heel >= 1.0,
+                "{x}: the toe in the riser at {at}"
+            );
+        }
     }
 
     mod duty_warp {
