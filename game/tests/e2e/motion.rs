@@ -42,8 +42,15 @@ fn run_doc(script: &str, frames: u32) -> Value {
 /// temporary file named after the script and `tag` (tests running at once
 /// write apart).
 fn run_doc_on(level: Option<&str>, script: &str, frames: u32, tag: &str) -> Value {
+    let path = format!("assets/scripts/{script}.txt");
+    run_doc_at(level, &path, frames, &format!("{script}.{tag}"))
+}
+
+/// [`run_doc_on`] with the script at `path` (from the repository's root),
+/// its metrics written to a temporary file named `name`.
+fn run_doc_at(level: Option<&str>, path: &str, frames: u32, name: &str) -> Value {
     let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let metrics = out_dir.join(format!("{script}.{tag}.json"));
+    let metrics = out_dir.join(format!("{name}.json"));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ironstep"));
     cmd.current_dir(repo()).arg("run");
     if let Some(level) = level {
@@ -51,7 +58,7 @@ fn run_doc_on(level: Option<&str>, script: &str, frames: u32, tag: &str) -> Valu
     }
     let out = cmd
         .arg("--input")
-        .arg(format!("assets/scripts/{script}.txt"))
+        .arg(path)
         .args(["--frames", &frames.to_string(), "--metrics"])
         .arg(&metrics)
         .output()
@@ -429,22 +436,12 @@ fn the_knight_puts_his_feet_on_the_floor_on_every_shipped_script() {
 #[test]
 fn the_root_goes_on_down_a_descent_into_a_stair() {
     for (script, frames) in [("descents_run", 120), ("descents_walk", 260)] {
-        let metrics =
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{script}.root_snap.json"));
-        let out = Command::new(env!("CARGO_BIN_EXE_ironstep"))
-            .current_dir(repo())
-            .args(["run", "--level", "tests/levels/descents.tmx", "--input"])
-            .arg(format!("tests/levels/{script}.txt"))
-            .args(["--frames", &frames.to_string(), "--metrics"])
-            .arg(&metrics)
-            .output()
-            .expect("run ironstep");
-        assert!(
-            out.status.success(),
-            "{script}: {}",
-            String::from_utf8_lossy(&out.stderr)
+        let doc = run_doc_at(
+            Some("tests/levels/descents.tmx"),
+            &format!("tests/levels/{script}.txt"),
+            frames,
+            &format!("{script}.root_snap"),
         );
-        let doc: Value = serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap();
         let snap = f(&doc["summary"], "max_root_snap_m");
         assert!(snap <= 0.01, "{script}: root snap {snap:.4} m");
     }
