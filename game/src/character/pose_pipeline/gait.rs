@@ -456,11 +456,12 @@ pub(super) fn clear_of_edge(
             -OBSTACLE,
             FloorFilter::All,
         );
-        // Moved back by at most `most`: each landing moved back is made up
-        // by the next swing, and moves up to the toe's whole reach (24 cm
-        // for the knight) hurried the short-legged models' swings past the
-        // joint speed limit (see RISER_MOVE_LEGS). On a tread too short for the toe's
-        // margin, EDGE_MARGIN short of the riser (the ankle's margin).
+        // Moved back by at most `most` (but for the case below): each
+        // landing moved back is made up by the next swing, and moves up to
+        // the toe's whole reach (24 cm for the knight) hurried the
+        // short-legged models' swings past the joint speed limit (see
+        // RISER_MOVE_LEGS). On a tread too short for the toe's margin,
+        // EDGE_MARGIN short of the riser (the ankle's margin).
         let full = end - dir * margin;
         let clear = if (x - full) * dir > most {
             x - dir * most
@@ -493,8 +494,12 @@ pub(super) fn clear_of_edge(
             far = true;
         }
         let shortest = end - dir * EDGE_MARGIN;
-        let full = if far { full } else { clear };
-        for clear in [full, clear, shortest] {
+        let tries = if far {
+            [full, clear, shortest]
+        } else {
+            [clear, shortest, shortest]
+        };
+        for clear in tries {
             if rise.is_some() && seg.covers(clear) && (clear - x) * dir < 0.0 {
                 return on(clear);
             }
