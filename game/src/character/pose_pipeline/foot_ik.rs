@@ -332,6 +332,18 @@ fn step_clearance(
 }
 /// Time constant of a foot turning onto (or off) the surface, seconds.
 pub(super) const ALIGN_TAU: f32 = 0.06;
+/// Over how much of its swing (as a share of it) a foot lets go of the
+/// carry it stood with (a landing moved clear of an edge, see
+/// [`EDGE_MARGIN`](super::gait::EDGE_MARGIN)). Let go of as its contact
+/// fell, the knight's ankle, carried clear of a stair's edge, went back
+/// 11.2 cm toward its clip in the frame it lifted (walking down stairs;
+/// let go of over the swing's first 0.15, 4.5 cm; over its first
+/// quarter, 2.6 cm; over its first half, 2.2 cm). Over the release sweep, against letting
+/// go as the contact fell, limited frames 1,060 → 1,032 over its first
+/// quarter, and 1,038 over its first half, which left Kenney's feet running
+/// up the made level's stairs up to 5.6 cm under the tread they landed on
+/// (the rear foot over the tread below for longer, the pelvis lower).
+pub(super) const LIFT_FADE: f32 = 0.25;
 /// From how far through its swing a foot turns toward the slope it will
 /// land on, as a share of the swing.
 pub(super) const TILT_FROM: f32 = 0.5;
@@ -697,11 +709,25 @@ pub(super) fn foot_targets(job: FootTargets) {
         // landed with but for the share of the layers in which it swings
         // (a run layer at a thousandth of the weight, still swinging as
         // the walk's foot lands: taken whole, its swing dropped the
-        // landing's carry in the frame the foot landed, 18 cm).
+        // landing's carry in the frame the foot landed, 18 cm). The carry
+        // it stood with is let go of over the first `LIFT_FADE` of its
+        // next swing (see there), not as its contact falls.
         let shift = if plan.share > 0.0 {
             let to = landing.map_or(0.0, |l| l.moved * smoothstep(plan.progress));
-            to * carry + smooth.land_shift[i] * (1.0 - carry) * contact
+            // How far through its swing the foot is, as far as it swings
+            // (a swing's progress at a share of a few thousandths is a
+            // blended-in layer's, anywhere in its swing).
+            let lifted = plan.progress * carry;
+            let old = if smooth.lifting[i] && lifted < LIFT_FADE {
+                smooth.lift_shift[i] * (1.0 - smoothstep(lifted / LIFT_FADE))
+            } else {
+                smooth.lifting[i] = false;
+                smooth.land_shift[i] * (1.0 - carry) * contact
+            };
+            to * carry + old
         } else if input.player.state == Locomotion::Ground {
+            smooth.lift_shift[i] = smooth.land_shift[i];
+            smooth.lifting[i] = true;
             smooth.land_shift[i]
         } else {
             smooth.land_shift[i] * (1.0 - approach(dt, REACH_RELEASE))
@@ -3731,6 +3757,62 @@ mod tests {
             .map(|k| toe_tips_into_the_ground(0.05 * k as f32))
             .fold(0.0f32, f32::max);
         assert!(worst <= 0.008, "a toe tip {worst} m into the ground");
+    }
+
+    /// The farthest either ankle goes back (against the walk) in one
+    /// frame, metres, and where the walk started, as the knight walks
+    /// right down six 0.25 m stairs with half-metre treads, from 16 starts
+    /// (each puts other landings at the treads' edges): every landing
+    /// within `EDGE_MARGIN` past an edge is carried clear of it, and let go
+    /// of in the swing after.
+    fn farthest_back_in_a_frame_down_stairs() -> (f32, f32) {
+        use crate::sim::Body;
+        use crate::sim::world::GroundSegment;
+        let mut worst = (0.0f32, 0.0);
+        for k in 0..16 {
+            let start = 0.05 * k as f32;
+            let mut segments = vec![GroundSegment::ground(-5.0, 4.0, 3.0, 3.0)];
+            for s in 0..6 {
+                let (x, y) = (4.0 + 0.5 * s as f32, 2.75 - 0.25 * s as f32);
+                segments.push(GroundSegment::ground(x, x + 0.5, y, y));
+            }
+            segments.push(GroundSegment::ground(7.0, 27.0, 1.5, 1.5));
+            let mut sim = knight_on(
+                "stairs",
+                segments,
+                Vec2::new(start, 3.0),
+                Vec2::new(26.0, 1.5),
+            );
+            let mut last = [f32::NAN; 2];
+            for frame in 0..500 {
+                step_right(&mut sim, false);
+                let body = sim.world.get::<&Body>(sim.player).unwrap();
+                let (c, p) = (&body.character, &body.pipeline);
+                for (i, leg) in c.legs.iter().enumerate().take(2) {
+                    let x = (p.world * p.models[leg.end]).w_axis.x;
+                    // (From the second second on: the spawn's landing
+                    // and the first steps of the walk are not its subject.)
+                    if frame >= 60 && last[i] - x > worst.0 {
+                        worst = (last[i] - x, start);
+                    }
+                    last[i] = x;
+                }
+            }
+        }
+        worst
+    }
+
+    /// A foot carried clear of a stair's edge lets go of the carry over
+    /// the start of its next swing (`LIFT_FADE`), not in the frame it
+    /// lifts: let go of as its contact fell, the knight's ankle went 11.2
+    /// cm back toward its clip in one frame.
+    #[test]
+    fn a_foot_lets_go_of_its_carry_over_its_swing_not_in_a_frame() {
+        let (back, start) = farthest_back_in_a_frame_down_stairs();
+        assert!(
+            back <= 0.03,
+            "an ankle {back} m back in a frame (start {start})"
+        );
     }
 
     /// The largest angle between a foot's sole and the 45° climb it lands

@@ -126,6 +126,12 @@ pub(super) struct Smoothing {
     /// How far each foot was carried clear of an edge by its last swing
     /// (see [`EDGE_MARGIN`](super::gait::EDGE_MARGIN)), metres: kept through the stance it lands in.
     pub(super) land_shift: [f32; 2],
+    /// The carry each foot stood with, let go of over the first
+    /// [`LIFT_FADE`](super::foot_ik::LIFT_FADE) of its next swing, metres.
+    pub(super) lift_shift: [f32; 2],
+    /// Whether each foot is in the part of its swing that lets go of
+    /// [`Smoothing::lift_shift`]: from its stance until that part ends.
+    pub(super) lifting: [bool; 2],
     pub(super) foot_slope: [f32; 2],
     pub(super) foot_align: [f32; 2],
     /// How far each foot is turned onto its surface's slope (0 none, 1

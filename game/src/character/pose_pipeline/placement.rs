@@ -127,6 +127,8 @@ pub(super) fn place(c: &Character, input: &FrameInput, s: &mut Smoothing) -> Mat
             foot_reach: [0.0; 2],
             swing_from: [p.pos.y; 2],
             land_shift: [0.0; 2],
+            lift_shift: [0.0; 2],
+            lifting: [false; 2],
             foot_slope: [0.0; 2],
             foot_align: [0.0; 2],
             foot_tilt: [0.0; 2],
