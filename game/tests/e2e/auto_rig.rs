@@ -1830,6 +1830,24 @@ fn a_run_landing_short_of_a_step_keeps_its_toe_out_of_the_riser() {
     }
 }
 
+/// Running over the top of the builtin level's 45° descent (x 25), a
+/// foot coming down with its ankle 4.6 cm past the crest had the sole
+/// under its ankle over the flat behind it: its ground rose 6 cm to the
+/// flat's the frame it came down, and with the joint speed limit acting
+/// RiggedFigure's sole stood 32.8 mm over the slope (`transitions`, frame
+/// 1521). Now a landing just over a crest moves on past it
+/// (`CREST_TURN`).
+#[test]
+fn a_run_landing_just_over_a_crest_lands_on_the_slope() {
+    let script = on_script("builtin", "assets/scripts/transitions.txt", "1530");
+    feet_on_the_floor_over(
+        "RiggedFigure/RiggedFigure.glb",
+        &script,
+        1512..1530,
+        "auto_rig_rigged_figure_crest.json",
+    );
+}
+
 /// The arguments of `ironstep run` playing `script` on `level` for
 /// `frames` frames.
 fn on_script<'a>(level: &'a str, script: &'a str, frames: &'a str) -> [&'a str; 6] {

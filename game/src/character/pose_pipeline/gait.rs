@@ -38,6 +38,20 @@ pub(super) const RISER_MOVE_LEGS: f32 = 0.2;
 /// ahead, at least this far short of it too, and further for a foot whose
 /// toe reaches further ahead of its ankle (see [`TOE_CLEARANCE`]).
 pub(super) const EDGE_MARGIN: f32 = 0.12;
+/// The least turn of the floor (rise over run) at a convex kink, as
+/// walked onto it (the top of a descent, or of a climb onto the flat),
+/// for which a landing just past the kink moves on past it: the foot then
+/// lies wholly on the floor it lands on. Within [`EDGE_MARGIN`] of the
+/// kink, the sole under a foot turned to the descent lay over the flat
+/// behind it, and the foot's ground rose to the flat's in the frame it
+/// came down (RiggedFigure running over the top of the builtin level's
+/// 45° descent, `transitions` frame 1521: 6 cm in a frame, the joint
+/// speed limit acting, the sole 32.8 mm over the slope). Behind a smaller
+/// turn a heel 7 cm behind its ankle stands within 7 mm of the floor.
+/// The move is let go of over the next swing (foot IK's `LIFT_FADE`): let
+/// go of as the contact fell, the knight's ankle, moved on to 12 cm past the
+/// top of a 45° descent, went 8.7 cm back in the frame it lifted.
+pub(super) const CREST_TURN: f32 = 0.1;
 /// How much further past a step down a landing moves on, per metre of the
 /// step's drop, metres: the foot comes down the riser's height after its
 /// heel has cleared the edge, and at [`EDGE_MARGIN`] alone a running foot
@@ -308,7 +322,8 @@ pub(super) fn floor_under_body(level: &Level, body: Vec2) -> Option<FloorHit> {
 /// walks to there (see [`walkable_floor`]), moved on past an edge it would
 /// land within [`EDGE_MARGIN`] of (a foot landing just past a stair's edge
 /// would have its heel on the step behind it, and drop or rise the
-/// riser's height in its last frame), or back from (or onto) a step up
+/// riser's height in its last frame) or of a crest (see [`CREST_TURN`]),
+/// or back from (or onto) a step up
 /// ahead that its toe would reach into (`reach`: how far the sole reaches
 /// behind and ahead of the ankle, and the furthest it is moved for the toe:
 /// `sole`, see [`clear_of_edge`]).
@@ -400,8 +415,9 @@ pub(super) struct Landing {
 /// the step with the heel, `heel` metres behind the ankle, clear of the
 /// riser, whichever leaves the toe out of it within `most`, at least
 /// [`EDGE_MARGIN`], see [`RISER_MOVE_LEGS`]); past a step down, on by
-/// [`STEP_DOWN_RUN`] of its drop too: returns the landing's x, its floor, how
-/// far it moved and how much of that is for the drop.
+/// [`STEP_DOWN_RUN`] of its drop too; just past a crest, on past it (see
+/// [`CREST_TURN`]): returns the landing's x, its floor, how far it moved
+/// and how much of that is for the drop.
 pub(super) fn clear_of_edge(
     level: &Level,
     x: f32,
@@ -439,6 +455,19 @@ pub(super) fn clear_of_edge(
         if step && seg.covers(clear) && (clear - x) * dir > 0.0 {
             let (clear, hit, moved, _) = on(clear);
             return (clear, hit, moved, moved.abs().min(past_drop));
+        }
+        // Just past a crest (the same surface going on, turned down by at
+        // least CREST_TURN), on past it by EDGE_MARGIN, or the heel's
+        // reach and TOE_CLEARANCE where that is more: the heel hangs
+        // over the floor behind the kink otherwise (see CREST_TURN).
+        // Moved on only as far as the heel's reach and TOE_CLEARANCE,
+        // Mannequiny's foot landing at the top of the builtin level's 45°
+        // descent came down 63.6 mm over the floor (`slopes_walk` 1229).
+        let crest =
+            !step && back.is_some_and(|h| (seg.slope() - h.segment.slope()) * dir < -CREST_TURN);
+        let clear = edge + dir * EDGE_MARGIN.max(heel + TOE_CLEARANCE);
+        if crest && seg.covers(clear) && (clear - x) * dir > 0.0 {
+            return on(clear);
         }
     }
     // Just short of a step up ahead, the toe would stand in its riser: the
@@ -840,6 +869,70 @@ mod tests {
                 "{x}: the toe in the riser at {at}"
             );
         }
+    }
+
+    #[test]
+    fn a_landing_just_over_a_crest_moves_on_past_it() {
+        use crate::sim::world::Level;
+        // The flat at 0 up to x = 1, a 45° descent to x = 2, the flat at
+        // -1 beyond: a crest at 1, the foot of the slope at 2.
+        let floors = vec![
+            GroundSegment::ground(-5.0, 1.0, 0.0, 0.0),
+            GroundSegment::ground(1.0, 2.0, 0.0, -1.0),
+            GroundSegment::ground(2.0, 6.0, -1.0, -1.0),
+        ];
+        let level = Level::from_profile(
+            "crest",
+            floors,
+            vec![],
+            Vec2::ZERO,
+            Vec2::new(5.0, -1.0),
+            -10.0,
+        );
+        let (heel, toe) = (0.07, 0.18);
+        let land = |x: f32, dir: f32, heel: f32| {
+            let hit = level.floor_below(x, 0.5, 2.0).unwrap();
+            let (at, hit, moved, past_drop) =
+                clear_of_edge(&level, x, x, hit, dir, [heel, toe], EDGE_MARGIN);
+            assert!((at - (x + moved)).abs() < 1e-6);
+            assert!((hit.y - hit.segment.height_at(at)).abs() < 1e-6, "{hit:?}");
+            assert_eq!(past_drop, 0.0);
+            at
+        };
+        // Walking right, 3 cm over the crest: on to EDGE_MARGIN past it, on
+        // the slope; a heel reaching further than EDGE_MARGIN less
+        // TOE_CLEARANCE, on to its reach and TOE_CLEARANCE past it.
+        assert!((land(1.03, 1.0, heel) - (1.0 + EDGE_MARGIN)).abs() < 1e-5);
+        assert!((land(1.03, 1.0, 0.15) - (1.0 + 0.15 + TOE_CLEARANCE)).abs() < 1e-5);
+        // Further past it than that, or on the flat before it: no move.
+        assert_eq!(land(1.2, 1.0, heel), 1.2);
+        assert_eq!(land(0.97, 1.0, heel), 0.97);
+        // Just past the slope's foot (a concave kink): no move; the sole
+        // rests on the chord there (`fit_sole`).
+        assert_eq!(land(2.03, 1.0, heel), 2.03);
+        // Walking left up the slope, just over its top onto the flat (a
+        // convex kink too): on, onto the flat.
+        assert!((land(0.97, -1.0, heel) - (1.0 - EDGE_MARGIN)).abs() < 1e-5);
+        // Walking left onto the slope's foot from the flat below (concave):
+        // no move.
+        assert_eq!(land(1.97, -1.0, heel), 1.97);
+        // A kink turned by less than CREST_TURN is no crest.
+        let gentle = vec![
+            GroundSegment::ground(-5.0, 1.0, 0.0, 0.0),
+            // Down half CREST_TURN per metre over its 4 m.
+            GroundSegment::ground(1.0, 5.0, 0.0, -2.0 * CREST_TURN),
+        ];
+        let gentle = Level::from_profile(
+            "gentle",
+            gentle,
+            vec![],
+            Vec2::ZERO,
+            Vec2::new(4.0, 0.0),
+            -10.0,
+        );
+        let hit = gentle.floor_below(1.03, 0.5, 1.0).unwrap();
+        let at = clear_of_edge(&gentle, 1.03, 1.03, hit, 1.0, [heel, toe], EDGE_MARGIN).0;
+        assert_eq!(at, 1.03);
     }
 
     mod duty_warp {
