@@ -352,21 +352,21 @@ mod tests {
             let full = thigh + shin;
             let reach = reach_at_knee_speed((thigh, shin), rate, speed);
             prop_assert!(reach <= full + 1e-6 && reach >= (thigh - shin).abs() - 1e-6);
-            // The knee's turn, rad/s, for the leg lengthening `rate` at
-            // `l` (over a short step centred on it), worked in f64: in f32
-            // the difference of the two nearly equal squares in the knee's
+            // The knee's turn, rad/s, for the leg lengthening `rate` from
+            // `l` (over a short step), worked in f64: in f32 the
+            // difference of the two nearly equal squares in the knee's
             // cosine is a few per cent off near a folded knee, and with
             // bones of 0.509 m each a span read as turning slower than the
-            // pace where none does (proptest's saved case).
-            let dt = 1e-4f64;
+            // pace where none does (proptest's saved cases).
+            let dt = 1e-6f64;
             let (t, s) = (f64::from(thigh), f64::from(shin));
             let bend = |l: f64| {
                 let cos = ((t * t + s * s - l * l) / (2.0 * t * s)).clamp(-1.0, 1.0);
                 std::f64::consts::PI - cos.acos()
             };
             let turn = |l: f32| {
-                let (l, h) = (f64::from(l), 0.5 * f64::from(rate) * dt);
-                ((bend(l - h) - bend(l + h)) / dt) as f32
+                let l = f64::from(l);
+                ((bend(l) - bend(l + f64::from(rate) * dt)) / dt) as f32
             };
             let top = full - 2e-3;
             if reach < top {
