@@ -696,6 +696,40 @@ pub(super) fn foot_targets(job: FootTargets) {
                     l.past_drop -= back;
                     l.hit.y = l.hit.segment.height_at(l.x);
                 }
+                // Past the step down, out of the leg's reach even with the
+                // pelvis as low as it goes: the foot lands short of the
+                // step instead, EDGE_MARGIN before its edge on the floor
+                // above (its toe over the edge), and comes down the step
+                // on the next stride. The knight running down the made
+                // level's 45° descent into a 0.25 m stair landed past the
+                // stair's edge needing the pelvis 0.58 m down, 0.45 m at
+                // most, and stood 51.6 mm over the tread (frame 81).
+                let foot_y = ankle_over(&l.hit.segment, l.x, fh) + c.rest_ankle_height[i];
+                let need = required_drop(Vec3::new(l.x, foot_y, foot_z) - hip, allowed);
+                if need > MAX_PELVIS_DROP {
+                    let seg = &l.hit.segment;
+                    let edge = if dir > 0.0 { seg.x0 } else { seg.x1 };
+                    let short = edge - dir * EDGE_MARGIN;
+                    let above = level
+                        .support_below(
+                            edge - dir * 1e-3,
+                            seg.height_at(edge),
+                            MAX_STEP_UP,
+                            -OBSTACLE,
+                            FloorFilter::All,
+                        )
+                        .filter(|up| up.segment.covers(short));
+                    if let Some(up) = above {
+                        let was = l.x - l.moved;
+                        l.x = short;
+                        l.moved = short - was;
+                        l.past_drop = 0.0;
+                        l.hit = FloorHit {
+                            y: up.segment.height_at(short),
+                            ..up
+                        };
+                    }
+                }
             }
             l
         });
