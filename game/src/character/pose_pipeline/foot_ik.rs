@@ -620,6 +620,20 @@ pub(super) fn foot_targets(job: FootTargets) {
             &heel_gain,
         )
     };
+    // Whether the gait is a run's (its run layers outweigh its walk's),
+    // for a landing past a step down out of reach (below).
+    let running = {
+        let (walk, run) = (c.clip_set.walk.index, c.clip_set.run.index);
+        let weight = |k: usize| {
+            input
+                .layers
+                .iter()
+                .filter(|l| l.clip.index == k)
+                .map(|l| l.weight)
+                .sum::<f32>()
+        };
+        weight(run) > weight(walk)
+    };
     for (i, leg) in c.legs.iter().enumerate() {
         // The clip's contact, and the one foot IK works with: the
         // lower of it and next frame's, so that a foot the clip lifts
@@ -697,16 +711,21 @@ pub(super) fn foot_targets(job: FootTargets) {
                     l.hit.y = l.hit.segment.height_at(l.x);
                 }
                 // Past the step down, out of the leg's reach even with the
-                // pelvis as low as it goes: the foot lands short of the
-                // step instead, EDGE_MARGIN before its edge on the floor
-                // above (its toe over the edge), and comes down the step
-                // on the next stride. The knight running down the made
-                // level's 45° descent into a 0.25 m stair landed past the
-                // stair's edge needing the pelvis 0.58 m down, 0.45 m at
-                // most, and stood 51.6 mm over the tread (frame 81).
+                // pelvis as low as it goes: a running foot lands short of
+                // the step instead, EDGE_MARGIN before its edge on the
+                // floor above (its toe over the edge), and comes down the
+                // step on the next stride. The knight running down the
+                // made level's 45° descent into a 0.25 m stair landed past
+                // the stair's edge needing the pelvis 0.58 m down, 0.45 m
+                // at most, and stood 51.6 mm over the tread (frame 81).
+                // Not a walking foot: its stance is long, and a foot landed
+                // short of the step stays on the floor above as the body
+                // walks on down, its leg folding past its limit
+                // (Mannequiny's, walking down 45° stairs of quarter-metre
+                // treads, was pushed 24.6 cm down off its tread).
                 let foot_y = ankle_over(&l.hit.segment, l.x, fh) + c.rest_ankle_height[i];
                 let need = required_drop(Vec3::new(l.x, foot_y, foot_z) - hip, allowed);
-                if need > MAX_PELVIS_DROP {
+                if need > MAX_PELVIS_DROP && running {
                     let seg = &l.hit.segment;
                     let edge = if dir > 0.0 { seg.x0 } else { seg.x1 };
                     let short = edge - dir * EDGE_MARGIN;
