@@ -621,18 +621,19 @@ pub(super) fn foot_targets(job: FootTargets) {
         )
     };
     // Whether the gait is a run's (its run layers outweigh its walk's),
-    // for a landing past a step down out of reach (below).
-    let running = {
+    // for a landing past a step down out of reach (below; asked only
+    // there).
+    let running = || {
         let (walk, run) = (c.clip_set.walk.index, c.clip_set.run.index);
-        let weight = |k: usize| {
-            input
-                .layers
-                .iter()
-                .filter(|l| l.clip.index == k)
-                .map(|l| l.weight)
-                .sum::<f32>()
-        };
-        weight(run) > weight(walk)
+        let mut lead = 0.0f32;
+        for l in input.layers {
+            if l.clip.index == run {
+                lead += l.weight;
+            } else if l.clip.index == walk {
+                lead -= l.weight;
+            }
+        }
+        lead > 0.0
     };
     for (i, leg) in c.legs.iter().enumerate() {
         // The clip's contact, and the one foot IK works with: the
@@ -725,7 +726,7 @@ pub(super) fn foot_targets(job: FootTargets) {
                 // treads, was pushed 24.6 cm down off its tread).
                 let foot_y = ankle_over(&l.hit.segment, l.x, fh) + c.rest_ankle_height[i];
                 let need = required_drop(Vec3::new(l.x, foot_y, foot_z) - hip, allowed);
-                if need > MAX_PELVIS_DROP && running {
+                if need > MAX_PELVIS_DROP && running() {
                     let seg = &l.hit.segment;
                     let edge = if dir > 0.0 { seg.x0 } else { seg.x1 };
                     let short = edge - dir * EDGE_MARGIN;
