@@ -464,6 +464,23 @@ fn the_knight_puts_his_feet_on_the_floor_on_the_made_level() {
     assert!(over.is_empty(), "over the 1 cm target: {over:?}");
 }
 
+/// Running the whole made level both ways, the root moves with the body:
+/// setting off up its 45° climb from the stairs below it (frame 222, and
+/// on the way back, 899), the root still easing up over the last stair
+/// rose by that ease and the climb at once, an 18.6 mm snap. The ease now
+/// gives way to the body's new motion (`placement`).
+#[test]
+fn the_root_goes_on_up_a_climb_from_a_stair() {
+    let doc = run_doc_at(
+        Some("tests/levels/descents.tmx"),
+        "tests/levels/descents_run.txt",
+        1664,
+        "descents_run.root_climb",
+    );
+    let snap = f(&doc["summary"], "max_root_snap_m");
+    assert!(snap <= 0.01, "root snap {snap:.4} m");
+}
+
 /// Walking and running down the made level's 45° descent into the 0.25 m
 /// stair below its foot (`tests/levels/descents.tmx`), the root goes on down
 /// at the slope's speed while only the step is eased. Eased whole, the root
