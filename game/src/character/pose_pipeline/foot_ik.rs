@@ -336,13 +336,14 @@ pub(super) const ALIGN_TAU: f32 = 0.06;
 /// carry it stood with (a landing moved clear of an edge, see
 /// [`EDGE_MARGIN`](super::gait::EDGE_MARGIN)). Let go of as its contact
 /// fell, the knight's ankle, carried clear of a stair's edge, went back
-/// 11.2 cm toward its clip in the frame it lifted (walking down stairs;
+/// 11.2 cm toward its clip in the frame it lifted (walking down stairs);
 /// let go of over the swing's first 0.15, 4.5 cm; over its first
-/// quarter, 2.6 cm; over its first half, 2.2 cm). Over the release sweep, against letting
-/// go as the contact fell, limited frames 1,060 → 1,032 over its first
-/// quarter, and 1,038 over its first half, which left Kenney's feet running
-/// up the made level's stairs up to 5.6 cm under the tread they landed on
-/// (the rear foot over the tread below for longer, the pelvis lower).
+/// quarter, 2.6 cm; over its first half, 2.2 cm. Over the release sweep,
+/// against letting go as the contact fell, limited frames 1,060 → 1,032
+/// over its first quarter, and 1,038 over its first half, which left
+/// Kenney's feet running up the made level's stairs up to 5.6 cm under
+/// the tread they landed on (the rear foot over the tread below for
+/// longer, the pelvis lower).
 pub(super) const LIFT_FADE: f32 = 0.25;
 /// From how far through its swing a foot turns toward the slope it will
 /// land on, as a share of the swing.

@@ -48,9 +48,10 @@ pub(super) const EDGE_MARGIN: f32 = 0.12;
 /// 45° descent, `transitions` frame 1521: 6 cm in a frame, the joint
 /// speed limit acting, the sole 32.8 mm over the slope). Behind a smaller
 /// turn a heel 7 cm behind its ankle stands within 7 mm of the floor.
-/// The move is let go of over the next swing (foot IK's `LIFT_FADE`): let
-/// go of as the contact fell, the knight's ankle, moved on to 12 cm past the
-/// top of a 45° descent, went 8.7 cm back in the frame it lifted.
+/// The move is let go of over the next swing (foot IK's `LIFT_FADE`):
+/// let go of as the contact fell, the knight's ankle, moved on to 12 cm
+/// past the top of a 45° descent, went 8.7 cm back in the frame it
+/// lifted.
 pub(super) const CREST_TURN: f32 = 0.1;
 /// How much further past a step down a landing moves on, per metre of the
 /// step's drop, metres: the foot comes down the riser's height after its

@@ -187,11 +187,10 @@ pub(super) fn place(c: &Character, input: &FrameInput, s: &mut Smoothing) -> Mat
             // The body setting off up (or down) a slope while the root
             // still eases the same way over a step: the root's own ease
             // gives way to the body's new motion, as far as that goes,
-            // so the root does not move with both at once. Walking or
-            // running up the made level's stairs into its 45° climb, the
-            // root still rising over the last stair went up the climb's
-            // first frame by both, an 18.6 mm snap on every model's run
-            // (4.8 mm now).
+            // so the root does not move with both at once. Running up the
+            // made level's stairs into its 45° climb, the root still
+            // rising over the last stair went up the climb's first frame
+            // by both, an 18.6 mm snap on every model's run (4.8 mm now).
             let dv = p.vel.y - s.prev_vel_y;
             let closing = s.root_offset.y * s.root_vel.y < 0.0;
             if closing && dv * s.root_vel.y > 0.0 {
