@@ -442,6 +442,13 @@ fn feet_over_a_centimetre(script: &str, doc: &Value, over: &mut Vec<String>) {
 /// leg's reach with the pelvis as low as it goes (0.58 m of drop needed,
 /// 0.45 m allowed), and his foot stood 51.6 mm over the tread (frame 81);
 /// such a landing now comes down short of the stair (`foot_ik`).
+///
+/// The joint speed limit acts on at most 0.5 % of his frames there too
+/// (issue 32's share for the knight). Running down the stairs with his
+/// pelvis lowered for the landing ahead, his swinging foot passed under
+/// his hip 9 cm from it and his thigh turned 43 rad/s: 9 of 1,664 frames
+/// limited (0.54 %) until a foot in the air keeps
+/// `foot_ik::SWING_HIP_CLEARANCE` of its leg from its hip.
 #[test]
 fn the_knight_puts_his_feet_on_the_floor_on_the_made_level() {
     let mut over = Vec::new();
@@ -453,8 +460,16 @@ fn the_knight_puts_his_feet_on_the_floor_on_the_made_level() {
             &format!("{script}.feet"),
         );
         feet_over_a_centimetre(script, &doc, &mut over);
+        let s = &doc["summary"];
+        let share = f(s, "joint_speed_limited_frames") / f(s, "frames");
+        if share > 0.005 {
+            over.push(format!(
+                "{script}: the limit acted on {:.2} %",
+                100.0 * share
+            ));
+        }
     }
-    assert!(over.is_empty(), "over the 1 cm target: {over:?}");
+    assert!(over.is_empty(), "over the targets: {over:?}");
 }
 
 /// Running the whole made level both ways, the root moves with the body:
