@@ -448,7 +448,7 @@ fn feet_over_a_centimetre(script: &str, doc: &Value, over: &mut Vec<String>) {
 /// pelvis lowered for the landing ahead, his swinging foot passed under
 /// his hip 9 cm from it and his thigh turned 43 rad/s: 9 of 1,664 frames
 /// limited (0.54 %) until a foot in the air keeps
-/// `foot_ik::SWING_HIP_CLEARANCE` of its leg from its hip.
+/// at least `foot_ik::SWING_FOLD_LIMIT` of its leg under its hip.
 #[test]
 fn the_knight_puts_his_feet_on_the_floor_on_the_made_level() {
     let mut over = Vec::new();

@@ -71,25 +71,26 @@ pub(super) const SWING_FOLD_RELEASE: f32 = 0.75;
 /// How far under its hip any foot stays at least, as a share of the leg's
 /// length (see its use in [`foot_targets`]).
 pub(super) const FOLD_LIMIT: f32 = 0.1;
-/// How near its hip, as a share of the leg's length, a foot in the air
-/// (its clip's contact 0, not locked) may pass under it. The thigh turns
-/// about as fast as the foot passes the hip divided by the foot's distance
-/// from it: running down stairs with the pelvis lowered for the landing
-/// ahead, the knight's swinging foot, held `FOLD_LIMIT` under his hip
-/// (9 cm), passed under it at about 4 m/s and his thigh turned 43 rad/s
+/// How far under its hip, as a share of the leg's length, a foot in the
+/// air (its clip's contact 0, not locked) is brought at most: further than
+/// [`FOLD_LIMIT`], so that the leg swinging it stays open. A thigh turns
+/// about as fast as its foot passes under the hip divided by the foot's
+/// distance from it: running down stairs with the pelvis lowered for the
+/// landing ahead, the knight's swinging foot, held `FOLD_LIMIT` under his
+/// hip (9 cm), passed under it at about 4 m/s and his thigh turned 43 rad/s
 /// (the joint speed limit acted on five frames in a row, the made level's
-/// `descents_run` 114–118; four frames now). Nearer its hip than this the foot is brought
-/// down onto a sphere of this radius about the hip. Over the release sweep
-/// against none: limited frames 1,031 → 965, the knight's and
-/// RiggedFigure's made-level runs within their limited share, no run's
-/// 1 cm targets changed; at 0.2 limited frames 1,000 and the knight still
-/// over his share; at 0.3 the knight's landing after such a swing came
-/// down late (13.5 mm over the stair).
-pub(super) const SWING_HIP_CLEARANCE: f32 = 0.25;
+/// `descents_run` 114–118). Over the release sweep against none: limited
+/// frames 1,031 → 963, the knight's and RiggedFigure's made-level runs
+/// within their limited share, no run's 1 cm targets changed; at 0.2, 996
+/// frames and the knight still over his share; at 0.3, 977, and the
+/// knight's landing after such a swing came down late (13.5 mm over the
+/// stair). Kept on a sphere about the hip instead (only a foot passing
+/// right under it), 1,034: the other rigs' swings folded as before.
+pub(super) const SWING_FOLD_LIMIT: f32 = 0.25;
 /// How far above the floor under it such a foot's ankle stays at least
-/// over its height at rest, metres: brought down under its hip it does
-/// not reach into a tread it passes over (the bound gives way to the
-/// floor).
+/// over its height at rest, metres: brought down under its hip
+/// ([`SWING_FOLD_LIMIT`]), it does not reach into a tread it passes over
+/// (the bound gives way to the floor).
 pub(super) const SWING_FLOOR_CLEARANCE: f32 = 0.05;
 /// The least slope (rise over run, about 11°) on which a foot whose ground
 /// is higher than [`FOLD_LIMIT`] allows goes down the slope instead of into
@@ -2051,21 +2052,15 @@ pub(super) fn foot_targets(job: FootTargets) {
         // that far under the hip, and stays on the ground (see
         // `SLIDE_DOWN_SLOPE`).
         let mut cap = hip.y - FOLD_LIMIT * c.leg_length[i];
-        // A foot in the air swinging past under its hip stays at least
-        // `SWING_HIP_CLEARANCE` of the leg from it, as far as its floor
-        // lets it (see there).
+        // A foot in the air stays further under its hip
+        // (`SWING_FOLD_LIMIT`), as far as its floor lets it.
         if smooth.lock[i].is_none() && debug.feet[i].contact <= 0.0 {
-            let r = SWING_HIP_CLEARANCE * c.leg_length[i];
-            let dx = targets[i].x - hip.x;
-            let under = r * r - dx * dx;
-            if under > 0.0 {
-                let w = world.transform_point3(targets[i]);
-                let lowest = floors[i].map_or(f32::NEG_INFINITY, |seg| {
-                    let y = seg.height_at(w.x) + c.rest_ankle_height[i] + SWING_FLOOR_CLEARANCE;
-                    inv.transform_point3(Vec3::new(w.x, y, w.z)).y
-                });
-                cap = cap.min((hip.y - under.sqrt()).max(lowest));
-            }
+            let w = world.transform_point3(targets[i]);
+            let lowest = floors[i].map_or(f32::NEG_INFINITY, |seg| {
+                let y = seg.height_at(w.x) + c.rest_ankle_height[i] + SWING_FLOOR_CLEARANCE;
+                inv.transform_point3(Vec3::new(w.x, y, w.z)).y
+            });
+            cap = cap.min((hip.y - SWING_FOLD_LIMIT * c.leg_length[i]).max(lowest));
         }
         if targets[i].y > cap
             && let Some(seg) = floors[i].filter(|s| s.slope().abs() >= SLIDE_DOWN_SLOPE)
