@@ -72,7 +72,8 @@ pub(super) const SWING_FOLD_RELEASE: f32 = 0.75;
 /// length (see its use in [`foot_targets`]).
 pub(super) const FOLD_LIMIT: f32 = 0.1;
 /// How far under its hip, as a share of the leg's length, a foot in the
-/// air (its clip's contact 0, not locked) is brought at most: further than
+/// air (not locked, its clip's contact under [`SWING_AIR_CONTACT`]) is
+/// brought at most: further than
 /// [`FOLD_LIMIT`], so that the leg swinging it stays open. A thigh turns
 /// about as fast as its foot passes under the hip divided by the foot's
 /// distance from it: running down stairs with the pelvis lowered for the
@@ -87,6 +88,14 @@ pub(super) const FOLD_LIMIT: f32 = 0.1;
 /// stair). Kept on a sphere about the hip instead (only a foot passing
 /// right under it), 1,034: the other rigs' swings folded as before.
 pub(super) const SWING_FOLD_LIMIT: f32 = 0.25;
+/// Under this contact a foot is in the air for [`SWING_FOLD_LIMIT`]. Not
+/// 0: a gait blended from two clips, or played from a walk, leaves a
+/// swinging foot a few per cent of contact (CesiumMan's run, 0.01–0.04),
+/// and only exactly 0 left his swing folded over the made level's block
+/// (his hip 65 rad/s, `descents_run` 318–322): limited frames over the
+/// release sweep 963 → 935, his made-level run's 68 → 50. At 0.15 the
+/// same but for one more frame of his tutorial autopilot.
+pub(super) const SWING_AIR_CONTACT: f32 = 0.05;
 /// How far above the floor under it such a foot's ankle stays at least
 /// over its height at rest, metres: brought down under its hip
 /// ([`SWING_FOLD_LIMIT`]), it does not reach into a tread it passes over
@@ -2051,17 +2060,18 @@ pub(super) fn foot_targets(job: FootTargets) {
         // goes down the slope, toward the body, as far as it must to be
         // that far under the hip, and stays on the ground (see
         // `SLIDE_DOWN_SLOPE`).
-        let mut cap = hip.y - FOLD_LIMIT * c.leg_length[i];
         // A foot in the air stays further under its hip
         // (`SWING_FOLD_LIMIT`), as far as its floor lets it.
-        if smooth.lock[i].is_none() && debug.feet[i].contact <= 0.0 {
-            let w = world.transform_point3(targets[i]);
-            let lowest = floors[i].map_or(f32::NEG_INFINITY, |seg| {
+        let in_air = in_air(smooth.lock[i].is_some(), debug.feet[i].contact);
+        let lowest = match floors[i] {
+            Some(seg) if in_air => {
+                let w = world.transform_point3(targets[i]);
                 let y = seg.height_at(w.x) + c.rest_ankle_height[i] + SWING_FLOOR_CLEARANCE;
                 inv.transform_point3(Vec3::new(w.x, y, w.z)).y
-            });
-            cap = cap.min((hip.y - SWING_FOLD_LIMIT * c.leg_length[i]).max(lowest));
-        }
+            }
+            _ => f32::NEG_INFINITY,
+        };
+        let cap = highest_foot(hip.y, c.leg_length[i], in_air, lowest);
         if targets[i].y > cap
             && let Some(seg) = floors[i].filter(|s| s.slope().abs() >= SLIDE_DOWN_SLOPE)
         {
@@ -2648,6 +2658,25 @@ fn heel_lift(job: &HeelLift) -> [f32; 2] {
     want
 }
 
+/// Whether a foot is in the air for [`SWING_FOLD_LIMIT`]: not locked, and
+/// its clip's contact under [`SWING_AIR_CONTACT`].
+fn in_air(locked: bool, contact: f32) -> bool {
+    !locked && contact < SWING_AIR_CONTACT
+}
+
+/// The highest a foot's ankle is brought under its hip at `hip_y` (model
+/// space), its leg `leg` long: [`FOLD_LIMIT`] of the leg under it, or for a
+/// foot in the air [`SWING_FOLD_LIMIT`], but never lower than `lowest` (its
+/// floor's clearance, see [`SWING_FLOOR_CLEARANCE`]).
+fn highest_foot(hip_y: f32, leg: f32, in_air: bool, lowest: f32) -> f32 {
+    let cap = hip_y - FOLD_LIMIT * leg;
+    if in_air {
+        cap.min((hip_y - SWING_FOLD_LIMIT * leg).max(lowest))
+    } else {
+        cap
+    }
+}
+
 /// Which locked feet let go this frame because their legs run out of reach
 /// next frame (the hips moved on by the body's velocity): a planted foot
 /// is held where it was put only while its leg reaches it, and a lock held
@@ -3063,6 +3092,34 @@ pub(super) fn foot_rotation(
 
 #[cfg(test)]
 mod tests {
+    /// A foot in the air is held a quarter of its leg under its hip, a
+    /// foot on the ground a tenth; the floor under a swinging foot wins
+    /// over the bound.
+    #[test]
+    fn a_foot_in_the_air_is_held_further_under_its_hip() {
+        let (hip, leg) = (0.5, 0.8);
+        let ground = highest_foot(hip, leg, false, f32::NEG_INFINITY);
+        let air = highest_foot(hip, leg, true, f32::NEG_INFINITY);
+        assert!((ground - (hip - FOLD_LIMIT * leg)).abs() < 1e-6);
+        assert!((air - (hip - SWING_FOLD_LIMIT * leg)).abs() < 1e-6);
+        // Over a tread that high the foot stays clear of it, but no
+        // higher than a foot on the ground may be.
+        assert!((highest_foot(hip, leg, true, 0.35) - 0.35).abs() < 1e-6);
+        assert!((highest_foot(hip, leg, true, 0.49) - ground).abs() < 1e-6);
+    }
+
+    /// A foot whose clip has it a few per cent on the ground (a gait
+    /// blended from two clips, CesiumMan's run played from his walk: 0.01
+    /// to 0.04) is in the air; one coming down onto the ground, or locked,
+    /// is not.
+    #[test]
+    fn a_foot_a_few_per_cent_on_the_ground_is_in_the_air() {
+        assert!(in_air(false, 0.0));
+        assert!(in_air(false, 0.03));
+        assert!(!in_air(false, 0.5));
+        assert!(!in_air(true, 0.0));
+    }
+
     use super::super::testing::{fastest_joint, knight_on, local_rotations, step_right};
     use super::*;
 
