@@ -97,6 +97,16 @@ pub(super) struct Smoothing {
     pub(super) root_offset: Vec3,
     /// How fast the root offset is changing, metres per second.
     pub(super) root_vel: Vec3,
+    /// A flight of stairs the root rides (see `placement::STAIR_RUN`): the
+    /// body's x at its last step and that step's height (signed, metres;
+    /// x NaN before the first), the run the ride takes, the root's offset
+    /// at the step that the ride takes up over that run (0 off stairs),
+    /// and whether the ride eases out (past the flight's last step).
+    pub(super) stair_x: f32,
+    pub(super) stair_step: f32,
+    pub(super) stair_w: f32,
+    pub(super) stair_h: f32,
+    pub(super) stair_last: bool,
     /// Where the root's offset is headed off a ladder (its target eased on
     /// a spring of its own), and how fast that moves, m/s.
     pub(super) aim_offset: Vec3,
