@@ -1848,6 +1848,22 @@ fn a_run_landing_just_over_a_crest_lands_on_the_slope() {
     );
 }
 
+/// Walking up onto the tutorial's climb, RiggedFigure's rear foot, locked
+/// on the flat at its foot, was let go of because holding it would have
+/// turned his knee 23.8 rad/s; limited at 19 rad/s, the foot his clip still
+/// had down stood 10.2 mm over the floor (frame 232). Such a leg is now
+/// limited just under the 20 rad/s pop (`POP_LIMIT_SPEED`).
+#[test]
+fn a_foot_let_go_of_for_its_knees_pace_stays_on_the_floor() {
+    let script = on_script("tutorial", "assets/scripts/tutorial.txt", "240");
+    feet_on_the_floor_over(
+        "RiggedFigure/RiggedFigure.glb",
+        &script,
+        225..240,
+        "auto_rig_rigged_figure_pop.json",
+    );
+}
+
 /// The arguments of `ironstep run` playing `script` on `level` for
 /// `frames` frames.
 fn on_script<'a>(level: &'a str, script: &'a str, frames: &'a str) -> [&'a str; 6] {
