@@ -1852,7 +1852,7 @@ fn a_run_landing_just_over_a_crest_lands_on_the_slope() {
 /// on the flat at its foot, was let go of because holding it would have
 /// turned his knee 23.8 rad/s; limited at 19 rad/s, the foot his clip still
 /// had down stood 10.2 mm over the floor (frame 232). Such a leg is now
-/// limited just under the 20 rad/s pop (`POP_LIMIT_SPEED`).
+/// limited just under the 20 rad/s pop (`LEG_HOLD_LIMIT_SPEED`).
 #[test]
 fn a_foot_let_go_of_for_its_knees_pace_stays_on_the_floor() {
     let script = on_script("tutorial", "assets/scripts/tutorial.txt", "240");
@@ -1861,6 +1861,22 @@ fn a_foot_let_go_of_for_its_knees_pace_stays_on_the_floor() {
         &script,
         225..240,
         "auto_rig_rigged_figure_pop.json",
+    );
+}
+
+/// Walking `long`, RiggedFigure's foot coming down onto the ground (its clip
+/// has it down, not locked yet) was slowed by the joint speed limit at
+/// 19 rad/s and stood 11.7 mm off the floor (frame 2276). A leg holding its
+/// foot is now slowed only to just under the 20 rad/s pop
+/// (`LEG_HOLD_LIMIT_SPEED`).
+#[test]
+fn a_foot_coming_onto_the_ground_is_slowed_no_more_than_it_must_be() {
+    let script = on_script("long", "assets/scripts/long.txt", "2290");
+    feet_on_the_floor_over(
+        "RiggedFigure/RiggedFigure.glb",
+        &script,
+        2265..2290,
+        "auto_rig_rigged_figure_soft.json",
     );
 }
 

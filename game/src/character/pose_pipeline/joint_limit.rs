@@ -33,14 +33,16 @@ pub const MAX_JOINT_SPEED: f32 = 19.0;
 /// which the motion metrics call a turn a pop. A hold that needs more lets
 /// go (see [`limit_joint_speed`]).
 pub(super) const HOLD_POP_SPEED: f32 = 20.0;
-/// How fast a leg whose lock let go because holding it would pop
-/// ([`HOLD_POP_SPEED`]) may turn its joints this frame, rad/s: just under the
-/// 20 rad/s pop, not [`MAX_JOINT_SPEED`]. Its clip still has the foot down,
-/// and limited at 19 rad/s the foot was left 10–14 mm over its floor for a
-/// frame (RiggedFigure at the foot of the tutorial's climb, 232; CesiumMan
-/// and Kenney on `long`, 2154 and 1567). Over the release sweep: shipped
-/// runs failing a 1 cm target 12 → 9 at 19.9, 10 at 19.5.
-pub(super) const POP_LIMIT_SPEED: f32 = 19.9;
+/// How fast the joints of a leg the limit slows while its foot is held may
+/// turn, rad/s: a foot on its way onto the ground or just locked, or one
+/// let go of because holding it would pop ([`HOLD_POP_SPEED`]). Just under
+/// the 20 rad/s pop, not [`MAX_JOINT_SPEED`]: the clip has the foot down,
+/// and limited at 19 rad/s it was left 10–14 mm off its floor for a frame
+/// (RiggedFigure at the foot of the tutorial's climb, 232, and on `long`,
+/// 2276; CesiumMan and Kenney on `long`, 2154 and 1567). Over the release
+/// sweep: shipped runs failing a 1 cm target 12 → 9 with it for let-go
+/// legs alone (10 at 19.5), 7 for both.
+pub(super) const LEG_HOLD_LIMIT_SPEED: f32 = 19.9;
 /// A holding limb whose end the speed limit moved further than this is
 /// solved back onto its hold, metres.
 pub(super) const LIMIT_RESOLVE: f32 = 1e-4;
@@ -275,8 +277,8 @@ pub(super) fn limit_joint_speed(job: JointLimit) {
                         again += limit_rotations(
                             std::slice::from_ref(prev),
                             std::slice::from_mut(now),
-                            if popped && k < 2 {
-                                POP_LIMIT_SPEED
+                            if k < 2 {
+                                LEG_HOLD_LIMIT_SPEED
                             } else {
                                 MAX_JOINT_SPEED
                             } * input.dt,
