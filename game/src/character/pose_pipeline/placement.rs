@@ -2,11 +2,12 @@
 //! [`super::PoseStage::LocalToModel`]).
 //!
 //! Reads the player (position, velocity, facing, locomotion, ladder move),
-//! the level's ladders and the rig's forward axis and climb distance; writes
-//! the model-to-world transform (returned) and the placement's memory in
-//! `Smoothing`: the facing's turn spring, the root offset's springs (a
-//! step, a ladder's depth, an unexplained rise in the air, a nudge at
-//! rest), a landing's give (`absorb`, applied by foot IK), and the ground
+//! the level's ladders and, at a step up, its floors (a flight's treads),
+//! and the rig's forward axis and climb distance; writes the model-to-world
+//! transform (returned) and the placement's memory in `Smoothing`: the
+//! facing's turn spring, the root offset's springs (a step, a ladder's
+//! depth, an unexplained rise in the air, a nudge at rest), the ride up a
+//! flight of stairs, a landing's give (`absorb`, applied by foot IK), and the ground
 //! and climb weights that fade foot and ladder IK in and out. A teleport
 //! (or the first frame) resets all of `Smoothing`.
 
