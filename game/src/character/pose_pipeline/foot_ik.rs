@@ -73,8 +73,8 @@ pub(super) const SWING_FOLD_RELEASE: f32 = 0.75;
 pub(super) const FOLD_LIMIT: f32 = 0.1;
 /// How far under its hip, as a share of the leg's length, a foot in the
 /// air (not locked, its clip's contact under [`SWING_AIR_CONTACT`]) is
-/// brought at most: further than
-/// [`FOLD_LIMIT`], so that the leg swinging it stays open. A thigh turns
+/// brought at most: further than [`FOLD_LIMIT`], so that the leg swinging
+/// it stays open. A thigh turns
 /// about as fast as its foot passes under the hip divided by the foot's
 /// distance from it: running down stairs with the pelvis lowered for the
 /// landing ahead, the knight's swinging foot, held `FOLD_LIMIT` under his
@@ -3092,6 +3092,9 @@ pub(super) fn foot_rotation(
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::{fastest_joint, knight_on, local_rotations, step_right};
+    use super::*;
+
     /// A foot in the air is held a quarter of its leg under its hip, a
     /// foot on the ground a tenth; the floor under a swinging foot wins
     /// over the bound.
@@ -3119,9 +3122,6 @@ mod tests {
         assert!(!in_air(false, 0.5));
         assert!(!in_air(true, 0.0));
     }
-
-    use super::super::testing::{fastest_joint, knight_on, local_rotations, step_right};
-    use super::*;
 
     proptest::proptest! {
         /// `foot_rotation`'s shortcuts turn a foot as the slerps they skip

@@ -214,8 +214,8 @@ pub(super) fn place(c: &Character, input: &FrameInput, s: &mut Smoothing) -> Mat
             let going = if going.abs() <= STEP_SNAP { going } else { 0.0 };
             let step = dy - going;
             s.root_offset.y -= step;
-            // A step a tread after one the same way: a flight of stairs,
-            // which the root rides (see `STAIR_RUN`).
+            // A step up a tread after another step up: a flight of
+            // stairs, which the root rides (see `STAIR_RUN`).
             let run = (p.pos.x - s.stair_x).abs();
             let on_stairs = step > 0.0
                 && s.stair_step > 0.0
@@ -225,8 +225,9 @@ pub(super) fn place(c: &Character, input: &FrameInput, s: &mut Smoothing) -> Mat
                 // The aim at the step: as far under the body as the ride
                 // had still to go, and the step.
                 s.stair_h = stair_aim(s, p.pos.x) - step;
-                // Another step a tread on (a level tread a step higher
-                // half a tread past the next riser): the ride goes on at
+                // Another step a tread on (a level tread a step higher,
+                // within a third of a step, half a tread past the next
+                // riser): the ride goes on at
                 // the stairs' pace to the far edge of the tread the body
                 // now stands on. None: it eases out over twice the
                 // flight's tread (the floor past the last step may run
