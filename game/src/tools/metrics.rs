@@ -17,6 +17,11 @@ use crate::sim::world::{FloorHit, FloorKind, Level};
 
 /// A foot counts as planted at this contact weight or more.
 pub const PLANTED_CONTACT: f32 = 0.9;
+/// A foot's skinned mesh touches the floor when its nearest vertex is this
+/// close above it (or under it), metres: 5 mm, half the sole targets' 1 cm,
+/// so a foot resting on its floor counts and one skimming over it in its
+/// swing does not.
+pub const TOUCH_GAP: f32 = 0.005;
 /// Seconds after a locomotion state change during which joint speeds are not
 /// judged (landing, grabbing a ladder and stepping off are meant to be quick).
 pub const STATE_CHANGE_GRACE: f32 = 0.3;
@@ -50,6 +55,14 @@ pub struct FootFrame {
     /// [`Summary::sole_float_max_m`]), metres; 0 when one touches or is
     /// under.
     pub sole_float_m: Option<f32>,
+    /// How deep the skinned foot's deepest vertex lies under the floor
+    /// beneath it for a foot the clip has off the ground (see
+    /// [`Summary::swing_penetration_max_m`]), metres; 0 when none is under.
+    pub swing_penetration_m: Option<f32>,
+    /// How far the point the skinned foot touches the floor with has
+    /// slipped along it since the foot came to touch it, metres (see
+    /// [`Summary::touch_slide_max_m`]); absent while it does not touch.
+    pub touch_slide_m: Option<f32>,
 }
 
 /// One frame of a run.
@@ -195,6 +208,30 @@ pub struct Summary {
     /// Foot-frames counted in [`Summary::sole_penetration_max_m`] and
     /// [`Summary::sole_float_max_m`] (0 for a character without a mesh).
     pub sole_frames: u64,
+    /// Largest depth of a foot's skinned mesh under the floor for a foot the
+    /// clip has off the ground (contact under [`PLANTED_CONTACT`]: lifting,
+    /// swinging, coming down), on settled ground, measured as
+    /// [`Summary::sole_penetration_max_m`] is, metres. A swinging foot is
+    /// not held to the floor, but it is kept out of it: a toe through a
+    /// slope as the foot swings up it is as visible as one planted in it.
+    pub swing_penetration_max_m: f32,
+    /// Foot-frames counted in [`Summary::swing_penetration_max_m`].
+    pub swing_frames: u64,
+    /// Largest slip of a foot touching the floor, whatever its clip says,
+    /// metres: from the frame a foot's skinned mesh comes within
+    /// [`TOUCH_GAP`] of the floor until it leaves it, each frame's travel
+    /// along the floor of the vertex touching it (its nearest) since the
+    /// frame before, summed. A foot that rolls from heel to toe touches
+    /// with one point after another, each still while it touches, and
+    /// slips by nothing; one that skates, or scuffs the floor in its swing,
+    /// slips by as far as it goes. Unlike
+    /// [`Summary::stance_slide_max_m`] it does not ask the clip or foot IK
+    /// whether the foot is down: a clip whose feet never stand still is
+    /// measured too. On settled ground; on a lift, in the lift's frame.
+    pub touch_slide_max_m: f32,
+    /// Foot-frames touching the floor (counted in
+    /// [`Summary::touch_slide_max_m`]; 0 for a character without a mesh).
+    pub touch_frames: u64,
     /// Limb-frames in a grip with no rung within half a rung spacing (a hand
     /// above the ladder's top, a foot below its first rung).
     pub rung_missing_frames: u64,
@@ -278,6 +315,18 @@ pub struct Recorder {
     /// Each foot's mesh vertices (see [`foot_vertices`]), found on the
     /// first frame.
     soles: Option<[Vec<usize>; 2]>,
+    /// Each foot's vertices last frame (world, less the lift's position it
+    /// touched, if any) while it touched the floor, the lift, and how far
+    /// it has slipped since it came to touch it.
+    touch: [Option<Touch>; 2],
+}
+
+/// A foot touching the floor (see [`Summary::touch_slide_max_m`]).
+#[derive(Clone, Debug, Default)]
+struct Touch {
+    points: Vec<Vec3>,
+    platform: Option<u16>,
+    slid: f32,
 }
 
 impl Recorder {
@@ -365,7 +414,24 @@ impl Recorder {
                 unlocked_error_m: unlocked_error,
                 sole_penetration_m: mesh_gap.map(|g| g.0),
                 sole_float_m: mesh_gap.map(|g| g.1),
+                swing_penetration_m: None,
+                touch_slide_m: None,
             };
+            if on_ground
+                && contact < PLANTED_CONTACT
+                && let Some((under, _)) = sole_gap(level, player, c, p, &soles[i])
+            {
+                s.swing_frames += 1;
+                s.swing_penetration_max_m = s.swing_penetration_max_m.max(under);
+                feet[i].swing_penetration_m = Some(under);
+            }
+            let touch = self.touch[i].take();
+            if on_ground && let Some(t) = touch_slide(level, player, c, p, &soles[i], touch) {
+                s.touch_frames += 1;
+                s.touch_slide_max_m = s.touch_slide_max_m.max(t.slid);
+                feet[i].touch_slide_m = Some(t.slid);
+                self.touch[i] = Some(t);
+            }
             if !planted {
                 self.plant_start[i] = None;
                 self.plant_point[i] = None;
@@ -737,6 +803,71 @@ fn sole_gap(
         under = under.max(depth);
     }
     nearest.is_finite().then(|| (under, nearest.max(0.0)))
+}
+
+/// The foot (vertices `verts`, skinned as in [`sole_gap`]) if it touches
+/// the floor this frame (its nearest vertex within [`TOUCH_GAP`] of the
+/// floor beneath it), with how far it has slipped since it came to touch
+/// it: `last`, what it was last frame if it touched then (on the same lift
+/// or none), plus the travel along the floor of this frame's nearest
+/// vertex since then. `None` when it does not touch, without vertices or
+/// without floor.
+fn touch_slide(
+    level: &Level,
+    player: &Player,
+    c: &Character,
+    p: &PosePipeline,
+    verts: &[usize],
+    last: Option<Touch>,
+) -> Option<Touch> {
+    let mesh = c.mesh.as_ref()?;
+    let palette = p.palette();
+    let mut t = last.clone().unwrap_or_default();
+    t.points.clear();
+    let mut nearest: Option<(f32, usize, Option<u16>, Vec3)> = None;
+    for &v in verts {
+        let (js, ws) = (mesh.joints.get(v)?, mesh.weights.get(v)?);
+        let rest = *mesh.positions.get(v)?;
+        let mut at = Vec3::ZERO;
+        for (j, w) in js.iter().zip(ws) {
+            if *w > 0.0 {
+                at += palette.get(usize::from(*j))?.transform_point3(rest) * *w;
+            }
+        }
+        let at = p.world.transform_point3(at);
+        if let Some(f) = foot_floor(level, player, at.x) {
+            let gap = (at.y - f.segment.height_at(at.x)) * f.normal().y;
+            if nearest.is_none_or(|(g, ..)| gap < g) {
+                let lift = match f.kind() {
+                    FloorKind::Platform(k) => Some(k),
+                    _ => None,
+                };
+                nearest = Some((gap, t.points.len(), lift, f.normal().extend(0.0)));
+            }
+        }
+        t.points.push(at);
+    }
+    let (gap, k, lift, normal) = nearest?;
+    if gap > TOUCH_GAP {
+        return None;
+    }
+    let frame = lift
+        .and_then(|k| level.platforms.get(usize::from(k)))
+        .map_or(Vec3::ZERO, |p| p.pos.extend(0.0));
+    for q in &mut t.points {
+        *q -= frame;
+    }
+    t.slid = match last {
+        Some(l) if l.platform == lift && l.points.len() == t.points.len() => {
+            // Along the floor only: a vertex coming down onto it as the
+            // foot rolls flat (its heel, then its ball) is not slipping.
+            let d = t.points[k] - l.points[k];
+            l.slid + (d - normal * d.dot(normal)).length()
+        }
+        _ => 0.0,
+    };
+    t.platform = lift;
+    Some(t)
 }
 
 /// How far `p` lies outside the box with corners `a` and `b`, on each axis:
