@@ -575,3 +575,27 @@ fn swinging_and_touching_feet_are_measured_on_every_frame() {
     );
     assert!((touch_max - f(s, "touch_slide_max_m")).abs() < 1e-6, "{s}");
 }
+
+/// Setting off from a stand on `tutorial` (frame 2228, level floor), the
+/// idle's crossfade into the walk carries the knight's rear foot's
+/// animation 33 cm forward while its clip keeps it down; let go of there
+/// (past `LOCK_MAX_DRIFT`), it steps, lifted in an arc, instead of sliding
+/// along the floor: each of its touches of the floor from the stand to his
+/// stride slips under 6 cm (4.6 cm before the foot rises; it slid 42 cm
+/// over 18 frames). (His other foot, setting off first, still drags 12.8
+/// cm along the floor over the four frames its swing begins, 2232–2235:
+/// its contact falls from the idle's as the walk fades in, and held down
+/// by it the foot does not rise.)
+#[test]
+fn setting_off_from_a_stand_a_foot_far_from_its_clip_steps_not_slides() {
+    let doc = run_doc_on(Some("tutorial"), "tutorial", 2262, "setoff");
+    let frames = doc["frames"].as_array().unwrap();
+    let mut touched = 0;
+    for frame in &frames[2220..2262] {
+        if let Some(t) = frame["feet"][1]["touch_slide_m"].as_f64() {
+            touched += 1;
+            assert!(t < 0.06, "frame {}: slipped {t} m", frame["frame"]);
+        }
+    }
+    assert!(touched > 15, "{touched} frames touching");
+}
