@@ -751,6 +751,26 @@ fn foot_vertices(c: &Character) -> [Vec<usize>; 2] {
     }
 }
 
+/// Vertex `v` of `mesh` posed by the frame's `palette` (linear blend
+/// skinning on the CPU, as the vertex shader does), in the world; `None`
+/// for a vertex or joint the mesh or palette lacks.
+fn skinned(
+    mesh: &crate::character::CharacterMesh,
+    palette: &[glam::Mat4],
+    p: &PosePipeline,
+    v: usize,
+) -> Option<Vec3> {
+    let (js, ws) = (mesh.joints.get(v)?, mesh.weights.get(v)?);
+    let rest = *mesh.positions.get(v)?;
+    let mut at = Vec3::ZERO;
+    for (j, w) in js.iter().zip(ws) {
+        if *w > 0.0 {
+            at += palette.get(usize::from(*j))?.transform_point3(rest) * *w;
+        }
+    }
+    Some(p.world.transform_point3(at))
+}
+
 /// The skinned foot (vertices `verts` of the character's mesh, posed by
 /// the frame's palette) against the floor beneath each vertex, measured
 /// across the floor: how deep the deepest vertex lies under it (0 when
@@ -767,15 +787,7 @@ fn sole_gap(
     let palette = p.palette();
     let (mut under, mut nearest) = (0.0f32, f32::INFINITY);
     for &v in verts {
-        let (js, ws) = (mesh.joints.get(v)?, mesh.weights.get(v)?);
-        let rest = *mesh.positions.get(v)?;
-        let mut at = Vec3::ZERO;
-        for (j, w) in js.iter().zip(ws) {
-            if *w > 0.0 {
-                at += palette.get(usize::from(*j))?.transform_point3(rest) * *w;
-            }
-        }
-        let at = p.world.transform_point3(at);
+        let at = skinned(mesh, palette, p, v)?;
         let Some(f) = foot_floor(level, player, at.x) else {
             continue;
         };
@@ -826,15 +838,7 @@ fn touch_slide(
     t.points.clear();
     let mut nearest: Option<(f32, usize, Option<u16>, Vec3)> = None;
     for &v in verts {
-        let (js, ws) = (mesh.joints.get(v)?, mesh.weights.get(v)?);
-        let rest = *mesh.positions.get(v)?;
-        let mut at = Vec3::ZERO;
-        for (j, w) in js.iter().zip(ws) {
-            if *w > 0.0 {
-                at += palette.get(usize::from(*j))?.transform_point3(rest) * *w;
-            }
-        }
-        let at = p.world.transform_point3(at);
+        let at = skinned(mesh, palette, p, v)?;
         if let Some(f) = foot_floor(level, player, at.x) {
             let gap = (at.y - f.segment.height_at(at.x)) * f.normal().y;
             if nearest.is_none_or(|(g, ..)| gap < g) {
