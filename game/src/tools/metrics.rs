@@ -227,7 +227,10 @@ pub struct Summary {
     /// slips by as far as it goes. Unlike
     /// [`Summary::stance_slide_max_m`] it does not ask the clip or foot IK
     /// whether the foot is down: a clip whose feet never stand still is
-    /// measured too. On settled ground; on a lift, in the lift's frame.
+    /// measured too. A foot swivelling on the floor as the body turns round
+    /// slips by as far as its touching point sweeps (about the ankle, as
+    /// foot IK turns it). On settled ground; on a lift, in the lift's
+    /// frame.
     pub touch_slide_max_m: f32,
     /// Foot-frames touching the floor (counted in
     /// [`Summary::touch_slide_max_m`]; 0 for a character without a mesh).
@@ -834,8 +837,10 @@ fn touch_slide(
 ) -> Option<Touch> {
     let mesh = c.mesh.as_ref()?;
     let palette = p.palette();
-    let mut t = last.clone().unwrap_or_default();
-    t.points.clear();
+    let mut t = Touch {
+        points: Vec::with_capacity(verts.len()),
+        ..Touch::default()
+    };
     let mut nearest: Option<(f32, usize, Option<u16>, Vec3)> = None;
     for &v in verts {
         let at = skinned(mesh, palette, p, v)?;
