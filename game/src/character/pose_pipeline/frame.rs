@@ -133,6 +133,10 @@ pub(super) struct Smoothing {
     /// Each foot's ground (ankle height) where its swing began: a swing's
     /// ground goes from there to where the foot will land.
     pub(super) swing_from: [f32; 2],
+    /// Each foot's x (world) where its swing began, with `swing_from`: the
+    /// swing's path passes over the ground from there to its landing
+    /// (`gait::swing_ground`). Not a number until a foot first swings.
+    pub(super) swing_from_x: [f32; 2],
     /// How far each foot was carried clear of an edge by its last swing
     /// (see [`EDGE_MARGIN`](super::gait::EDGE_MARGIN)), metres: kept through the stance it lands in.
     pub(super) land_shift: [f32; 2],

@@ -3,7 +3,8 @@
 //! plan (progress, distance left, landing place in the model:
 //! [`SwingPlan`]), and where on the level that swing lands
 //! ([`plan_landing`]: the floor walked to with the player's own step rules,
-//! clear of a step's edge). Reads the layers, the limbs' contact curves and
+//! clear of a step's edge), and the ground a swing passes over on its way
+//! there ([`swing_ground`]). Reads the layers, the limbs' contact curves and
 //! swings and the level; writes nothing.
 
 use glam::{Vec2, Vec3};
@@ -329,7 +330,12 @@ pub(super) fn floor_under_body(level: &Level, body: Vec2) -> Option<FloorHit> {
 /// behind and ahead of the ankle, and the furthest it is moved for the toe:
 /// `sole`, see [`clear_of_edge`]).
 ///
+/// The ground on the foot's way is kept in `ground` too, from `lift_x`
+/// (where its swing began) to the landing: the ends of each stretch of
+/// floor walked, for the swing's path over it ([`swing_ground`]).
+///
 /// Returns the landing's x, its floor, and how far the edge moved it.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn plan_landing(
     level: &Level,
     body: Vec2,
@@ -337,14 +343,23 @@ pub(super) fn plan_landing(
     dir: f32,
     then_x: f32,
     foot_x: f32,
+    lift_x: f32,
     sole: SoleRoom,
+    ground: &mut WayGround,
 ) -> Option<Landing> {
     let SoleRoom { reach, most } = sole;
+    ground.len = 0;
     // The floor under the body when the foot lands, and the highest floor
     // from the foot on to its landing (behind the body too, for a trailing
     // foot).
     let mut body_floor = body.y;
     let mut highest = f32::NEG_INFINITY;
+    // Back to where the swing began (the foot, or further behind it).
+    let back = if lift_x.is_finite() && (foot_x - lift_x) * dir > 0.0 {
+        lift_x
+    } else {
+        foot_x
+    };
     let mut over = |a: f32, b: f32, seg: &GroundSegment| {
         let (lo, hi) = (a.min(b), a.max(b));
         if (lo..=hi).contains(&then_x) {
@@ -359,12 +374,21 @@ pub(super) fn plan_landing(
         if lo <= hi {
             highest = highest.max(seg.height_at(lo).max(seg.height_at(hi)));
         }
+        // Where one floor ends and the next begins: the body's own place
+        // and the walk's end are on a floor, between its ends (the ground
+        // between two floors' ends is straight).
+        if a != body.x {
+            ground.push(a, seg);
+        }
+        if b != x && b != back {
+            ground.push(b, seg);
+        }
     };
     // Both walks start on the floor under the body, found once.
     let start = floor_under_body(level, body)?;
     let (reached, hit) = walkable_floor(level, body, start, x, &mut over);
-    if (body.x - foot_x) * dir > 0.0 {
-        walkable_floor(level, body, start, foot_x, &mut over);
+    if (body.x - back) * dir > 0.0 {
+        walkable_floor(level, body, start, back, &mut over);
     }
     let (x, hit, moved, past_drop) = clear_of_edge(level, x, reached, hit, dir, reach, most);
     Some(Landing {
@@ -375,6 +399,158 @@ pub(super) fn plan_landing(
         body_floor,
         highest,
     })
+}
+
+/// The ground a swinging foot's ankle is aimed at (the height its sole
+/// would stand at, as `foot_ik::ankle_over` gives it), `t` of the way from
+/// its lift-off at `(lift_x, from)` to its landing at `(land_x, land)`: the
+/// upper hull of those two and the ground between them (`way`, each
+/// stretch end widened by the sole's reach behind and ahead of the ankle,
+/// `[heel, toe]`, so that the sole passes over a corner only once the
+/// ankle is that far from it; a flat sole over a corner clears it at the
+/// corner's own height). The straight line from lift-off to landing
+/// passes under a crest or a tread's nose between them (over the top of
+/// the builtin level's 45° descent, 24 cm under the flat a quarter of the
+/// way on), and a swinging toe went into the ground there; the hull
+/// never passes under the ground. A swing landing higher than it left
+/// (by [`CLIMB_SWING`]) passes over the edges of steps only, not over
+/// the top of a slope it climbs. `None` where nothing on the way rises
+/// above the straight line (level floor, an even slope, a step in
+/// place): the swing goes along it. `dir` is the way the body walks.
+pub(super) fn swing_ground(
+    way: &WayGround,
+    (lift_x, from): (f32, f32),
+    (land_x, land): (f32, f32),
+    [heel, toe]: [f32; 2],
+    dir: f32,
+    t: f32,
+) -> Option<f32> {
+    let line = from + (land - from) * t;
+    let span = land_x - lift_x;
+    if span.abs() < MIN_SWING_SPAN || !span.is_finite() {
+        return None;
+    }
+    // Ground no higher than both ends is under the line (level floor).
+    // A swing up to higher ground passes over the steps' edges on its way,
+    // not over the top of a slope it climbs (see `CLIMB_SWING`).
+    let low = from.min(land);
+    let climb = land > from + CLIMB_SWING;
+    let over = |p: &&Vec3| p.y > low && (!climb || p.z > 0.0);
+    if !way.points().iter().any(|p| over(&p)) {
+        return None;
+    }
+    // The hull's height at t is the highest of the lines joining a point
+    // at or before t to one at or after it (the two ends among them). Only
+    // points above the line from lift-off to landing can be on the hull
+    // (on level floor, none are), so few pairs are tried.
+    let (mut before, mut nb) = ([Vec2::ZERO; 3 * WAY_POINTS + 1], 1);
+    let (mut after, mut na) = ([Vec2::ZERO; 3 * WAY_POINTS + 1], 1);
+    before[0] = Vec2::new(0.0, from);
+    after[0] = Vec2::new(1.0, land);
+    for p in way.points().iter().filter(over) {
+        for x in [p.x - dir * toe, p.x, p.x + dir * heel] {
+            let u = (x - lift_x) / span;
+            if u > 0.0 && u < 1.0 && p.y > from + (land - from) * u {
+                let q = Vec2::new(u, p.y);
+                if u <= t {
+                    before[nb] = q;
+                    nb += 1;
+                }
+                if u >= t {
+                    after[na] = q;
+                    na += 1;
+                }
+            }
+        }
+    }
+    let mut best = line;
+    for a in &before[..nb] {
+        for b in &after[..na] {
+            let h = if b.x > a.x {
+                a.y + (b.y - a.y) * (t - a.x) / (b.x - a.x)
+            } else {
+                a.y.max(b.y)
+            };
+            best = best.max(h);
+        }
+    }
+    Some(best)
+}
+
+/// How much higher a swing lands than it left, metres, for
+/// [`swing_ground`] to take it over the edges of steps on its way only, not
+/// over a slope's top: running up the builtin level's 45° climb onto its
+/// top, a swing held over the crest let the pelvis stay high (it had been
+/// lowered for the foot aimed under the crest), and the short-legged rigs'
+/// stance knee, straightening as the body rose over the crest, turned past
+/// 20 rad/s and let go (Kenney's foot 10.0 mm off the floor, RiggedFigure's
+/// 27.6 mm).
+pub(super) const CLIMB_SWING: f32 = OBSTACLE;
+
+/// The shortest swing, metres from lift-off to landing, whose path
+/// [`swing_ground`] fits over the ground between (a foot stepping in
+/// place goes straight).
+pub(super) const MIN_SWING_SPAN: f32 = 0.05;
+
+/// The most stretch ends [`WayGround`] keeps: both ends of every floor of
+/// the two walks of [`plan_landing`] (to the landing, and back to where
+/// the swing began), [`MAX_WALK_FLOORS`] each, so none is ever dropped.
+pub(super) const WAY_POINTS: usize = 4 * MAX_WALK_FLOORS;
+
+/// How close two floor ends are, in x and in height, metres, for
+/// [`WayGround`] to keep one (a floor's end and the next one's start, each
+/// [`WALK_EDGE`] from their join).
+const SAME_END: f32 = 0.01;
+
+/// The ground on a swinging foot's way: the ends of the stretches of floor
+/// walked, each as its x and its floor's height there, and whether it is
+/// the edge of a step (one floor ending where the next begins at another
+/// height). A floor is straight between its ends, so the ground between
+/// two ends is never above the line joining them.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct WayGround {
+    /// The ends, `(x, height, 1 at a step's edge or else 0)`, in the order
+    /// walked.
+    pub(super) points: [Vec3; WAY_POINTS],
+    /// How many of `points` are set.
+    pub(super) len: usize,
+}
+
+impl Default for WayGround {
+    fn default() -> Self {
+        Self {
+            points: [Vec3::ZERO; WAY_POINTS],
+            len: 0,
+        }
+    }
+}
+
+impl WayGround {
+    fn push(&mut self, x: f32, seg: &GroundSegment) {
+        let mut p = Vec3::new(x, seg.height_at(x), 0.0);
+        // One floor's end where the next begins at the same height (tiles
+        // of one surface, or a kink) is kept once; at another height both
+        // are a step's edges.
+        if self.len > 0 {
+            let q = &mut self.points[self.len - 1];
+            if (q.x - p.x).abs() <= SAME_END {
+                if (q.y - p.y).abs() <= SAME_END {
+                    return;
+                }
+                q.z = 1.0;
+                p.z = 1.0;
+            }
+        }
+        if self.len < WAY_POINTS {
+            self.points[self.len] = p;
+            self.len += 1;
+        }
+    }
+
+    /// The ends kept.
+    pub(super) fn points(&self) -> &[Vec3] {
+        &self.points[..self.len]
+    }
 }
 
 /// A landing foot's sole and the room its landing has to keep it clear of
@@ -934,6 +1110,196 @@ mod tests {
         let hit = gentle.floor_below(1.03, 0.5, 1.0).unwrap();
         let at = clear_of_edge(&gentle, 1.03, 1.03, hit, 1.0, [heel, toe], EDGE_MARGIN).0;
         assert_eq!(at, 1.03);
+    }
+
+    /// The ground `way` over `floors`, as `plan_landing` walks it for a
+    /// foot lifted at `lift_x` (body at `body`) swinging to `x`.
+    fn way_over(floors: Vec<GroundSegment>, body: Vec2, lift_x: f32, x: f32) -> (WayGround, f32) {
+        use crate::sim::world::Level;
+        let level = Level::from_profile("way", floors, vec![], body, Vec2::new(x, 0.0), -10.0);
+        let mut way = WayGround::default();
+        let sole = SoleRoom {
+            reach: [0.07, 0.18],
+            most: EDGE_MARGIN,
+        };
+        let dir = (x - body.x).signum();
+        let l = plan_landing(&level, body, x, dir, x, lift_x, lift_x, sole, &mut way).unwrap();
+        (way, l.x)
+    }
+
+    #[test]
+    fn a_swing_over_a_crest_stays_over_the_flat_until_its_sole_is_past_it() {
+        // The flat at 0 up to x = 1, a 45° descent to x = 2, the flat at -1
+        // beyond (the builtin level's descent, made small).
+        let floors = vec![
+            GroundSegment::ground(-5.0, 1.0, 0.0, 0.0),
+            GroundSegment::ground(1.0, 2.0, 0.0, -1.0),
+            GroundSegment::ground(2.0, 6.0, -1.0, -1.0),
+        ];
+        let (heel, toe) = (0.07, 0.18);
+        let (lift_x, body) = (0.3, Vec2::new(0.8, 0.0));
+        let (way, land_x) = way_over(floors, body, lift_x, 2.5);
+        assert!((land_x - 2.5).abs() < 1e-6);
+        let line = |x: f32| -(x - lift_x) / (land_x - lift_x);
+        let at = |x: f32| {
+            let t = (x - lift_x) / (land_x - lift_x);
+            swing_ground(&way, (lift_x, 0.0), (land_x, -1.0), [heel, toe], 1.0, t)
+                .unwrap_or(line(x))
+        };
+        // The straight line from lift-off to landing is 32 cm under the
+        // crest; the swing stays over the flat until its heel is past it
+        // (the walk ends a floor `WALK_EDGE` short of its end).
+        assert!(line(1.0) < -0.3);
+        for k in 0..=20 {
+            let x = lift_x + (1.0 + heel - lift_x) * k as f32 / 20.0;
+            assert!(at(x) >= -2.0 * WALK_EDGE, "{x}: {}", at(x));
+            assert!(at(x) <= 1e-5, "{x}: {}", at(x));
+        }
+        // Then straight down to the landing, never under the slope.
+        for k in 0..=20 {
+            let x = 1.0 + heel + (land_x - 1.0 - heel) * k as f32 / 20.0;
+            let slope = (1.0 - x).clamp(-1.0, 0.0);
+            assert!(at(x) >= slope - 1e-5, "{x}: {} under {slope}", at(x));
+            assert!(at(x) >= line(x));
+        }
+        assert!((at(land_x) + 1.0).abs() < 1e-5);
+    }
+
+    /// A flight of `n` treads 0.3 m deep, each `rise` above the last, from
+    /// the floor at 0 (to x = 0.6) to the floor beyond them.
+    fn flight(rise: f32, n: usize) -> Vec<GroundSegment> {
+        let mut floors = vec![GroundSegment::ground(-5.0, 0.6, 0.0, 0.0)];
+        for k in 1..=n {
+            let (x0, y) = (0.6 + 0.3 * (k - 1) as f32, rise * k as f32);
+            floors.push(GroundSegment::ground(x0, x0 + 0.3, y, y));
+        }
+        let (end, top) = (0.6 + 0.3 * n as f32, rise * (n + 1) as f32);
+        floors.push(GroundSegment::ground(end, end + 5.0, top, top));
+        floors
+    }
+
+    #[test]
+    fn a_swing_over_stairs_clears_every_nose_up_or_down() {
+        let (heel, toe) = (0.07, 0.18);
+        for rise in [-0.25f32, 0.25] {
+            // Two treads at a stride: from the floor before the flight to
+            // its second tread.
+            let (lift_x, body) = (0.35, Vec2::new(0.6, 0.0));
+            let (way, land_x) = way_over(flight(rise, 3), body, lift_x, 1.1);
+            let land = 2.0 * rise;
+            let line = |x: f32| land * (x - lift_x) / (land_x - lift_x);
+            let at = |x: f32| {
+                let t = (x - lift_x) / (land_x - lift_x);
+                swing_ground(&way, (lift_x, 0.0), (land_x, land), [heel, toe], 1.0, t)
+                    .unwrap_or(line(x))
+            };
+            // Wherever the sole is over a tread's nose (the ankle from its
+            // toe's reach before it to its heel's past it, less the walk's
+            // `WALK_EDGE` at each end), the ankle's ground is at least as
+            // high as the higher of the treads there.
+            for (nose, tread) in [(0.6, rise.max(0.0)), (0.9, (2.0 * rise).max(rise))] {
+                for k in 0..=20 {
+                    let (from, to) = (nose - toe + 2.0 * WALK_EDGE, nose + heel - 2.0 * WALK_EDGE);
+                    let x = from + (to - from) * k as f32 / 20.0;
+                    if x < land_x {
+                        let h = at(x);
+                        assert!(
+                            h >= tread - 2.0 * WALK_EDGE,
+                            "rise {rise}, nose {nose}, ankle {x}: {h}"
+                        );
+                    }
+                }
+            }
+            assert!(at(lift_x).abs() < 1e-5);
+            assert!((at(land_x) - land).abs() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn a_swing_up_a_slope_onto_its_top_goes_straight() {
+        // Up a 45° climb from 0 at x = 1 to 1 at x = 2, the flat beyond: a
+        // swing from the slope onto the top goes along the line, not over
+        // the crest (see `CLIMB_SWING`); on level floor, or stepping in
+        // place, it goes straight too.
+        let floors = vec![
+            GroundSegment::ground(-5.0, 1.0, 0.0, 0.0),
+            GroundSegment::ground(1.0, 2.0, 0.0, 1.0),
+            GroundSegment::ground(2.0, 6.0, 1.0, 1.0),
+        ];
+        let (way, land_x) = way_over(floors, Vec2::new(1.7, 0.7), 1.3, 2.6);
+        for k in 0..=10 {
+            let t = k as f32 / 10.0;
+            let h = swing_ground(&way, (1.3, 0.3), (land_x, 1.0), [0.07, 0.18], 1.0, t);
+            assert_eq!(h, None, "{t}");
+        }
+        let floors = vec![GroundSegment::ground(-5.0, 6.0, 0.0, 0.0)];
+        let (way, land_x) = way_over(floors, Vec2::new(0.5, 0.0), 0.2, 1.4);
+        for k in 0..=10 {
+            let t = k as f32 / 10.0;
+            let h = swing_ground(&way, (0.2, 0.0), (land_x, 0.0), [0.07, 0.18], 1.0, t);
+            assert_eq!(h, None);
+        }
+        let h = swing_ground(&way, (0.2, 0.0), (0.22, 0.3), [0.07, 0.18], 1.0, 0.5);
+        assert_eq!(h, None);
+    }
+
+    mod swing_hull {
+        use super::super::{CLIMB_SWING, WAY_POINTS, WayGround, swing_ground};
+        use glam::Vec3;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+            #[test]
+            fn the_swing_is_over_the_line_and_every_point_and_under_the_highest(
+                points in proptest::collection::vec((-1.0f32..1.0, any::<bool>()), 0..WAY_POINTS),
+                from in -1.0f32..1.0,
+                land in -1.0f32..1.0,
+                span in 0.3f32..2.5,
+                dir in prop_oneof![Just(1.0f32), Just(-1.0f32)],
+                t in 0.0f32..=1.0,
+                heel in 0.0f32..0.15,
+                toe in 0.0f32..0.25,
+            ) {
+                // Points spread over the way, in any order, some of them
+                // steps' edges.
+                let lift_x = 3.0;
+                let land_x = lift_x + dir * span;
+                let mut way = WayGround::default();
+                let n = points.len();
+                for (k, &(y, step)) in points.iter().enumerate() {
+                    let u = ((k * 7919) % (n + 1)) as f32 / (n + 1) as f32;
+                    way.points[k] = Vec3::new(lift_x + dir * span * u, y, f32::from(u8::from(step)));
+                }
+                way.len = n;
+                let line = |t: f32| from + (land - from) * t;
+                let at = |t: f32| {
+                    swing_ground(&way, (lift_x, from), (land_x, land), [heel, toe], dir, t)
+                        .unwrap_or(line(t))
+                };
+                let h = at(t);
+                // Never under the line from lift-off to landing, never over
+                // the highest of the ends and the ground between.
+                prop_assert!(h >= line(t) - 1e-5);
+                let top = points.iter().fold(from.max(land), |a, &(b, _)| a.max(b));
+                prop_assert!(h <= top + 1e-5);
+                // Over every point wherever the sole is over it (a swing up
+                // to higher ground, over the steps' edges only).
+                let climb = land > from + CLIMB_SWING;
+                for p in way.points().iter().filter(|p| !climb || p.z > 0.0) {
+                    for x in [p.x - dir * toe, p.x, p.x + dir * heel] {
+                        let u = (x - lift_x) / (land_x - lift_x);
+                        if u > 0.0 && u < 1.0 {
+                            prop_assert!(at(u) >= p.y - 1e-5, "{u}: {} under {}", at(u), p.y);
+                        }
+                    }
+                }
+                // The ends are the ends, or over them.
+                prop_assert!(at(0.0) >= from - 1e-5);
+                prop_assert!(at(1.0) >= land - 1e-5);
+            }
+        }
     }
 
     mod duty_warp {

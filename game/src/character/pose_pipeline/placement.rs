@@ -156,6 +156,7 @@ pub(super) fn place(c: &Character, input: &FrameInput, s: &mut Smoothing) -> Mat
             foot_offset: [0.0; 2],
             foot_reach: [0.0; 2],
             swing_from: [p.pos.y; 2],
+            swing_from_x: [f32::NAN; 2],
             land_shift: [0.0; 2],
             lift_shift: [0.0; 2],
             lifting: [false; 2],
