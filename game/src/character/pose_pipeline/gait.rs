@@ -1048,16 +1048,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_landing_just_over_a_crest_moves_on_past_it() {
-        use crate::sim::world::Level;
-        // The flat at 0 up to x = 1, a 45° descent to x = 2, the flat at
-        // -1 beyond: a crest at 1, the foot of the slope at 2.
-        let floors = vec![
+    /// The flat at 0 up to x = 1, a 45° descent to x = 2, the flat at -1
+    /// beyond: a crest at 1, the foot of the slope at 2 (the builtin
+    /// level's descent, made small).
+    fn small_crest() -> Vec<GroundSegment> {
+        vec![
             GroundSegment::ground(-5.0, 1.0, 0.0, 0.0),
             GroundSegment::ground(1.0, 2.0, 0.0, -1.0),
             GroundSegment::ground(2.0, 6.0, -1.0, -1.0),
-        ];
+        ]
+    }
+
+    #[test]
+    fn a_landing_just_over_a_crest_moves_on_past_it() {
+        use crate::sim::world::Level;
+        let floors = small_crest();
         let level = Level::from_profile(
             "crest",
             floors,
@@ -1129,13 +1134,7 @@ mod tests {
 
     #[test]
     fn a_swing_over_a_crest_stays_over_the_flat_until_its_sole_is_past_it() {
-        // The flat at 0 up to x = 1, a 45° descent to x = 2, the flat at -1
-        // beyond (the builtin level's descent, made small).
-        let floors = vec![
-            GroundSegment::ground(-5.0, 1.0, 0.0, 0.0),
-            GroundSegment::ground(1.0, 2.0, 0.0, -1.0),
-            GroundSegment::ground(2.0, 6.0, -1.0, -1.0),
-        ];
+        let floors = small_crest();
         let (heel, toe) = (0.07, 0.18);
         let (lift_x, body) = (0.3, Vec2::new(0.8, 0.0));
         let (way, land_x) = way_over(floors, body, lift_x, 2.5);
