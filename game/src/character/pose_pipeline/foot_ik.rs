@@ -1110,7 +1110,7 @@ pub(super) fn foot_targets(job: FootTargets) {
                     // the builtin level's 45° descent the knight's was
                     // aimed 24 cm under the flat a quarter of the way
                     // on, and over the sweep's 70 runs his swinging feet
-                    // were more than 1 cm in on 1,640 foot-frames (1,147
+                    // were more than 1 cm in on 1,640 foot-frames (1,152
                     // now; a swing up a slope still goes along the line,
                     // see `CLIMB_SWING`). Taken where the foot will be a
                     // lag's time on (FOOT_TAU_SWING, at the rate the

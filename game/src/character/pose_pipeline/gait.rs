@@ -425,7 +425,6 @@ pub(super) fn swing_ground(
     dir: f32,
     t: f32,
 ) -> Option<f32> {
-    let line = from + (land - from) * t;
     let span = land_x - lift_x;
     if span.abs() < MIN_SWING_SPAN || !span.is_finite() {
         return None;
@@ -463,7 +462,10 @@ pub(super) fn swing_ground(
             }
         }
     }
-    let mut best = line;
+    if nb == 1 && na == 1 {
+        return None;
+    }
+    let mut best = from + (land - from) * t;
     for a in &before[..nb] {
         for b in &after[..na] {
             let h = if b.x > a.x {
