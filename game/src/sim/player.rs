@@ -449,6 +449,13 @@ pub struct Player {
     /// that move): the next step goes on from it, so the deflection does
     /// not carry the body away (from a ledge it is about to catch).
     pub corner_vx: Option<f32>,
+    /// How far the body goes on before it stands still, metres, while the
+    /// ground step is bringing it to a stop (the stick let go or turned,
+    /// or a wall or the level's end ahead): its speed's braking distance
+    /// at the ground deceleration. Infinite while it is not stopping, and
+    /// off the ground. A swinging foot lands where the body will be, and a
+    /// stopping body is not where its gait's stride would carry it.
+    pub stop_distance: f32,
 }
 
 impl Player {
@@ -476,6 +483,7 @@ impl Player {
             ledge: None,
             since_ledge_release: f32::INFINITY,
             corner_vx: None,
+            stop_distance: f32::INFINITY,
         }
     }
 
@@ -586,6 +594,7 @@ impl Player {
             self.facing = input.move_x.signum();
         }
         self.ride_platforms(level);
+        self.stop_distance = f32::INFINITY;
         if self.state != Locomotion::Ground {
             self.wall_faces = (f32::NEG_INFINITY, f32::INFINITY);
             self.walls_at = Vec2::NAN;
@@ -755,10 +764,25 @@ impl Player {
             self.wall_faces.1 - BODY_HALF_WIDTH,
         );
         let brake = |room: f32| a * ((DT * DT + 2.0 * room.max(0.0) / a).sqrt() - DT);
+        let wanted = target_vx;
         target_vx = target_vx
             .clamp(-stop(self.pos.x - x0), stop(x1 - self.pos.x))
             .clamp(-brake(x - left), brake(right - x));
         self.vel.x = approach(self.vel.x, target_vx, params.ground_accel * DT);
+        // Stopping: asked for no speed this way (or the other way), in
+        // its braking distance; or held back by a wall or the level's end
+        // ahead, at it.
+        if target_vx * self.vel.x <= 0.0 {
+            self.stop_distance = self.vel.x * self.vel.x / (2.0 * a);
+        } else if target_vx.abs() < wanted.abs() - 1e-4 {
+            // (From where this step leaves the body.)
+            let room = if target_vx > 0.0 {
+                (x1 - x - LEVEL_END_MARGIN).min(right - x)
+            } else {
+                (x - x0 - LEVEL_END_MARGIN).min(x - left)
+            };
+            self.stop_distance = (room - self.vel.x.abs() * DT).max(0.0);
+        }
         self.vel.y = 0.0;
         let (mut new_x, at_end) = within_ends(level, self.pos.x + self.vel.x * DT);
         if at_end {
@@ -1804,6 +1828,113 @@ mod tests {
                 );
                 assert!(p.pos.y >= 0.0, "fell off the level: {p:?}");
             }
+        }
+    }
+
+    /// How far the body goes from a step on until it stands still.
+    fn travel_to_a_stop(p: &mut Player, level: &Level, input: &Input) -> f32 {
+        let x = p.pos.x;
+        for _ in 0..600 {
+            if p.vel.x == 0.0 {
+                return (p.pos.x - x).abs();
+            }
+            p.step(level, &MoveParams::default(), input);
+        }
+        panic!("never stopped: {p:?}");
+    }
+
+    #[test]
+    fn a_stopping_body_says_how_far_it_goes_on() {
+        let level = flat_level(-50.0, 50.0);
+        let params = MoveParams::default();
+        for (run, dir) in [(false, 1.0f32), (true, 1.0), (false, -1.0), (true, -1.0)] {
+            let go = Input {
+                move_x: dir,
+                run,
+                ..Input::default()
+            };
+            // Walking or running on: not stopping.
+            let mut p = Player::new(Vec2::ZERO);
+            settle(&mut p, &level);
+            for _ in 0..64 {
+                p.step(&level, &params, &go);
+                assert_eq!(p.stop_distance, f32::INFINITY, "{p:?}");
+            }
+            // The stick let go of (or turned): from every step of the
+            // stop, the distance said is the one the body goes on, within
+            // half a step's travel (the steps are discrete).
+            for turn in [0.0, -dir] {
+                let mut q = p;
+                let input = Input {
+                    move_x: turn,
+                    run,
+                    ..Input::default()
+                };
+                q.step(&level, &params, &input);
+                while q.vel.x * dir > 0.0 {
+                    let said = q.stop_distance;
+                    let mut r = q;
+                    let stop = Input {
+                        move_x: 0.0,
+                        ..input
+                    };
+                    let went = travel_to_a_stop(&mut r, &level, &stop);
+                    let slack = 0.5 * q.vel.x.abs() * DT + 1e-4;
+                    assert!(
+                        (said - went).abs() <= slack,
+                        "run {run} dir {dir} turn {turn}: said {said}, went {went}"
+                    );
+                    q.step(&level, &params, &input);
+                }
+            }
+        }
+        // Running at a wall: the body eases to a stop at it, and says so
+        // from the first step the wall holds it back, to within a step.
+        let wall = SolidBox {
+            x0: 6.0,
+            x1: 6.5,
+            bottom: 0.0,
+            top0: 3.0,
+            top1: 3.0,
+        };
+        let level = level_with(
+            vec![
+                GroundSegment::ground(-50.0, 6.0, 0.0, 0.0),
+                GroundSegment::ground(6.0, 6.5, 3.0, 3.0),
+                GroundSegment::ground(6.5, 50.0, 0.0, 0.0),
+            ],
+            vec![wall],
+            vec![],
+        );
+        let run = Input {
+            move_x: 1.0,
+            run: true,
+            ..Input::default()
+        };
+        let mut p = Player::new(Vec2::ZERO);
+        settle(&mut p, &level);
+        let mut said = Vec::new();
+        for _ in 0..600 {
+            p.step(&level, &params, &run);
+            if p.vel.x != 0.0 && p.stop_distance.is_finite() {
+                said.push((p.pos.x, p.stop_distance));
+            }
+        }
+        let end = p.pos.x;
+        assert!(
+            (end - (6.0 - BODY_HALF_WIDTH)).abs() < 1e-3,
+            "stopped at {end}"
+        );
+        // (Braking from a run takes 18 steps.)
+        assert!(
+            said.len() > 15,
+            "the wall held the body back too late: {said:?}"
+        );
+        for (x, d) in said {
+            assert!(
+                (x + d - end).abs() <= params.run_speed * DT,
+                "at {x} said {d}, stopped at {end}"
+            );
         }
     }
 

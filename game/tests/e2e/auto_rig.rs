@@ -1321,8 +1321,12 @@ const SCRIPTS: [(&str, &str, &str); 8] = [
 /// `RIG_LIMITED_SHARE` of its frames (issue 32: the limit a safety net;
 /// Kenney's `slopes_run` was over it by a frame, 17 of 825, until a foot
 /// lifted out of a slope as it comes down rises no faster than
-/// `SLOPE_CLAMP_SPEED`).
-fn humanoid_scripts_within(m: &str, planted: f64, slide: f64, joint: f64) {
+/// `SLOPE_CLAMP_SPEED`). On every script but those in `sole_gaps` (the
+/// known misses, each named where it is called), issue 32's 1 cm targets
+/// hold too: no skinned sole of a foot the clip has down more than 1 cm
+/// under or over the floor, and no such foot, not locked, more than 1 cm
+/// off it.
+fn humanoid_scripts_within(m: &str, planted: f64, slide: f64, joint: f64, sole_gaps: &[&str]) {
     let f = |s: &Value, k: &str| s[k].as_f64().unwrap_or_else(|| panic!("{k}: {s}"));
     let mut over = Vec::new();
     for (script, level, frames) in SCRIPTS {
@@ -1343,11 +1347,21 @@ fn humanoid_scripts_within(m: &str, planted: f64, slide: f64, joint: f64) {
                 share * 100.0
             ));
         }
-        for (k, bound) in [
+        let soles: &[&str] = if sole_gaps.contains(&script) {
+            &[]
+        } else {
+            &[
+                "sole_penetration_max_m",
+                "sole_float_max_m",
+                "unlocked_contact_max_error_m",
+            ]
+        };
+        let targets = [
             ("planted_foot_max_error_m", planted),
             ("stance_slide_max_m", slide),
             ("max_joint_angular_speed_rad_s", joint),
-        ] {
+        ];
+        for (k, bound) in targets.into_iter().chain(soles.iter().map(|&k| (k, 0.01))) {
             if f(s, k) > bound {
                 over.push(format!("{script}.txt: {k} {:.4} > {bound}", f(s, k)));
             }
@@ -1363,16 +1377,28 @@ fn humanoid_scripts_within(m: &str, planted: f64, slide: f64, joint: f64) {
 /// 23.4 rad/s) until the pelvis is never lowered onto a locked foot; on the
 /// tutorial a foot standing by the pit with its sole over the lift read as
 /// sliding 47 mm as the lift left, until the metrics judge a plant in the
-/// frame of the floor under its ankle (where foot IK holds it).
+/// frame of the floor under its ankle (where foot IK holds it). Known
+/// gaps in the 1 cm sole targets: near the top of the builtin level's 45°
+/// climb a foot coming down walking 10.3 mm off the floor (`slopes_walk`)
+/// and one let go of running 15.7 mm over it (`transitions`); on `walls`
+/// his rear foot, let go of below the 0.3 m block while his clip still has
+/// it down, 26.3 mm off it.
 #[test]
 fn rigged_figure_keeps_its_feet_on_every_shipped_script() {
-    humanoid_scripts_within("RiggedFigure/RiggedFigure.glb", 0.005, 0.01, 20.0);
+    humanoid_scripts_within(
+        "RiggedFigure/RiggedFigure.glb",
+        0.005,
+        0.01,
+        20.0,
+        &["slopes_walk", "transitions", "walls"],
+    );
 }
 
 /// Kenney on every shipped script: planted feet, slide and joints within
 /// the targets (40 rad/s on `long` until a hand still reaching for its
 /// rung goes only as fast as the limit lets its arm, see
-/// `foreign_arms_cross_into_and_out_of_a_climb_without_a_pop`).
+/// `foreign_arms_cross_into_and_out_of_a_climb_without_a_pop`), and the
+/// 1 cm sole targets on every script.
 #[test]
 fn kenney_keeps_its_feet_on_every_shipped_script() {
     humanoid_scripts_within(
@@ -1380,6 +1406,7 @@ fn kenney_keeps_its_feet_on_every_shipped_script() {
         0.005,
         0.01,
         20.0,
+        &[],
     );
 }
 
@@ -1389,10 +1416,16 @@ fn kenney_keeps_its_feet_on_every_shipped_script() {
 /// under 20 rad/s (25 on `tutorial` and 23.5 on `transitions`, setting off
 /// from his idle, until a lock whose leg would pop lets go). Known gap: a
 /// foot planted near the top of `long`'s 45° climb 13.6 mm off the floor
-/// (target 5 mm).
+/// (target 5 mm). Known gap in the 1 cm sole targets: on `walls` a foot
+/// landing on the 0.3 m block comes down 16.2 mm late as the joint speed
+/// limit holds it. On `slopes_walk` he stops just short of the stairs: his
+/// swinging foot was planned onto the first tread (the gait's stride
+/// carried on past where the body stops) and came down 24.9 mm late until
+/// a stopping body's swing lands no further than it stops
+/// (`Player::stop_distance`).
 #[test]
 fn mannequiny_keeps_its_feet_on_every_shipped_script() {
-    humanoid_scripts_within("Mannequiny/mannequiny.glb", 0.015, 0.01, 20.0);
+    humanoid_scripts_within("Mannequiny/mannequiny.glb", 0.015, 0.01, 20.0, &["walls"]);
 }
 
 /// CesiumMan with no rig file running the builtin level's slopes: no sole

@@ -686,6 +686,20 @@ pub(super) fn foot_targets(job: FootTargets) {
         // the frame it lands). A held foot stays on the ground it
         // stands on.
         let mut plan = swing_plan(leg, input.layers);
+        // A stopping body goes no further than it stops in: its gait's
+        // stride would carry the landing on past where the body stands
+        // still (Mannequiny, stopping just short of a step, swung his foot
+        // up over it for a landing on top, and it came down 25 mm late).
+        // Its foot lands short of the clip's landing too, by as much: a
+        // foot in a gait stopped mid-swing comes down under its hip as
+        // the standing pose fades in.
+        let stop = input.player.stop_distance;
+        let reach = if plan.ahead > stop {
+            stop / plan.ahead
+        } else {
+            1.0
+        };
+        plan.ahead = plan.ahead.min(stop);
         // The swing's share before its foot comes down: what carries the
         // foot to its landing (below), in full until it lands.
         let mut carry = plan.share;
@@ -695,14 +709,14 @@ pub(super) fn foot_targets(job: FootTargets) {
             carry = 0.0;
         }
         let landing = if plan.share > 0.0 {
-            let lx = if stride >= 1.0 {
+            let lx = if stride * reach >= 1.0 {
                 world.w_axis.x + dir * plan.ahead + world.transform_vector3(plan.land_model).x
             } else {
                 // The landing's offset from its hip drawn in as the
                 // feet are.
                 let hip = world.transform_vector3(plan.land_start).x;
                 let foot = world.transform_vector3(plan.land_model - plan.land_start).x;
-                world.w_axis.x + dir * plan.ahead + hip + foot * stride
+                world.w_axis.x + dir * plan.ahead + hip + foot * stride * reach
             };
             let lx = input.player.foot_probe_x(lx);
             plan_landing(
@@ -853,7 +867,12 @@ pub(super) fn foot_targets(job: FootTargets) {
         // Mannequiny's toes stood 13 cm into its riser for the rest of the
         // run.) Weighted by how far the body stands: applied to the feet
         // landing in a walk, it pulled a foot landing on a stair's tread
-        // back in the frames it came down, past the joint speed limit.
+        // back in the frames it came down, past the joint speed limit. A
+        // foot coming down as the body stops short of its stride (`reach`)
+        // comes down a standing foot: the knight stopping 23 cm short of a
+        // step up locked his foot as the idle faded in with his toe 5 mm
+        // short of the riser, and stood so.
+        let stand = stand.max(1.0 - reach);
         let ground_stand = contact * stand > 0.0 && input.player.state == Locomotion::Ground;
         // A standing foot the clip puts down past a ledge's edge, with no
         // floor under its ankle, is placed back on the floor its heel (or
@@ -929,7 +948,16 @@ pub(super) fn foot_targets(job: FootTargets) {
                     facing,
                     c.sole_reach[i],
                 );
-                aw.x += (clear - aw.x) * contact * stand;
+                // (All of the way by the contact the foot locks at, for a
+                // foot coming down as the body stops: locked at a contact
+                // of 0.94, the knight's toe stood 14 mm short of the
+                // riser, not TOE_CLEARANCE.)
+                let placed = if reach < 1.0 {
+                    (contact / LOCK_CONTACT).min(1.0)
+                } else {
+                    contact
+                };
+                aw.x += (clear - aw.x) * placed * stand;
                 if smooth.lock[i].is_none() {
                     input.player.foot_probe_x(aw.x)
                 } else {
