@@ -1483,9 +1483,10 @@ fn cesium_man_stands_back_on_a_ledge_his_idle_overreaches() {
 }
 
 /// CesiumMan with no rig file on the walls script, stopped by the 0.5 m
-/// wall: no foot of his stands more than 1 cm under the floor for more
-/// than a tenth of a second (6 frames) in a row (today 3, as his idle
-/// comes in). His front foot,
+/// wall: no foot of his stands more than 1 cm under the floor on any frame
+/// (today 8.7 mm; 12.8 mm for four frames as his idle came in, until a foot
+/// coming down as the body brakes in a walk that plans no swing is placed
+/// as a standing one, clear of the wall). His front foot,
 /// let go of by the joint speed limit 8.6 cm past its place, slid back
 /// along the floor with its toes in the wall, bent up as far as they go,
 /// and the sole behind them 13.8 mm under the floor for 12 frames; it now
@@ -1510,7 +1511,7 @@ fn cesium_man_steps_back_from_a_wall_instead_of_sliding_his_toes_in_it() {
         }
     }
     assert!(
-        longest.iter().all(|&n| n <= 6),
+        longest.iter().all(|&n| n == 0),
         "a foot more than 1 cm under the floor for {longest:?} frames in a row"
     );
 }

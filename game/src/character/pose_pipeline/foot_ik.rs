@@ -871,8 +871,28 @@ pub(super) fn foot_targets(job: FootTargets) {
         // foot coming down as the body stops short of its stride (`reach`)
         // comes down a standing foot: the knight stopping 23 cm short of a
         // step up locked his foot as the idle faded in with his toe 5 mm
-        // short of the riser, and stood so.
-        let stand = stand.max(1.0 - reach);
+        // short of the riser, and stood so. In a gait that plans no swing
+        // for the leg (an uneven walk's, see `Limb::swings`) there is no
+        // stride to fall short of: any foot coming down while the body
+        // brakes comes down standing (CesiumMan, stopped by the walls
+        // level's 0.5 m wall, locked his front foot with its toes in the
+        // wall and its sole behind them 12.8 mm under the floor). Not in
+        // a gait that plans its swings: taken as standing while the body
+        // brakes, the knight's foot landing as he stopped at `tutorial`'s
+        // end was pulled back in the frame it came down, past the joint
+        // speed limit.
+        let braking = input.player.stop_distance.is_finite();
+        let planned = input.layers.iter().any(|l| {
+            !l.still
+                && l.weight > 0.0
+                && leg.swings.get(l.clip.index).is_some_and(|s| !s.is_empty())
+        });
+        let standing = if braking && !planned {
+            1.0
+        } else {
+            1.0 - reach
+        };
+        let stand = stand.max(standing);
         let ground_stand = contact * stand > 0.0 && input.player.state == Locomotion::Ground;
         // A standing foot the clip puts down past a ledge's edge, with no
         // floor under its ankle, is placed back on the floor its heel (or
@@ -952,7 +972,7 @@ pub(super) fn foot_targets(job: FootTargets) {
                 // foot coming down as the body stops: locked at a contact
                 // of 0.94, the knight's toe stood 14 mm short of the
                 // riser, not TOE_CLEARANCE.)
-                let placed = if reach < 1.0 {
+                let placed = if standing > 0.0 {
                     (contact / LOCK_CONTACT).min(1.0)
                 } else {
                     contact
