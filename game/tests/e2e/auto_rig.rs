@@ -1439,6 +1439,46 @@ fn cesium_man_keeps_its_feet_on_every_shipped_script() {
     humanoid_scripts_within("CesiumMan/CesiumMan.glb", 0.005, 0.01, 20.0, &[]);
 }
 
+/// RiggedFigure with no rig file walking our made level there and back
+/// (`tests/levels/descents.tmx`: a 1 m 45° descent into 0.25 m stairs):
+/// the joint speed limit acts on at most `RIG_LIMITED_SHARE` of the
+/// frames (today 1.50 %), and the pelvis never drops more than 15 cm in a
+/// frame (today 11.1 cm). Walking down the descent he landed on the stair
+/// two risers below his rear foot, which held the pelvis up by its fold;
+/// as that foot let go the pelvis fell 0.29 m in one frame, and the limit
+/// acted for 21 frames (2.18 % of the run). A walking foot that cannot
+/// reach past a step down now lands short of it, as a running one does.
+#[test]
+fn rigged_figure_walks_down_into_stairs_without_the_pelvis_falling() {
+    let args = [
+        "--level",
+        "tests/levels/descents.tmx",
+        "--input",
+        "tests/levels/descents_walk.txt",
+        "--frames",
+        "3072",
+    ];
+    let doc = humanoid_run(
+        "RiggedFigure/RiggedFigure.glb",
+        &args,
+        "auto_rig_rigged_figure_descents_walk.json",
+    );
+    assert_eq!(doc["summary"]["goal_reached"], true, "{}", doc["summary"]);
+    let share = crate::common::limited_share(&doc);
+    assert!(
+        share <= crate::common::RIG_LIMITED_SHARE,
+        "the joint speed limit on {:.2} % of frames",
+        share * 100.0
+    );
+    let frames = doc["frames"].as_array().unwrap();
+    let drop = |f: &Value| f["pelvis_drop"].as_f64().unwrap();
+    let (fall, at) = frames
+        .windows(2)
+        .map(|w| (drop(&w[1]) - drop(&w[0]), w[1]["frame"].as_u64().unwrap()))
+        .fold((0.0f64, 0), |a, b| if b.0 > a.0 { b } else { a });
+    assert!(fall <= 0.15, "the pelvis dropped {fall} m in frame {at}");
+}
+
 /// CesiumMan with no rig file running the builtin level's slopes: no sole
 /// of a foot his clip has down more than 1 cm above the floor (today 6.0
 /// mm). His toe joint lies half as far ahead of his ankle as the ball foot

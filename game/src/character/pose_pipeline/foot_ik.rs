@@ -651,21 +651,6 @@ pub(super) fn foot_targets(job: FootTargets) {
             &heel_gain,
         )
     };
-    // Whether the gait is a run's (its run layers outweigh its walk's),
-    // for a landing past a step down out of reach (below; asked only
-    // there).
-    let running = || {
-        let (walk, run) = (c.clip_set.walk.index, c.clip_set.run.index);
-        let mut lead = 0.0f32;
-        for l in input.layers {
-            if l.clip.index == run {
-                lead += l.weight;
-            } else if l.clip.index == walk {
-                lead -= l.weight;
-            }
-        }
-        lead > 0.0
-    };
     // The ground on a swinging foot's way, found with its landing.
     let mut way = WayGround::default();
     for (i, leg) in c.legs.iter().enumerate() {
@@ -761,21 +746,24 @@ pub(super) fn foot_targets(job: FootTargets) {
                     l.hit.y = l.hit.segment.height_at(l.x);
                 }
                 // Past the step down, out of the leg's reach even with the
-                // pelvis as low as it goes: a running foot lands short of
-                // the step instead, EDGE_MARGIN before its edge on the
-                // floor above (its toe over the edge), and comes down the
-                // step on the next stride. The knight running down the
-                // made level's 45° descent into a 0.25 m stair landed past
-                // the stair's edge needing the pelvis 0.58 m down, 0.45 m
-                // at most, and stood 51.6 mm over the tread (frame 81).
-                // Not a walking foot: its stance is long, and a foot landed
-                // short of the step stays on the floor above as the body
-                // walks on down, its leg folding past its limit
-                // (Mannequiny's, walking down 45° stairs of quarter-metre
-                // treads, was pushed 24.6 cm down off its tread).
+                // pelvis as low as it goes: the foot lands short of the
+                // step instead, EDGE_MARGIN before its edge on the floor
+                // above (its toe over the edge), and comes down the step on
+                // the next stride. The knight running down the made level's
+                // 45° descent into a 0.25 m stair landed past the stair's
+                // edge needing the pelvis 0.58 m down, 0.45 m at most, and
+                // stood 51.6 mm over the tread (frame 81). Walking too:
+                // RiggedFigure walking down that descent landed on the
+                // stair two risers below his rear foot, and as that foot
+                // let go the pelvis fell 0.29 m in a frame, the joint
+                // speed limit acting for 21 frames (`descents_walk` 194).
+                // (A walking foot landed short stays on its tread as the
+                // body walks on down the flight below: it is probed where
+                // it is locked, not kept this side of the tread's riser,
+                // see `foot_probe_x` below.)
                 let foot_y = ankle_over(&l.hit.segment, l.x, fh) + c.rest_ankle_height[i];
                 let need = required_drop(Vec3::new(l.x, foot_y, foot_z) - hip, allowed);
-                if need > MAX_PELVIS_DROP && running() {
+                if need > MAX_PELVIS_DROP {
                     let seg = &l.hit.segment;
                     let edge = if dir > 0.0 { seg.x0 } else { seg.x1 };
                     let short = edge - dir * EDGE_MARGIN;
@@ -850,8 +838,18 @@ pub(super) fn foot_targets(job: FootTargets) {
         // standing or stepping onto a ladder (a ladder caught beside a
         // ledge must not pull the feet toward the floor below); in the
         // air, deeper, so the foot's ground is known on landing.
-        // Never beyond a wall beside the body.
-        let ax = input.player.foot_probe_x(ax);
+        // Never beyond a wall beside the body, but for a locked foot,
+        // which stands on its floor: the body walking on down a flight
+        // below a foot landed on a tread more than a step above it, that
+        // tread's riser became a wall behind the body, the probe was kept
+        // this side of it, read the tread below, and the foot was carried
+        // down a step (Mannequiny walking down 45° stairs, 24.6 cm).
+        let locked = smooth.lock[i].is_some();
+        let ax = if locked {
+            ax
+        } else {
+            input.player.foot_probe_x(ax)
+        };
         let (top, depth) = foot_probe_range(body, ax);
         let depth = if input.player.state == Locomotion::Air {
             depth.max(AIR_PROBE_DEPTH)
@@ -991,7 +989,11 @@ pub(super) fn foot_targets(job: FootTargets) {
             _ => ax,
         };
         let n = under.map_or(Vec2::Y, |h| h.normal());
-        let sx = input.player.foot_probe_x(ax - n.x * fh);
+        let sx = if locked {
+            ax - n.x * fh
+        } else {
+            input.player.foot_probe_x(ax - n.x * fh)
+        };
         // Looked for between the heights a foot there reaches (from the
         // sole's own place, as the metrics judge it): probed between the
         // ankle's, a rear foot planted on a 45° descent as the body stepped
