@@ -452,9 +452,10 @@ pub struct Player {
     /// How far the body goes on before it stands still, metres, while the
     /// ground step is bringing it to a stop (the stick let go or turned,
     /// or a wall or the level's end ahead): its speed's braking distance
-    /// at the ground deceleration. Infinite while it is not stopping, and
-    /// off the ground. A swinging foot lands where the body will be, and a
-    /// stopping body is not where its gait's stride would carry it.
+    /// at the ground deceleration (0 standing still). Infinite while it
+    /// is not stopping, and off the ground. A swinging foot lands where
+    /// the body will be, and a stopping body is not where its gait's
+    /// stride would carry it.
     pub stop_distance: f32,
 }
 
