@@ -402,6 +402,19 @@ impl Default for AnimState {
 }
 
 impl AnimState {
+    /// A state standing still whose walk and run cycle starts at `phase`
+    /// (wrapped into [0, 1); NaN or infinite as 0) once the body moves.
+    pub fn starting_at(phase: f32) -> Self {
+        Self {
+            gait_phase: if phase.is_finite() {
+                phase.rem_euclid(1.0)
+            } else {
+                0.0
+            },
+            ..Self::default()
+        }
+    }
+
     /// Normalized gait phase in [0, 1): 0 is the start of the walk/run cycle.
     pub fn gait_phase(&self) -> f32 {
         self.gait_phase

@@ -122,6 +122,17 @@ impl Sim {
         }
     }
 
+    /// Starts the player's walk and run cycle at `phase` (wrapped into
+    /// [0, 1)) instead of 0: every step then falls that share of a stride
+    /// further on along the level. For a run that tries foot placement
+    /// against steps landing elsewhere (`ironstep run --gait-phase`); a
+    /// respawn starts from 0 again.
+    pub fn start_gait_at(&mut self, phase: f32) {
+        if let Ok(state) = self.world.query_one_mut::<&mut AnimState>(self.player) {
+            *state = AnimState::starting_at(phase);
+        }
+    }
+
     /// Advances the simulation one fixed step (systems 1 and 2).
     pub fn step(&mut self, input: &Input) {
         // Platforms move first; the controller then carries their riders.

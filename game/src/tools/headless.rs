@@ -109,6 +109,14 @@ pub struct RunArgs {
     /// Run without IK (to compare with the raw animation).
     #[arg(long)]
     pub no_ik: bool,
+    /// Start the walk and run cycle at phase P, in [0, 1) (default 0):
+    /// every step then falls P of a stride further on along the level, so
+    /// a run at several phases tries foot placement against steps landing
+    /// anywhere on the ground, not only where phase 0 puts them (see
+    /// `tests/sweep --phases`). Not with `--record`: a recording replays
+    /// from phase 0.
+    #[arg(long, value_name = "P", value_parser = parse_phase, conflicts_with_all = ["record", "campaign"])]
+    pub gait_phase: Option<f32>,
     /// Write every sound the run would play to this JSON file: one entry
     /// per sound with its frame, sound, volume, surface, foot or hand and
     /// position.
@@ -160,6 +168,19 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
 pub const MAX_STRIP_FRAMES: u64 = 64;
 /// Frames per row of a contact sheet.
 pub const STRIP_COLUMNS: u64 = 8;
+
+/// Parses a gait phase: a number in [0, 1).
+pub fn parse_phase(s: &str) -> Result<f32, String> {
+    let p: f32 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number (give a phase in [0, 1), e.g. 0.25)"))?;
+    if (0.0..1.0).contains(&p) {
+        Ok(p)
+    } else {
+        Err(format!("{s}: a gait phase lies in [0, 1)"))
+    }
+}
 
 /// Parses `FROM..TO` (frames counted from 1, `TO` included).
 pub fn parse_range(s: &str) -> Result<(u64, u64), String> {
@@ -422,6 +443,7 @@ pub fn run_script(
     shots: Option<ShotOptions<'_>>,
     sounds: Option<&mut SoundLog>,
     record: Option<&mut InputRecorder>,
+    gait_phase: f32,
 ) -> Result<Recorder> {
     let mut input = script.player();
     let flow = script.header.flow.then(|| FlowReplay::new(&level));
@@ -435,6 +457,7 @@ pub fn run_script(
             sounds,
             record,
             flow,
+            gait_phase,
         },
         |_| Some(input.next_step()),
     )?;
@@ -449,6 +472,7 @@ pub fn run_script(
 /// stops at the exit or when it gives up) and returns the recorder, whose
 /// summary holds the autopilot's outcome; with an [`InputRecorder`],
 /// records every frame's input.
+#[allow(clippy::too_many_arguments)]
 pub fn run_autopilot(
     level: Level,
     character: Arc<Character>,
@@ -457,6 +481,7 @@ pub fn run_autopilot(
     shots: Option<ShotOptions<'_>>,
     sounds: Option<&mut SoundLog>,
     record: Option<&mut InputRecorder>,
+    gait_phase: f32,
 ) -> Result<Recorder> {
     let mut pilot = Autopilot::new(&level, crate::sim::player::MoveParams::default())
         .with_context(|| format!("{}: cannot build the reachability graph", level.name))?;
@@ -466,6 +491,7 @@ pub fn run_autopilot(
         sounds,
         record,
         flow: None,
+        gait_phase,
     };
     let mut rec = run_frames(level, character, frames, ik, stepping, |sim| {
         let player = sim.player_state();
@@ -533,6 +559,8 @@ pub struct Stepping<'a, 'b> {
     pub sounds: Option<&'b mut SoundLog>,
     /// The input recording.
     pub record: Option<&'b mut InputRecorder>,
+    /// Where in its cycle the gait starts (see `RunArgs::gait_phase`).
+    pub gait_phase: f32,
     /// Step through the game's flow as the window does.
     pub flow: Option<FlowReplay>,
 }
@@ -554,9 +582,11 @@ fn run_frames(
         mut sounds,
         mut record,
         mut flow,
+        gait_phase,
     } = stepping;
     let mut sim = Sim::new(level, character);
     sim.ik_enabled = ik;
+    sim.start_gait_at(gait_phase);
     if let Some(f) = flow.as_mut() {
         // The window poses the player once as the level loads.
         f.frame_sim = Some(FrameSim::new(&mut sim));
@@ -796,6 +826,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             shots,
             sounds.as_mut(),
             recorder.as_mut(),
+            args.gait_phase.unwrap_or(0.0),
         )?,
         None => run_autopilot(
             level,
@@ -805,6 +836,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             shots,
             sounds.as_mut(),
             recorder.as_mut(),
+            args.gait_phase.unwrap_or(0.0),
         )?,
     };
     if let (Some(path), Some(log)) = (&args.sound_log, &sounds) {
