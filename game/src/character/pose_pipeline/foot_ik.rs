@@ -23,8 +23,8 @@ use glam::{Affine3A, Mat4, Quat, Vec2, Vec3};
 use super::PosePipeline;
 use super::frame::{FrameInput, LimbDebug, PoseDebug, Smoothing};
 use super::gait::{
-    EDGE_MARGIN, OBSTACLE, RISER_MOVE_LEGS, SoleRoom, TOE_CLEARANCE, WayGround, layer_contacts,
-    plan_landing, swing_ground, swing_plan,
+    CLIMB_SWING, CREST_RAISE_LEGS, EDGE_MARGIN, OBSTACLE, RISER_MOVE_LEGS, SoleRoom, TOE_CLEARANCE,
+    WayGround, layer_contacts, plan_landing, swing_ground, swing_ground_over, swing_plan,
 };
 use super::limb::{
     HINGE_RANGE, bend_direction, deepest_drop, drop_a_knee_follows, knee_bend, knee_side,
@@ -1190,6 +1190,25 @@ pub(super) fn foot_targets(job: FootTargets) {
                         lead,
                     )
                     .map_or(chord, |h| h.max(chord));
+                    // Climbing onto a slope's top, raised toward passing
+                    // over the crest, by no more than `CREST_RAISE_LEGS`
+                    // of the leg.
+                    let crest = if land > from + CLIMB_SWING {
+                        swing_ground_over(
+                            &way,
+                            (smooth.swing_from_x[i], from),
+                            (lx, land),
+                            c.sole_reach[i],
+                            dir,
+                            lead,
+                            true,
+                        )
+                        .map_or(0.0, |h| {
+                            (h - planned).clamp(0.0, CREST_RAISE_LEGS * c.leg_length[i])
+                        })
+                    } else {
+                        0.0
+                    };
                     // How far the pelvis must be down when this foot
                     // lands, from where the hip will be then (the
                     // root by then on the floor it walks to):
@@ -1209,7 +1228,7 @@ pub(super) fn foot_targets(job: FootTargets) {
                     // takes a tenth of a second.
                     let soon = smoothstep((plan.progress / HEEL_LAND_FROM).min(1.0));
                     land_at[i] = Some((foot - hip, soon * plan.share));
-                    let aim = g + (planned - g) * plan.share;
+                    let aim = g + (planned + crest - g) * plan.share;
                     // Ground higher than both ends of the swing, on
                     // the way from the foot to its landing, is
                     // stepped over: the foot rises for it as soon
