@@ -192,9 +192,14 @@ mod tests {
                 w = a.to_string();
             }
             let w = w.trim_end_matches("...").trim_end_matches(',');
-            // A synopsis's placeholders (`N`, `V`, `WxH`) become values.
+            // A synopsis's placeholders (`N`, `V`, `WxH`) become values
+            // (a phase, which lies in [0, 1), a half).
             let w = if w.len() == 1 && w.chars().all(|c| c.is_ascii_uppercase()) {
-                "1"
+                if args.last().is_some_and(|a| a == "--gait-phase") {
+                    "0.5"
+                } else {
+                    "1"
+                }
             } else if w == "WxH" {
                 "1x1"
             } else {
