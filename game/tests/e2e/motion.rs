@@ -49,6 +49,11 @@ fn run_doc_on(level: Option<&str>, script: &str, frames: u32, tag: &str) -> Valu
 /// [`run_doc_on`] with the script at `path` (from the repository's root),
 /// its metrics written to a temporary file named `name`.
 fn run_doc_at(level: Option<&str>, path: &str, frames: u32, name: &str) -> Value {
+    run_doc_with(level, path, frames, name, &[])
+}
+
+/// [`run_doc_at`] with more arguments for `ironstep run`.
+fn run_doc_with(level: Option<&str>, path: &str, frames: u32, name: &str, more: &[&str]) -> Value {
     let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let metrics = out_dir.join(format!("{name}.json"));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ironstep"));
@@ -61,6 +66,7 @@ fn run_doc_at(level: Option<&str>, path: &str, frames: u32, name: &str) -> Value
         .arg(path)
         .args(["--frames", &frames.to_string(), "--metrics"])
         .arg(&metrics)
+        .args(more)
         .output()
         .expect("run ironstep");
     assert!(
@@ -646,27 +652,15 @@ fn the_knights_swinging_feet_pass_over_the_stairs_noses() {
 /// Runs `script` on the built-in level with the gait started at `phase`
 /// (`ironstep run --gait-phase`) and returns its metrics document.
 fn run_at_phase(script: &str, frames: u32, phase: f32) -> Value {
-    let metrics =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{script}.phase{phase}.json"));
-    let out = Command::new(env!("CARGO_BIN_EXE_ironstep"))
-        .current_dir(repo())
-        .args(["run", "--input", &format!("assets/scripts/{script}.txt")])
-        .args([
-            "--frames",
-            &frames.to_string(),
-            "--gait-phase",
-            &phase.to_string(),
-        ])
-        .arg("--metrics")
-        .arg(&metrics)
-        .output()
-        .expect("run ironstep");
-    assert!(
-        out.status.success(),
-        "ironstep run failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap()
+    let path = format!("assets/scripts/{script}.txt");
+    let name = format!("{script}.phase{phase}");
+    run_doc_with(
+        None,
+        &path,
+        frames,
+        &name,
+        &["--gait-phase", &phase.to_string()],
+    )
 }
 
 /// `--gait-phase` starts the walk and run cycle there: half a cycle on,

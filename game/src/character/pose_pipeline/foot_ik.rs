@@ -24,7 +24,7 @@ use super::PosePipeline;
 use super::frame::{FrameInput, LimbDebug, PoseDebug, Smoothing};
 use super::gait::{
     CLIMB_SWING, CREST_RAISE_LEGS, EDGE_MARGIN, OBSTACLE, RISER_MOVE_LEGS, SoleRoom, TOE_CLEARANCE,
-    WayGround, layer_contacts, plan_landing, swing_ground, swing_ground_over, swing_plan,
+    WayGround, layer_contacts, plan_landing, swing_ground_over, swing_plan,
 };
 use super::limb::{
     HINGE_RANGE, bend_direction, deepest_drop, drop_a_knee_follows, knee_bend, knee_side,
@@ -1181,29 +1181,16 @@ pub(super) fn foot_targets(job: FootTargets) {
                     } else {
                         eased
                     };
-                    let planned = swing_ground(
-                        &way,
-                        (smooth.swing_from_x[i], from),
-                        (lx, land),
-                        c.sole_reach[i],
-                        dir,
-                        lead,
-                    )
-                    .map_or(chord, |h| h.max(chord));
+                    let lift = (smooth.swing_from_x[i], from);
+                    let hull = |crest: bool| {
+                        swing_ground_over(&way, lift, (lx, land), c.sole_reach[i], dir, lead, crest)
+                    };
+                    let planned = hull(false).map_or(chord, |h| h.max(chord));
                     // Climbing onto a slope's top, raised toward passing
                     // over the crest, by no more than `CREST_RAISE_LEGS`
                     // of the leg.
                     let crest = if land > from + CLIMB_SWING {
-                        swing_ground_over(
-                            &way,
-                            (smooth.swing_from_x[i], from),
-                            (lx, land),
-                            c.sole_reach[i],
-                            dir,
-                            lead,
-                            true,
-                        )
-                        .map_or(0.0, |h| {
+                        hull(true).map_or(0.0, |h| {
                             (h - planned).clamp(0.0, CREST_RAISE_LEGS * c.leg_length[i])
                         })
                     } else {

@@ -417,6 +417,7 @@ pub(super) fn plan_landing(
 /// the top of a slope it climbs. `None` where nothing on the way rises
 /// above the straight line (level floor, an even slope, a step in
 /// place): the swing goes along it. `dir` is the way the body walks.
+#[cfg(test)]
 pub(super) fn swing_ground(
     way: &WayGround,
     lift: (f32, f32),
