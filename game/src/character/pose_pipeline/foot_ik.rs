@@ -24,7 +24,7 @@ use super::PosePipeline;
 use super::frame::{FrameInput, LimbDebug, PoseDebug, Smoothing};
 use super::gait::{
     CLIMB_SWING, CREST_RAISE_LEGS, EDGE_MARGIN, OBSTACLE, RISER_MOVE_LEGS, SoleRoom, TOE_CLEARANCE,
-    WayGround, layer_contacts, plan_landing, swing_ground_over, swing_plan,
+    WayGround, layer_contacts, plan_landing, swing_ground, swing_plan,
 };
 use super::limb::{
     HINGE_RANGE, bend_direction, deepest_drop, drop_a_knee_follows, knee_bend, knee_side,
@@ -1183,7 +1183,7 @@ pub(super) fn foot_targets(job: FootTargets) {
                     };
                     let lift = (smooth.swing_from_x[i], from);
                     let hull = |crest: bool| {
-                        swing_ground_over(&way, lift, (lx, land), c.sole_reach[i], dir, lead, crest)
+                        swing_ground(&way, lift, (lx, land), c.sole_reach[i], dir, lead, crest)
                     };
                     let planned = hull(false).map_or(chord, |h| h.max(chord));
                     // Climbing onto a slope's top, raised toward passing
