@@ -241,6 +241,17 @@ pub struct Character {
     /// floor (see `pose_pipeline::foot_ik`). `None` without a toe joint
     /// reaching ahead of the ankle, or without a mesh.
     pub toe_tips: [Option<(usize, Vec3)>; 2],
+    /// Where each foot's toes bend, in the ankle's frame, when its skin
+    /// creases well behind the toe joint: the sole under the crease (the
+    /// sole vertices skinned about half to the toes), where that lies more
+    /// than [`BALL_TOE_MARGIN`] behind the joint; `None` elsewhere (the
+    /// toes bend about their joint). CesiumMan's sole is skinned half to
+    /// his toes 3.9 cm behind his toe joint: bent up about the joint, his
+    /// toes carried that skin down into the floor (13 mm for a bend of 35°,
+    /// a foot at the foot of a climb with its toes over the slope). Bent
+    /// about the crease, the skin there stays where the foot has it, and
+    /// the toe joint moves up with the toes.
+    pub toe_pivot: [Option<Vec3>; 2],
     /// Whether each foot's ball ([`Character::sole_points`]) is its toe
     /// joint's place on the sole, well behind `SOLE_FIT_BALL` of the toes'
     /// reach: toes reaching that far past the ball go into a level floor
@@ -506,6 +517,7 @@ impl Character {
             sole_profile: [[Vec3::NAN; SOLE_PROFILE_POINTS]; 2],
             sole_reach: [[0.0; 2]; 2],
             toe_tips: [None; 2],
+            toe_pivot: [None; 2],
             ball_at_toe: [false; 2],
             toe_scale,
             leg_length,
@@ -619,6 +631,43 @@ impl Character {
             let local = joint.inverse().transform_point3(tip);
             local.is_finite().then_some((toe, local))
         });
+        // The toes' crease: the mean place along the foot of the sole
+        // vertices skinned between a quarter and three quarters to the
+        // toes (the toe joint and what hangs from it).
+        self.toe_pivot = [0, 1].map(|i| {
+            let (toe, _) = self.toe_tips[i]?;
+            let m = rest[self.legs[i].end];
+            let ankle = m.w_axis.truncate();
+            let joint = (rest.get(toe)?.w_axis.truncate() - ankle).dot(forward);
+            let (mut n, mut sum) = (0.0f32, 0.0f32);
+            for v in self.foot_vertices(&mesh, i) {
+                let (Some(js), Some(ws), Some(at)) = (
+                    mesh.joints.get(v),
+                    mesh.weights.get(v),
+                    mesh.positions.get(v),
+                ) else {
+                    continue;
+                };
+                let mut p = Vec3::ZERO;
+                let mut toes = 0.0;
+                for (j, w) in js.iter().zip(ws) {
+                    let j = usize::from(*j);
+                    p += skin.get(j)?.transform_point3(*at) * *w;
+                    if j == toe || self.skeleton.is_descendant_of(j, toe) {
+                        toes += *w;
+                    }
+                }
+                if p.y <= lowest_sole[i] + SOLE_BAND && (0.25..=0.75).contains(&toes) {
+                    n += 1.0;
+                    sum += (p - ankle).dot(forward);
+                }
+            }
+            let crease = sum / n;
+            (n > 0.0 && crease < joint - BALL_TOE_MARGIN).then(|| {
+                let under = Vec3::new(ankle.x, lowest_sole[i], ankle.z) + forward * crease;
+                m.inverse().transform_point3(under)
+            })
+        });
         // A planted ankle stands as high over the floor as it does over its
         // own foot's lowest vertex at rest: Mannequiny's soles reach 4.5 mm
         // below his model's origin, where the rest pose's ankle height alone
@@ -716,6 +765,44 @@ fn longest_contact_window(curve: &ContactCurve) -> Option<(f32, f32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// CesiumMan's toes bend about the crease of his skin, 3.9 cm behind
+    /// his toe joint on the sole; the knight's, Kenney's and Mannequiny's
+    /// skins crease at their toe joints (or not at all), and their toes
+    /// bend about the joint.
+    #[test]
+    fn toes_bend_about_a_crease_only_where_the_skin_has_one_behind_the_joint() {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/assets/third_party/gltf");
+        let c =
+            crate::character::model::load_character_inferred(&root.join("CesiumMan/CesiumMan.glb"))
+                .unwrap();
+        let mut rest = vec![Mat4::IDENTITY; c.skeleton.len()];
+        local_to_model(&c.skeleton, c.skeleton.rest_locals(), &mut rest);
+        let fwd = c.rig.forward;
+        for i in 0..2 {
+            let pivot = c.toe_pivot[i].expect("CesiumMan's crease");
+            let ankle = rest[c.legs[i].end];
+            let (toe, _) = c.toe_tips[i].unwrap();
+            let joint = (rest[toe].w_axis - ankle.w_axis).truncate().dot(fwd);
+            let crease = (ankle.transform_point3(pivot) - ankle.w_axis.truncate()).dot(fwd);
+            assert!(
+                (0.03..0.05).contains(&(joint - crease)),
+                "foot {i}: crease {crease} m, joint {joint} m along the foot"
+            );
+            // On the sole: as low as the foot's lowest vertex.
+            let low = ankle.w_axis.y - c.rest_ankle_height[i];
+            assert!((ankle.transform_point3(pivot).y - low).abs() < 1e-3);
+        }
+        assert_eq!(Character::knight().unwrap().toe_pivot, [None, None]);
+        for m in [
+            "KenneyCharacterMedium/characterMedium.glb",
+            "Mannequiny/mannequiny.glb",
+        ] {
+            let c = crate::character::model::load_character_inferred(&root.join(m)).unwrap();
+            assert_eq!(c.toe_pivot, [None, None], "{m}");
+        }
+    }
 
     #[test]
     fn knight_assembles_with_contact_curves_and_grips() {

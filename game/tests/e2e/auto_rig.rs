@@ -1439,6 +1439,48 @@ fn cesium_man_keeps_its_feet_on_every_shipped_script() {
     humanoid_scripts_within("CesiumMan/CesiumMan.glb", 0.005, 0.01, 20.0, &[]);
 }
 
+/// CesiumMan's toes bent up out of the floor do not fold the skin behind
+/// them into it: the walls, tutorial and slopes scripts started a quarter
+/// and an eighth of a gait cycle on, where his toes bend up to 45° (onto a
+/// slope ahead, out of a step's riser), keep every sole within issue 32's
+/// 1 cm of the floor. His sole is skinned half to his toes 3.9 cm behind
+/// his toe joint; bent about the joint, the toes carried that skin 32.6 mm
+/// into the floor (`walls` at a quarter) and 10.6 mm to 13.6 mm on the
+/// others. They now bend about that crease while it is on the floor
+/// (`Character::toe_pivot`).
+#[test]
+fn cesium_mans_bent_toes_keep_the_skin_behind_them_out_of_the_floor() {
+    let mut over = Vec::new();
+    for (script, level, frames, phase) in [
+        ("walls", "assets/levels/walls.tmx", "2208", "0.25"),
+        ("tutorial", "tutorial", "4614", "0.25"),
+        ("slopes_run", "builtin", "825", "0.125"),
+    ] {
+        let input = format!("assets/scripts/{script}.txt");
+        let args = [
+            "--level",
+            level,
+            "--input",
+            &input,
+            "--frames",
+            frames,
+            "--gait-phase",
+            phase,
+        ];
+        let name = format!("auto_rig_cesium_crease_{script}.json");
+        let doc = humanoid_run("CesiumMan/CesiumMan.glb", &args, &name);
+        let s = &doc["summary"];
+        assert_eq!(s["goal_reached"], true, "{script}: {s}");
+        for k in ["sole_penetration_max_m", "sole_float_max_m"] {
+            let v = s[k].as_f64().unwrap();
+            if v > 0.01 {
+                over.push(format!("{script} at phase {phase}: {k} {v:.4} m"));
+            }
+        }
+    }
+    assert!(over.is_empty(), "over the 1 cm target: {over:#?}");
+}
+
 /// RiggedFigure with no rig file walking our made level there and back
 /// (`tests/levels/descents.tmx`: a 1 m 45° descent into 0.25 m stairs):
 /// the joint speed limit acts on at most `RIG_LIMITED_SHARE` of the

@@ -33,7 +33,9 @@ use super::limb::{
 use super::math::{approach, pos, rigid_inverse, rotation, smoothstep};
 use crate::character::Character;
 use crate::character::anim_state::Layer;
-use crate::sim::player::{Locomotion, MAX_SNAP_DOWN, MAX_STEP_UP, foot_floor, foot_probe_range};
+use crate::sim::player::{
+    FOOT_WALL_INSET, Locomotion, MAX_SNAP_DOWN, MAX_STEP_UP, foot_floor, foot_probe_range,
+};
 use crate::sim::world::{FloorFilter, FloorHit, FloorKind, GroundSegment};
 
 /// Characters whose legs [`PosePipeline::foot_ik_group`] gathers into one
@@ -2243,10 +2245,12 @@ pub(super) fn foot_targets(job: FootTargets) {
                     || !seg.covers(ax + facing * TOE_EDGE_REACH * c.sole_reach[i][1]))
             });
             if floor.is_some() || sm.toe_bend[i] > 0.0 {
-                let (want, axis) = toe_bend(ToeBend {
+                let (want, axis, about) = toe_bend(ToeBend {
                     toe,
                     tip,
+                    pivot: c.toe_pivot[i],
                     floor: floor.as_ref(),
+                    walls: input.player.wall_faces,
                     level,
                     body,
                     world: &world,
@@ -2261,8 +2265,12 @@ pub(super) fn foot_targets(job: FootTargets) {
                 let bend = &mut sm.toe_bend[i];
                 *bend = (*bend + (want * gw - *bend).clamp(-step, step)).max(0.0);
                 if *bend > 0.0 {
-                    let local = &mut pose.locals[toe].rotation;
-                    *local = (Quat::from_axis_angle(axis, *bend) * *local).normalize();
+                    let q = Quat::from_axis_angle(axis, *bend);
+                    let local = &mut pose.locals[toe];
+                    local.rotation = (q * local.rotation).normalize();
+                    if let Some(p) = about {
+                        local.translation = p + q * (local.translation - p);
+                    }
                 }
             }
         }
@@ -2284,6 +2292,13 @@ pub(super) fn foot_targets(job: FootTargets) {
 /// The most foot IK bends a foot's toes up out of the floor, radians: about
 /// as far as toes bend at a toe-off.
 pub(super) const MAX_TOE_BEND: f32 = 60.0 * PI / 180.0;
+
+/// How far above the floor a foot's toe crease (`Character::toe_pivot`)
+/// may be for its toes to bend about it rather than about their joint,
+/// metres: on the floor, all the way about the crease; this high or more
+/// (a foot rolled onto its ball), about the joint; between, about a point
+/// between the two.
+pub(super) const CREASE_LIFT: f32 = 0.01;
 
 /// How far a toes' tip may go into the floor before foot IK bends the toes
 /// up, metres: a planted foot's tip lies on the floor within the clip's own
@@ -2322,8 +2337,14 @@ struct ToeBend<'a> {
     toe: usize,
     /// The toes' tip in the toe joint's frame.
     tip: Vec3,
+    /// Where the toes bend, in the ankle's frame (`Character::toe_pivot`),
+    /// `None` for the toe joint.
+    pivot: Option<Vec3>,
     /// The floor under the foot, `None` off the ground.
     floor: Option<&'a GroundSegment>,
+    /// The faces of the walls beside the body
+    /// ([`crate::sim::player::Player::wall_faces`]).
+    walls: (f32, f32),
     level: &'a crate::sim::world::Level,
     body: Vec2,
     world: &'a Mat4,
@@ -2348,11 +2369,13 @@ struct ToeBend<'a> {
 /// its end), at most [`MAX_TOE_BEND`], 0 where the tip is above the floor
 /// or off the ground; and the axis to bend them about, in the ankle's frame
 /// (across the foot, horizontal).
-fn toe_bend(job: ToeBend) -> (f32, Vec3) {
+fn toe_bend(job: ToeBend) -> (f32, Vec3, Option<Vec3>) {
     let ToeBend {
         toe,
         tip,
+        pivot: pivot_local,
         floor,
+        walls,
         level,
         body,
         world,
@@ -2367,12 +2390,33 @@ fn toe_bend(job: ToeBend) -> (f32, Vec3) {
     // The ankle's frame as the solve leaves it: its turn, its scale.
     let in_model = |v: Vec3| ankle_rot * (scale * v);
     let pivot = world.transform_point3(ankle + in_model(local.translation));
-    let reach = world.transform_vector3(in_model(local.rotation * (local.scale * tip)));
+    let mut reach = world.transform_vector3(in_model(local.rotation * (local.scale * tip)));
     let tip_w = pivot + reach;
+    // About the crease, where the skin has one well behind the joint and
+    // the crease is on the floor (see `CREASE_LIFT`); about the joint where
+    // the foot, rolled onto its ball, holds the crease up off the floor.
+    let mut bend_about = None;
+    let pivot = match (pivot_local, floor) {
+        (Some(p), Some(floor)) => {
+            let crease = world.transform_point3(ankle + in_model(p));
+            let above = crease.y - floor.height_at(crease.x);
+            let s = (1.0 - above / CREASE_LIFT).clamp(0.0, 1.0);
+            if s > 0.0 {
+                let p = local.translation.lerp(p, s);
+                bend_about = Some(p);
+                let p = world.transform_point3(ankle + in_model(p));
+                reach = tip_w - p;
+                p
+            } else {
+                pivot
+            }
+        }
+        _ => pivot,
+    };
     let along = Vec3::new(reach.x, 0.0, reach.z);
     let ahead = along.length();
     if ahead < 1e-4 {
-        return (0.0, Vec3::X);
+        return (0.0, Vec3::X, None);
     }
     // About the horizontal axis across the foot, in the ankle's frame.
     let axis = || {
@@ -2384,12 +2428,24 @@ fn toe_bend(job: ToeBend) -> (f32, Vec3) {
     // there: its height at the end, more than a kink's join above it.)
     let mut step_top = None;
     let mut beyond = None;
+    // A tip past a wall's face, over the floor that runs up to the wall,
+    // is in the wall: it is kept on that floor's line, as a foot's probes
+    // stay on this side of the wall (`Player::foot_probe_x`).
+    let (left, right) = walls;
+    let inside = tip_w
+        .x
+        .max(left + FOOT_WALL_INSET)
+        .min(right - FOOT_WALL_INSET);
     let ground = floor.and_then(|floor| {
         if floor.covers(tip_w.x) {
             Some(floor.height_at(tip_w.x))
         } else {
             let (top, depth) = foot_probe_range(body, tip_w.x);
-            let up = foot_floor(level, body, tip_w.x, top, depth)?.segment;
+            let Some(up) = foot_floor(level, body, tip_w.x, top, depth) else {
+                return (inside != tip_w.x && floor.covers(inside))
+                    .then(|| floor.height_at(tip_w.x));
+            };
+            let up = up.segment;
             let end = if reach.x > 0.0 { floor.x1 } else { floor.x0 };
             step_top =
                 Some(up.height_at(end)).filter(|&t| t > floor.height_at(end) + SOLE_FIT_JOIN);
@@ -2398,7 +2454,7 @@ fn toe_bend(job: ToeBend) -> (f32, Vec3) {
         }
     });
     let Some(ground) = ground.filter(|g| tip_w.y < *g - TOE_SINK) else {
-        return (0.0, if bent { axis() } else { Vec3::X });
+        return (0.0, if bent { axis() } else { Vec3::X }, bend_about);
     };
     // In the foot's upright plane: the tip's angle about the joint, and the
     // one that sets it on the floor.
@@ -2441,7 +2497,7 @@ fn toe_bend(job: ToeBend) -> (f32, Vec3) {
             .max(over)
             .min(riser_bend(floor, top, pivot, reach.x, r_x));
     }
-    ((want - now).clamp(0.0, MAX_TOE_BEND), axis())
+    ((want - now).clamp(0.0, MAX_TOE_BEND), axis(), bend_about)
 }
 
 /// The angle above level at which toes reaching `r` along x at level
