@@ -255,6 +255,78 @@ pub struct ClipSet {
     /// is not a standing animation of its own (see `RigFile::idle_time`):
     /// standing then holds that one frame instead of playing the clip.
     pub idle_hold: Option<f32>,
+    /// How far ahead of the run (a share of the cycle) the walk plays, so
+    /// that the two land each foot at the same gait phase (see
+    /// [`walk_phase_offset`]): walk and run share one phase and blend by
+    /// speed, and two clips out of step would blend a foot in its stance
+    /// with the same foot in mid-swing. 0 for clips already in step.
+    pub walk_phase_offset: f32,
+}
+
+/// Two gaits whose feet are within this share of a cycle of each other are
+/// taken as in step (no offset): three of the 64 samples per cycle that a
+/// foot's track has, so that clips whose tracks differ by a sample or two
+/// play as they always have.
+pub const IN_STEP: f32 = 3.0 / 64.0;
+
+/// The most the legs' own offsets (see [`walk_phase_offset`]) may differ
+/// for their mean to be used: an eighth of a cycle. A walk whose feet do
+/// not keep the run's rhythm between them has no one offset that matches.
+const LEGS_AGREE: f32 = 0.125;
+
+/// The phase in [0, 1) at which a foot's track (its position along the
+/// direction of travel at evenly spaced phases of a cycle) is furthest
+/// forward, between samples by the parabola through the furthest and its
+/// two neighbours: where the foot reaches out to land.
+pub fn furthest_forward<const N: usize>(track: &[f32; N]) -> Option<f32> {
+    if N < 3 || track.iter().any(|x| !x.is_finite()) {
+        return None;
+    }
+    let i = (0..N).max_by(|&a, &b| track[a].total_cmp(&track[b]))?;
+    let (a, b, c) = (track[(i + N - 1) % N], track[i], track[(i + 1) % N]);
+    let bend = a - 2.0 * b + c;
+    let shift = if bend < -1e-9 {
+        (0.5 * (a - c) / bend).clamp(-0.5, 0.5)
+    } else {
+        0.0
+    };
+    Some(((i as f32 + shift) / N as f32).rem_euclid(1.0))
+}
+
+/// How far ahead of the run (a share of the cycle, in [0, 1)) the walk must
+/// play for each foot to reach out to land when the run's does:
+/// `walk[leg]` and `run[leg]` are the foot's position along the direction
+/// of travel at evenly spaced phases of each clip (see
+/// [`furthest_forward`]), and the offset is the mean over the legs of
+/// where the walk's foot is furthest forward less where the run's is.
+/// Tracks rather than contact windows, because an uneven walk
+/// (CesiumMan's) splits a stance in two and its longest window can start
+/// anywhere in it. 0 within [`IN_STEP`], when a track is not finite, or
+/// when the legs' offsets differ by more than [`LEGS_AGREE`].
+pub fn walk_phase_offset<const N: usize>(walk: &[[f32; N]], run: &[[f32; N]]) -> f32 {
+    if walk.is_empty() || walk.len() != run.len() {
+        return 0.0;
+    }
+    let mut offsets = Vec::with_capacity(walk.len());
+    for (w, r) in walk.iter().zip(run) {
+        let (Some(w), Some(r)) = (furthest_forward(w), furthest_forward(r)) else {
+            return 0.0;
+        };
+        offsets.push((w - r).rem_euclid(1.0));
+    }
+    // The mean taken round the cycle from the first leg's offset.
+    let first = offsets[0];
+    let near = |o: f32| (o - first + 0.5).rem_euclid(1.0) - 0.5;
+    if offsets.iter().any(|&o| near(o).abs() > LEGS_AGREE) {
+        return 0.0;
+    }
+    let off = (first + offsets.iter().map(|&o| near(o)).sum::<f32>() / offsets.len() as f32)
+        .rem_euclid(1.0);
+    if off.min(1.0 - off) < IN_STEP || !off.is_finite() {
+        0.0
+    } else {
+        off
+    }
 }
 
 /// A character's authored ledge clips (see [`ClipSet::ledge`]).
@@ -725,12 +797,16 @@ impl AnimState {
             looping,
             ..Layer::looping(clip, time, 1.0)
         };
-        let gait = |clip: ClipInfo, weight: f32| Layer {
-            weight,
-            rate: self.gait_rate,
-            stride: self.stride_scale,
-            duty: self.duty,
-            ..one(clip, self.gait_phase * clip.duration, true)
+        let gait = |clip: ClipInfo, weight: f32, offset: f32| {
+            let phase = self.gait_phase + offset;
+            let phase = if phase >= 1.0 { phase - 1.0 } else { phase };
+            Layer {
+                weight,
+                rate: self.gait_rate,
+                stride: self.stride_scale,
+                duty: self.duty,
+                ..one(clip, phase * clip.duration, true)
+            }
         };
         let idle_time = |time: f32| c.idle_hold.unwrap_or(time);
         let idle = |time: f32| Layer {
@@ -753,8 +829,8 @@ impl AnimState {
                     return [idle(time), none, none];
                 }
                 let b = self.speed_blend;
-                let walk = gait(c.walk, (1.0 - b) * moving);
-                let run = gait(c.run, b * moving);
+                let walk = gait(c.walk, (1.0 - b) * moving, c.walk_phase_offset);
+                let run = gait(c.run, b * moving, 0.0);
                 let idle = Layer {
                     weight: 1.0 - moving,
                     ..idle(time)
@@ -912,6 +988,75 @@ fn smooth(t: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// A foot's track along the direction of travel over a cycle: forward
+    /// through a swing of `swing` of the cycle, back through the stance,
+    /// furthest forward at `land`, reaching `stride` from back to front.
+    fn track(land: f32, swing: f32, stride: f32) -> [f32; 64] {
+        std::array::from_fn(|i| {
+            let p = (i as f32 / 64.0 - land).rem_euclid(1.0);
+            let stance = 1.0 - swing;
+            let t = if p < stance {
+                1.0 - p / stance
+            } else {
+                (p - stance) / swing
+            };
+            stride * (t - 0.5)
+        })
+    }
+
+    #[test]
+    fn the_walk_plays_as_far_ahead_as_its_feet_reach_out_after_the_runs() {
+        // CesiumMan's: his walk reaches each foot out 0.38 of a cycle after
+        // his run does, with a longer stance and a shorter stride.
+        let walk = [track(0.38, 0.4, 0.6), track(0.88, 0.4, 0.6)];
+        let run = [track(0.0, 0.6, 1.2), track(0.5, 0.6, 1.2)];
+        let off = walk_phase_offset(&walk, &run);
+        assert!((off - 0.38).abs() < 0.5 / 64.0, "{off}");
+        // In step (the knight's walk and run): none.
+        let walk = [track(0.01, 0.4, 0.7), track(0.51, 0.4, 0.7)];
+        assert_eq!(walk_phase_offset(&walk, &run), 0.0);
+        // Legs that disagree by a quarter of a cycle: none.
+        let walk = [track(0.3, 0.4, 0.6), track(0.55, 0.4, 0.6)];
+        assert_eq!(walk_phase_offset(&walk, &run), 0.0);
+        // A track not finite, or no legs: none.
+        let mut bad = [track(0.38, 0.4, 0.6), track(0.88, 0.4, 0.6)];
+        bad[1][7] = f32::NAN;
+        assert_eq!(walk_phase_offset(&bad, &run), 0.0);
+        assert_eq!(walk_phase_offset::<64>(&[], &[]), 0.0);
+    }
+
+    proptest! {
+        #[test]
+        fn the_walks_offset_is_where_its_feet_reach_out_less_where_the_runs_do(
+            walk_land in 0.0f32..1.0,
+            run_land in 0.0f32..1.0,
+            walk_swing in 0.3f32..0.5,
+            run_swing in 0.5f32..0.7,
+            stride in 0.3f32..2.0,
+        ) {
+            let walk = [
+                track(walk_land, walk_swing, stride),
+                track(walk_land + 0.5, walk_swing, stride),
+            ];
+            let run = [
+                track(run_land, run_swing, 1.5 * stride),
+                track(run_land + 0.5, run_swing, 1.5 * stride),
+            ];
+            let off = walk_phase_offset(&walk, &run);
+            prop_assert!((0.0..1.0).contains(&off));
+            let want = (walk_land - run_land).rem_euclid(1.0);
+            let near = |a: f32, b: f32| ((a - b + 0.5).rem_euclid(1.0) - 0.5).abs();
+            // Within a sample of the shift (a track's furthest point is
+            // found between samples); none where that is within `IN_STEP`.
+            if want.min(1.0 - want) > IN_STEP + 1.0 / 64.0 {
+                prop_assert!(near(off, want) <= 1.0 / 64.0, "{off} for {want}");
+            } else if want.min(1.0 - want) < IN_STEP - 1.0 / 64.0 {
+                prop_assert_eq!(off, 0.0);
+            }
+        }
+    }
 
     fn clips() -> ClipSet {
         let c = |index, duration, cycle_distance| ClipInfo {
@@ -930,6 +1075,7 @@ mod tests {
             ledge: None,
             leg_length: 0.88,
             idle_hold: None,
+            walk_phase_offset: 0.0,
         }
     }
 

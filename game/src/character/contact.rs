@@ -178,6 +178,26 @@ pub fn swings(
     out
 }
 
+/// Where joint `end` is along `forward` (model space, metres) at each of
+/// [`CONTACT_SAMPLES`] evenly spaced phases of a looping clip: a foot's
+/// track back and forth through its cycle.
+pub fn forward_track(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    end: usize,
+    forward: Vec3,
+) -> [f32; CONTACT_SAMPLES] {
+    let mut locals: Vec<Transform> = skeleton.rest_locals().to_vec();
+    let mut models = vec![Mat4::IDENTITY; skeleton.len()];
+    let dt = clip.duration.max(1e-3) / CONTACT_SAMPLES as f32;
+    std::array::from_fn(|i| {
+        locals.copy_from_slice(skeleton.rest_locals());
+        sample_at(clip, i as f32 * dt, Wrap::Loop, &mut locals);
+        local_to_model(skeleton, &locals, &mut models);
+        models[end].w_axis.truncate().dot(forward)
+    })
+}
+
 /// Computes the contact curve of joint `end` in a looping clip whose
 /// character moves with `world_velocity` (model space, m/s) while it plays:
 /// the limb is in contact where its model-space velocity cancels that motion.

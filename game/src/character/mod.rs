@@ -368,6 +368,7 @@ impl Character {
             },
             leg_length: 0.0,
             idle_hold: rig_file.idle_time,
+            walk_phase_offset: 0.0,
         };
 
         let forward = rig.forward;
@@ -473,6 +474,19 @@ impl Character {
                     l.swings[i].clear();
                 }
             }
+        }
+        // Walk and run have each foot at one place in its cycle at one gait
+        // phase (see `anim_state::walk_phase_offset`).
+        if clip_set.walk.index != clip_set.run.index {
+            let tracks = |clip: usize| {
+                legs.iter()
+                    .map(|l| contact::forward_track(&skeleton, &clips[clip], l.end, forward))
+                    .collect::<Vec<_>>()
+            };
+            clip_set.walk_phase_offset = anim_state::walk_phase_offset(
+                &tracks(clip_set.walk.index),
+                &tracks(clip_set.run.index),
+            );
         }
         let arms = rig
             .arms
@@ -801,6 +815,30 @@ mod tests {
         ] {
             let c = crate::character::model::load_character_inferred(&root.join(m)).unwrap();
             assert_eq!(c.toe_pivot, [None, None], "{m}");
+        }
+    }
+
+    /// CesiumMan's own walk reaches each foot out 0.38 of a cycle after
+    /// the knight's run he runs with, so his walk plays that far ahead; the
+    /// knight's walk and run, and the retargeted pairs of the other rigs,
+    /// are in step.
+    #[test]
+    fn a_walk_out_of_step_with_its_run_plays_ahead_by_the_difference() {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/assets/third_party/gltf");
+        let c =
+            crate::character::model::load_character_inferred(&root.join("CesiumMan/CesiumMan.glb"))
+                .unwrap();
+        let off = c.clip_set.walk_phase_offset;
+        assert!((0.36..0.40).contains(&off), "{off}");
+        assert_eq!(Character::knight().unwrap().clip_set.walk_phase_offset, 0.0);
+        for m in [
+            "KenneyCharacterMedium/characterMedium.glb",
+            "Mannequiny/mannequiny.glb",
+            "RiggedFigure/RiggedFigure.glb",
+        ] {
+            let c = crate::character::model::load_character_inferred(&root.join(m)).unwrap();
+            assert_eq!(c.clip_set.walk_phase_offset, 0.0, "{m}");
         }
     }
 

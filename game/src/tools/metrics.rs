@@ -932,8 +932,13 @@ fn sole_line(c: &Character, i: usize) -> (f32, f32) {
 /// points halfway to them along the foot's forward axis), so a rigid foot
 /// resting on a convex edge, or on its heel and ball across a concave
 /// corner, floats by zero; it sinks by how far the sole point itself is
-/// under the floor. (A toe reaching into a riser ahead is not judged here.)
-/// `None` without a floor under the sole point.
+/// under the floor. A point of the line past the end of the floor under the
+/// sole point with no floor under it (a ledge's edge) is judged where the
+/// line crosses that end: a foot resting on a ledge's edge floats by zero
+/// too. (Points over nothing were left out: CesiumMan's foot rolled onto its
+/// ball a centimetre inside a ledge read as floating 6.8 mm, its sole point
+/// over the floor the only point judged.) (A toe reaching into a riser
+/// ahead is not judged here.) `None` without a floor under the sole point.
 fn sole_error(
     level: &Level,
     player: &Player,
@@ -944,11 +949,28 @@ fn sole_error(
     let gap_at = |q: Vec3| {
         foot_floor(level, player, q.x).map(|f| (q.y - f.segment.height_at(q.x)) * f.normal().y)
     };
-    let centre = gap_at(sole)?;
+    let under = foot_floor(level, player, sole.x)?;
+    let (seg, ny) = (under.segment, under.normal().y);
+    let centre = (sole.y - seg.height_at(sole.x)) * ny;
+    // Where the line from the sole point to `q` crosses the end of the
+    // floor under the sole point, if `q` lies past that end.
+    let at_end = |q: Vec3| {
+        let end = if q.x > seg.x1 {
+            seg.x1
+        } else if q.x < seg.x0 {
+            seg.x0
+        } else {
+            return None;
+        };
+        let t = (end - sole.x) / (q.x - sole.x);
+        let y = sole.y + (q.y - sole.y) * t;
+        (t.is_finite() && (0.0..=1.0).contains(&t)).then(|| (y - seg.height_at(end)) * ny)
+    };
     let mut floating = centre;
     let (back, ball) = line;
     for along in [-back, -0.5 * back, 0.5 * ball, ball] {
-        if let Some(g) = gap_at(sole + fwd * along) {
+        let q = sole + fwd * along;
+        if let Some(g) = gap_at(q).or_else(|| at_end(q)) {
             floating = floating.min(g);
         }
     }
@@ -1027,6 +1049,41 @@ mod tests {
         assert!(knights.unwrap() > 0.005, "{knights:?}");
         let sunk = sole_error(&level, &player, sole - Vec3::Y * 0.06, fwd, (back, ball)).unwrap();
         assert!(sunk > 0.005, "{sunk}");
+    }
+
+    #[test]
+    fn a_sole_rolled_onto_a_ledges_edge_rests_on_it() {
+        // A floor ending at x = 1 over a drop of 2 m. A sole pitched 12°
+        // toe-down, its sole point 4 cm inside the edge and 4 mm over the
+        // floor, its ball 11 cm on (past the edge, over nothing): its line
+        // crosses the edge 4.4 mm under the corner, so the foot rests on
+        // the edge. Judged on the points over the floor alone (the sole
+        // point and the heel side, all above it) it read as floating 4 mm.
+        // The same sole lifted 12.5 mm crosses the edge 8 mm over the
+        // corner, and floats by that.
+        let level = Level::new(
+            "ledge",
+            vec![
+                GroundSegment::ground(-5.0, 1.0, 0.0, 0.0),
+                GroundSegment::ground(1.0, 5.0, -2.0, -2.0),
+            ],
+            vec![],
+            vec![],
+            vec![],
+            Vec2::ZERO,
+            Vec2::X,
+            -10.0,
+        );
+        let player = Player::new(Vec2::new(0.8, 0.0));
+        let a = 12f32.to_radians();
+        let fwd = Vec3::new(a.cos(), -a.sin(), 0.0);
+        let sole = Vec3::new(0.96, 0.004, 0.0);
+        let (back, ball) = (0.075, 0.11);
+        let err = sole_error(&level, &player, sole, fwd, (back, ball)).unwrap();
+        assert!(err < 1e-4, "{err}");
+        let lifted = sole + Vec3::Y * 0.0125;
+        let err = sole_error(&level, &player, lifted, fwd, (back, ball)).unwrap();
+        assert!((0.0075..0.0085).contains(&err), "{err}");
     }
 
     #[test]

@@ -1481,6 +1481,39 @@ fn cesium_mans_bent_toes_keep_the_skin_behind_them_out_of_the_floor() {
     assert!(over.is_empty(), "over the 1 cm target: {over:#?}");
 }
 
+/// CesiumMan's walk plays in step with his run (`ClipSet::walk_phase_offset`):
+/// the autopilot on the tutorial, started an eighth and five eighths of a
+/// gait cycle on, keeps every foot within issue 32's 1 cm of the floor.
+/// His own walk reaches each foot out 0.38 of a cycle after the knight's
+/// run he runs with; played in one phase, a blend of the two had a foot in
+/// its stance in one clip and in mid-swing in the other, and a foot the
+/// blend called down stood 69.9 mm over the floor.
+#[test]
+fn cesium_mans_walk_and_run_blend_with_each_foot_in_one_place() {
+    let mut over = Vec::new();
+    for phase in ["0.125", "0.625"] {
+        let args = ["--level", "tutorial", "--autopilot", "--gait-phase", phase];
+        let doc = humanoid_run(
+            "CesiumMan/CesiumMan.glb",
+            &args,
+            &format!("auto_rig_cesium_in_step_{phase}.json"),
+        );
+        let s = &doc["summary"];
+        assert_eq!(s["exit_reached"], true, "at phase {phase}: {s}");
+        for k in [
+            "sole_penetration_max_m",
+            "sole_float_max_m",
+            "unlocked_contact_max_error_m",
+        ] {
+            let v = s[k].as_f64().unwrap();
+            if v > 0.01 {
+                over.push(format!("tutorial autopilot at phase {phase}: {k} {v:.4} m"));
+            }
+        }
+    }
+    assert!(over.is_empty(), "over the 1 cm target: {over:#?}");
+}
+
 /// RiggedFigure with no rig file walking our made level there and back
 /// (`tests/levels/descents.tmx`: a 1 m 45° descent into 0.25 m stairs):
 /// the joint speed limit acts on at most `RIG_LIMITED_SHARE` of the
