@@ -780,17 +780,21 @@ fn longest_contact_window(curve: &ContactCurve) -> Option<(f32, f32)> {
 mod tests {
     use super::*;
 
+    /// A model of `../shared/assets/third_party/gltf/` with its rig
+    /// inferred.
+    fn third_party(m: &str) -> Character {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/assets/third_party/gltf");
+        model::load_character_inferred(&root.join(m)).unwrap()
+    }
+
     /// CesiumMan's toes bend about the crease of his skin, 3.9 cm behind
     /// his toe joint on the sole; the knight's, Kenney's and Mannequiny's
     /// skins crease at their toe joints (or not at all), and their toes
     /// bend about the joint.
     #[test]
     fn toes_bend_about_a_crease_only_where_the_skin_has_one_behind_the_joint() {
-        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../shared/assets/third_party/gltf");
-        let c =
-            crate::character::model::load_character_inferred(&root.join("CesiumMan/CesiumMan.glb"))
-                .unwrap();
+        let c = third_party("CesiumMan/CesiumMan.glb");
         let mut rest = vec![Mat4::IDENTITY; c.skeleton.len()];
         local_to_model(&c.skeleton, c.skeleton.rest_locals(), &mut rest);
         let fwd = c.rig.forward;
@@ -813,8 +817,7 @@ mod tests {
             "KenneyCharacterMedium/characterMedium.glb",
             "Mannequiny/mannequiny.glb",
         ] {
-            let c = crate::character::model::load_character_inferred(&root.join(m)).unwrap();
-            assert_eq!(c.toe_pivot, [None, None], "{m}");
+            assert_eq!(third_party(m).toe_pivot, [None, None], "{m}");
         }
     }
 
@@ -824,11 +827,7 @@ mod tests {
     /// are in step.
     #[test]
     fn a_walk_out_of_step_with_its_run_plays_ahead_by_the_difference() {
-        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../shared/assets/third_party/gltf");
-        let c =
-            crate::character::model::load_character_inferred(&root.join("CesiumMan/CesiumMan.glb"))
-                .unwrap();
+        let c = third_party("CesiumMan/CesiumMan.glb");
         let off = c.clip_set.walk_phase_offset;
         assert!((0.36..0.40).contains(&off), "{off}");
         assert_eq!(Character::knight().unwrap().clip_set.walk_phase_offset, 0.0);
@@ -837,8 +836,7 @@ mod tests {
             "Mannequiny/mannequiny.glb",
             "RiggedFigure/RiggedFigure.glb",
         ] {
-            let c = crate::character::model::load_character_inferred(&root.join(m)).unwrap();
-            assert_eq!(c.clip_set.walk_phase_offset, 0.0, "{m}");
+            assert_eq!(third_party(m).clip_set.walk_phase_offset, 0.0, "{m}");
         }
     }
 
