@@ -589,6 +589,22 @@ impl Level {
         level
     }
 
+    /// A level of these floors alone (no solids, ladders or platforms),
+    /// spawning at the origin: a test's ground.
+    #[cfg(test)]
+    pub fn of_floors(name: &str, segments: Vec<GroundSegment>) -> Self {
+        Self::new(
+            name,
+            segments,
+            vec![],
+            vec![],
+            vec![],
+            Vec2::ZERO,
+            Vec2::X,
+            -10.0,
+        )
+    }
+
     /// A level whose solids are the earth under each of `segments` (ground
     /// floors), down to 4 m below the lowest: the one-height-per-column
     /// profile of simple levels and tests.
@@ -1408,18 +1424,12 @@ mod tests {
 
     #[test]
     fn one_way_floors_can_be_left_out() {
-        let level = Level::new(
+        let level = Level::of_floors(
             "plank",
             vec![
                 GroundSegment::ground(0.0, 4.0, 0.0, 0.0),
                 GroundSegment::one_way(1.0, 3.0, 1.5),
             ],
-            vec![],
-            vec![],
-            vec![],
-            Vec2::ZERO,
-            Vec2::X,
-            -10.0,
         );
         assert_eq!(level.floor_below(2.0, 2.0, 3.0).unwrap().y, 1.5);
         assert_eq!(

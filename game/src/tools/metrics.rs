@@ -1016,18 +1016,12 @@ mod tests {
         // judged on its own heel-to-ball line it is on the floor; on 8 cm
         // either way it read as floating over the corner; and a sole point
         // under the floor still sinks.
-        let level = Level::new(
+        let level = Level::of_floors(
             "corner",
             vec![
                 GroundSegment::ground(-5.0, 1.0, 0.0, 0.0),
                 GroundSegment::ground(1.0, 3.0, 0.0, 2.0),
             ],
-            vec![],
-            vec![],
-            vec![],
-            Vec2::ZERO,
-            Vec2::X,
-            -10.0,
         );
         let player = Player::new(Vec2::new(0.8, 0.0));
         // The sole pitched 20° up, its heel on the flat and its ball (23 cm
@@ -1061,18 +1055,12 @@ mod tests {
         // point and the heel side, all above it) it read as floating 4 mm.
         // The same sole lifted 12.5 mm crosses the edge 8 mm over the
         // corner, and floats by that.
-        let level = Level::new(
+        let level = Level::of_floors(
             "ledge",
             vec![
                 GroundSegment::ground(-5.0, 1.0, 0.0, 0.0),
                 GroundSegment::ground(1.0, 5.0, -2.0, -2.0),
             ],
-            vec![],
-            vec![],
-            vec![],
-            Vec2::ZERO,
-            Vec2::X,
-            -10.0,
         );
         let player = Player::new(Vec2::new(0.8, 0.0));
         let a = 12f32.to_radians();
