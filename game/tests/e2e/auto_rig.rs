@@ -1523,6 +1523,32 @@ fn cesium_mans_walk_and_run_blend_with_each_foot_in_one_place() {
     assert!(over.is_empty(), "over the 1 cm target: {over:#?}");
 }
 
+/// CesiumMan and RiggedFigure running the builtin level's autopilot onto
+/// its 45° climb with a foot still planted on the flat behind them (the
+/// gait started a quarter of a cycle on): the body rises 4 cm in a frame
+/// there, and the pelvis holds the hips down for the planted knee
+/// (`HOLD_KNEE_SPEED`). Before, the knee straightened past the joint speed
+/// limit, which let go of the lock: the foot stood 15.8 mm (CesiumMan) and
+/// 24.1 mm (RiggedFigure) over the floor while its clip still had it down.
+#[test]
+fn a_foot_planted_behind_a_body_running_onto_a_climb_stays_down() {
+    let mut over = Vec::new();
+    for model in ["CesiumMan/CesiumMan.glb", "RiggedFigure/RiggedFigure.glb"] {
+        let args = ["--level", "builtin", "--autopilot", "--gait-phase", "0.25"];
+        let name = model.split('/').next().unwrap();
+        let doc = humanoid_run(model, &args, &format!("auto_rig_climb_start_{name}.json"));
+        let s = &doc["summary"];
+        assert_eq!(s["exit_reached"], true, "{name}: {s}");
+        let keys = [
+            "sole_penetration_max_m",
+            "sole_float_max_m",
+            "unlocked_contact_max_error_m",
+        ];
+        over_a_centimetre(&format!("{name}, builtin autopilot"), s, &keys, &mut over);
+    }
+    assert!(over.is_empty(), "over the 1 cm target: {over:#?}");
+}
+
 /// RiggedFigure with no rig file walking our made level there and back
 /// (`tests/levels/descents.tmx`: a 1 m 45° descent into 0.25 m stairs):
 /// the joint speed limit acts on at most `RIG_LIMITED_SHARE` of the

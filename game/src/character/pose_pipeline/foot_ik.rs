@@ -27,8 +27,8 @@ use super::gait::{
     WayGround, layer_contacts, plan_landing, swing_ground, swing_plan,
 };
 use super::limb::{
-    HINGE_RANGE, bend_direction, deepest_drop, drop_a_knee_follows, knee_bend, knee_side,
-    reach_at_knee_speed, reach_for_bend, required_drop, solve_onto,
+    HINGE_RANGE, bend_direction, deepest_drop, drop_a_knee_follows, hold_for_knee, knee_bend,
+    knee_side, reach_at_knee_speed, reach_for_bend, required_drop, solve_onto, straightened_cos,
 };
 use super::math::{approach, pos, rigid_inverse, rotation, smoothstep};
 use crate::character::Character;
@@ -180,6 +180,20 @@ pub(super) const DROP_TAU_UP: f32 = 0.15;
 /// other, locked foot, rad/s (see [`foot_targets`]): with the clip's
 /// own knee motion, under the joint speed limit.
 pub(super) const DROP_KNEE_SPEED: f32 = 12.0;
+/// The fastest a locked foot's knee straightens as the body rises away from
+/// the foot, radians per second: the pelvis stays down for it (see
+/// `limb::hold_for_knee`), as a runner's hips lag a step onto a climb.
+/// Running onto the builtin level's 45° climb, CesiumMan's rear foot,
+/// still planted on the flat behind it, had its knee straighten past the
+/// joint speed limit as the body rose 4 cm in a frame: the limit let go of
+/// the lock and the foot stood 16 mm over the floor while its clip still
+/// had it down (`a_builtin` at phase 6/8, frame 414). Held, his hips lag
+/// the body by 12 mm and then 47 mm for two frames, and the foot stays
+/// planted. Over the eight-phase sweep: 345 → 362 of 560 runs meeting
+/// every target, none fewer; at 14, 16, 17 and 19 rad/s 341, 360, 360 and
+/// 358 (under the joint speed limit, 19.9 rad/s, with room for the clip's
+/// own knee motion).
+pub(super) const HOLD_KNEE_SPEED: f32 = 18.0;
 /// The slowest the pelvis rises back while it is lower than needed, m/s.
 pub(super) const DROP_MIN_RISE_SPEED: f32 = 0.02;
 /// How far behind the hip along the motion, metres, a swinging foot is
@@ -2119,6 +2133,19 @@ pub(super) fn foot_targets(job: FootTargets) {
         let eased = s.pelvis_drop + (need - s.pelvis_drop) * approach(dt, DROP_TAU_UP);
         (eased - DROP_MIN_RISE_SPEED * dt).max(need).min(deepest)
     };
+    // Nor does the pelvis let a locked knee straighten faster than
+    // HOLD_KNEE_SPEED: where the body rises away from a planted foot, the
+    // hips stay down for it (see `hold_for_knee`).
+    let turn = (HOLD_KNEE_SPEED * dt).sin_cos();
+    for (i, leg) in limb_animated[..2].iter().enumerate() {
+        let least = straightened_cos(s.knee_cos[i], turn);
+        if s.lock[i].is_some() && !s.new_lock[i] && !least.is_nan() {
+            let [hip, knee, ankle] = leg.each_ref().map(pos);
+            let bones = ((knee - hip).length(), (ankle - knee).length());
+            let top = deepest.min(MAX_PELVIS_DROP);
+            s.pelvis_drop = hold_for_knee(s.pelvis_drop, top, bones, targets[i] - hip, least);
+        }
+    }
     // A landing's give (see `Smoothing::absorb`) on top, while the feet
     // are on the ground, as deep as the locked feet allow.
     let drop = (s.pelvis_drop + s.absorb.max(0.0) * gw)

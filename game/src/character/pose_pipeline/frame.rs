@@ -163,6 +163,11 @@ pub(super) struct Smoothing {
     /// (NaN for a foot that was not locked): how fast its leg lengthens
     /// (see `foot_ik::PUSH_OFF_KNEE_SPEED`).
     pub(super) leg_span: [f32; 2],
+    /// The cosine of each locked foot's knee bend as shown last frame (after
+    /// the joint speed limit), NaN for a foot that was not locked: how far
+    /// the pelvis holds the hips down for the knee's pace (see
+    /// `foot_ik::HOLD_KNEE_SPEED`).
+    pub(super) knee_cos: [f32; 2],
     /// Whether each foot was let go of because its leg ran out of reach,
     /// until it locks again or its clip lifts it (see
     /// `foot_ik::raise_trailing_feet`).

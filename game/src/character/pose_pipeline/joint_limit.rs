@@ -349,6 +349,26 @@ pub(super) fn limit_joint_speed(job: JointLimit) {
     prev_rotations.clear();
     prev_rotations.extend(pose.locals.iter().map(|t| t.rotation));
     smooth.limit_ready = true;
+    // Each locked foot's knee bend as shown (its cosine), for the pelvis
+    // to keep its pace next frame (see `foot_ik::HOLD_KNEE_SPEED`).
+    for (cos, (leg, lock)) in smooth
+        .knee_cos
+        .iter_mut()
+        .zip(c.legs.iter().zip(smooth.lock))
+    {
+        *cos = match (
+            lock,
+            models.get(leg.start),
+            models.get(leg.mid),
+            models.get(leg.end),
+        ) {
+            (Some(_), Some(h), Some(k), Some(a)) if input.ik_enabled => {
+                let (thigh, shin) = (pos(k) - pos(h), pos(a) - pos(k));
+                thigh.dot(shin) / (thigh.length_squared() * shin.length_squared()).sqrt()
+            }
+            _ => f32::NAN,
+        };
+    }
     for (shown, leg) in smooth.foot_shown.iter_mut().zip(&c.legs) {
         *shown = models
             .get(leg.end)

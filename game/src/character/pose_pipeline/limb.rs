@@ -172,6 +172,58 @@ pub(super) fn drop_a_knee_follows(
     lo
 }
 
+/// How far a pelvis now lowered by `drop` (metres) must go down, at most to
+/// `top`, so that the knee of a leg with these `bones` (thigh, shin)
+/// holding a foot at `to_foot` from its hip (before any drop) is bent at
+/// least as far as the bend whose cosine is `least_cos`: `drop` where it
+/// already is, where `least_cos` is NaN (no bend to keep), and where no drop
+/// down to `top` and to the foot's height does it (the clip itself
+/// straightens the knee that fast: holding the hips down would not keep
+/// the foot, only drop the body by up to `top` in a frame).
+///
+/// A knee bent `b` puts the ankle `√(t² + s² + 2ts·cos b)` from the hip,
+/// so the least drop brings the foot within that reach (a cosine, not an
+/// angle: no inverse cosine per leg and frame).
+pub(super) fn hold_for_knee(
+    drop: f32,
+    top: f32,
+    bones: (f32, f32),
+    to_foot: Vec3,
+    least_cos: f32,
+) -> f32 {
+    let (t, s) = bones;
+    let reach2 = t * t + s * s + 2.0 * t * s * least_cos;
+    // NaN (no bend to keep) or below zero: nothing to hold for.
+    if reach2.is_nan() || reach2 < 0.0 || (to_foot + Vec3::Y * drop).length_squared() <= reach2 {
+        return drop;
+    }
+    // |to_foot + d·Y|² = reach² at the least d (the hip above the foot).
+    let disc = reach2 - Vec3::new(to_foot.x, 0.0, to_foot.z).length_squared();
+    if disc < 0.0 {
+        return drop;
+    }
+    let held = -to_foot.y - disc.sqrt();
+    if held > drop && held <= top.min(-to_foot.y) {
+        held
+    } else {
+        drop
+    }
+}
+
+/// The cosine of the least bend a knee bent `cos_was` (its cosine) last
+/// frame may have after straightening by a turn whose cosine and sine are
+/// `turn` (see [`hold_for_knee`]); NaN where the knee may straighten fully
+/// (bent less than the turn, or no bend known).
+pub(super) fn straightened_cos(cos_was: f32, turn: (f32, f32)) -> f32 {
+    let (sin_t, cos_t) = turn;
+    if cos_was.is_nan() || cos_was >= cos_t {
+        return f32::NAN;
+    }
+    // cos(b − t) = cos b cos t + sin b sin t, with sin b ≥ 0 for b in [0, π].
+    let sin_was = (1.0 - cos_was * cos_was).max(0.0).sqrt();
+    cos_was * cos_t + sin_was * sin_t
+}
+
 /// The longest hip-to-ankle distance at which the knee of a leg with these
 /// bones (thigh, shin), lengthening at `rate` metres per second, turns no
 /// faster than `speed` radians per second; the full length when the leg is
@@ -408,5 +460,72 @@ mod tests {
             // Rising is never held back.
             prop_assert_eq!(drop_a_knee_follows(need, was, (thigh, shin), to_foot, turn), was);
         }
+    }
+
+    proptest! {
+        #[test]
+        fn a_hip_held_for_its_knee_goes_no_lower_than_the_knee_needs(
+            thigh in 0.2f32..0.6, shin in 0.2f32..0.6,
+            x in -0.6f32..0.6, y in -1.2f32..-0.1, z in -0.2f32..0.2,
+            drop in 0.0f32..0.2, top in 0.0f32..0.5, slower in -0.5f32..0.5,
+        ) {
+            let to_foot = Vec3::new(x, y, z);
+            let bend = |d: f32| knee_bend(thigh, shin, (to_foot + Vec3::Y * d).length());
+            // The bend to keep: about the one at this drop, more or less.
+            let least = (bend(drop) + slower).clamp(0.0, PI);
+            let held = hold_for_knee(drop, top, (thigh, shin), to_foot, least.cos());
+            prop_assert!(held.is_finite());
+            let top = top.min(-y);
+            if held == drop {
+                // Not held: the knee is bent enough, or no drop within
+                // `top` (and the foot's height) bends it enough.
+                prop_assert!(bend(drop) >= least - 1e-3 || top <= drop || bend(top) < least + 1e-3);
+            } else {
+                // Held: lower, within `top` and the foot's height, and
+                // bent enough, but no more than a millimetre's worth.
+                prop_assert!(held > drop && held <= top + 1e-6, "{held}");
+                prop_assert!(bend(held) >= least - 1e-3, "{} < {least}", bend(held));
+                prop_assert!(bend(held - 1e-3) < least + 1e-4, "{held}");
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn a_knee_straightened_by_a_turn_is_bent_that_much_less(
+            was in 0.0f32..3.1, turn in 0.0f32..0.5,
+        ) {
+            let c = straightened_cos(was.cos(), turn.sin_cos());
+            if was > turn + 1e-3 {
+                prop_assert!((c.acos() - (was - turn)).abs() < 2e-3, "{} vs {}", c.acos(), was - turn);
+            } else if was < turn - 1e-3 {
+                prop_assert!(c.is_nan());
+            }
+        }
+    }
+
+    #[test]
+    fn a_body_rising_off_a_planted_foot_holds_its_hip_down_for_the_knee() {
+        // A leg of 0.45 + 0.45 m over a foot 0.8 m under its hip (its knee
+        // bent 0.92 rad): the body rising 4 cm in a frame straightens the
+        // knee by 0.22 rad (14 rad/s at 64 Hz) at the same drop.
+        let bones = (0.45, 0.45);
+        let before = Vec3::new(0.1, -0.8, 0.0);
+        let was = knee_bend(0.45, 0.45, before.length());
+        let risen = before - Vec3::Y * 0.04;
+        let straightened = was - knee_bend(0.45, 0.45, risen.length());
+        assert!((0.2..0.25).contains(&straightened), "{straightened}");
+        // Allowed 0.1 rad, the hip goes down far enough for that...
+        let least = straightened_cos(was.cos(), 0.1f32.sin_cos());
+        let held = hold_for_knee(0.0, 0.45, bones, risen, least);
+        assert!(held > 0.0 && held < 0.04, "{held}");
+        let bend = knee_bend(0.45, 0.45, (risen + Vec3::Y * held).length());
+        assert!((bend - (was - 0.1)).abs() < 1e-3, "{bend}");
+        // ...allowed the whole turn, or with no bend to keep, it stays.
+        let least = straightened_cos(was.cos(), 0.25f32.sin_cos());
+        assert_eq!(hold_for_knee(0.0, 0.45, bones, risen, least), 0.0);
+        assert_eq!(hold_for_knee(0.0, 0.45, bones, risen, f32::NAN), 0.0);
+        // A knee that no drop within reach bends that far is not held.
+        assert_eq!(hold_for_knee(0.0, 0.01, bones, risen, was.cos()), 0.0);
     }
 }

@@ -166,6 +166,7 @@ pub(super) fn place(c: &Character, input: &FrameInput, s: &mut Smoothing) -> Mat
             toe_bend: [0.0; 2],
             heel: [0.0; 2],
             leg_span: [f32::NAN; 2],
+            knee_cos: [f32::NAN; 2],
             out_of_reach: [false; 2],
             land_tilt: [(f32::NAN, 0.0, 0.0); 2],
             sole_lift: [0.0; 2],
