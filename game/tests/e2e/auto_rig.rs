@@ -1549,6 +1549,78 @@ fn a_foot_planted_behind_a_body_running_onto_a_climb_stays_down() {
     assert!(over.is_empty(), "over the 1 cm target: {over:#?}");
 }
 
+/// Every model running the builtin level's autopilot onto the top of its
+/// 45° climb (the crest at x = 22.5 m, the top 1.5 m up) swings its rear
+/// foot over the crest, not through it: each swinging foot's mesh at most
+/// 25 mm under the floor while the body is on the top's first metre (the
+/// knight's at most 5 mm), at gait phases 0 and 1/8. Raised by no more than
+/// 0.04 of the leg over the straight line from lift-off to landing (before
+/// `HOLD_KNEE_SPEED` let the stance knee keep its pace), the feet swung
+/// 85–194 mm under the crest.
+#[test]
+fn every_model_swings_its_rear_foot_over_a_climbs_crest() {
+    let models = [
+        None,
+        Some("CesiumMan/CesiumMan.glb"),
+        Some("KenneyCharacterMedium/characterMedium.glb"),
+        Some("Mannequiny/mannequiny.glb"),
+        Some("RiggedFigure/RiggedFigure.glb"),
+    ];
+    let mut deepest = Vec::new();
+    for model in models {
+        for phase in ["0", "0.125"] {
+            let args = ["--level", "builtin", "--autopilot", "--gait-phase", phase];
+            let name = model.map_or("knight", |m| m.split('/').next().unwrap());
+            let file = format!("auto_rig_crest_{name}_{phase}.json");
+            let doc = match model {
+                Some(m) => humanoid_run(m, &args, &file),
+                None => {
+                    let metrics = tmp(&file);
+                    let mut all = vec!["run"];
+                    all.extend_from_slice(&args);
+                    all.extend(["--metrics", metrics.to_str().unwrap()]);
+                    let out = ironstep(&all);
+                    assert!(
+                        out.status.success(),
+                        "{}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                    serde_json::from_slice(&std::fs::read(&metrics).unwrap()).unwrap()
+                }
+            };
+            let on_top = |f: &&Value| {
+                let pos = &f["pos"];
+                let (x, y) = (pos[0].as_f64().unwrap(), pos[1].as_f64().unwrap());
+                (22.5..=23.5).contains(&x) && y >= 1.49
+            };
+            let swings: Vec<f64> = doc["frames"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(on_top)
+                .flat_map(|f| f["feet"].as_array().unwrap().clone())
+                .filter_map(|ft| ft["swing_penetration_m"].as_f64())
+                .collect();
+            // The window holds swinging feet (a changed level would leave
+            // it empty, and the test would prove nothing).
+            assert!(
+                swings.len() >= 10,
+                "{name} at {phase}: {} swinging foot-frames",
+                swings.len()
+            );
+            let most = swings.iter().copied().fold(0.0, f64::max);
+            let bound = if model.is_none() { 0.005 } else { 0.025 };
+            if most > bound {
+                deepest.push(format!("{name} at phase {phase}: {:.1} mm", most * 1000.0));
+            }
+        }
+    }
+    assert!(
+        deepest.is_empty(),
+        "feet swung under the crest: {deepest:#?}"
+    );
+}
+
 /// RiggedFigure with no rig file walking our made level there and back
 /// (`tests/levels/descents.tmx`: a 1 m 45° descent into 0.25 m stairs):
 /// the joint speed limit acts on at most `RIG_LIMITED_SHARE` of the
