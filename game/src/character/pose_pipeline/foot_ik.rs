@@ -2136,9 +2136,11 @@ pub(super) fn foot_targets(job: FootTargets) {
     // Nor does the pelvis let a locked knee straighten faster than
     // HOLD_KNEE_SPEED: where the body rises away from a planted foot, the
     // hips stay down for it (see `hold_for_knee`).
-    let turn = (HOLD_KNEE_SPEED * dt).sin_cos();
+    // (The turn's sine and cosine only where a knee's bend is known.)
+    let turn = (!(s.knee_cos[0].is_nan() && s.knee_cos[1].is_nan()))
+        .then(|| (HOLD_KNEE_SPEED * dt).sin_cos());
     for (i, leg) in limb_animated[..2].iter().enumerate() {
-        let least = straightened_cos(s.knee_cos[i], turn);
+        let least = turn.map_or(f32::NAN, |t| straightened_cos(s.knee_cos[i], t));
         if s.lock[i].is_some() && !s.new_lock[i] && !least.is_nan() {
             let [hip, knee, ankle] = leg.each_ref().map(pos);
             let bones = ((knee - hip).length(), (ankle - knee).length());
